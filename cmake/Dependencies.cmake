@@ -1,0 +1,10 @@
+# Every dependency comes from Debian 12's apt (scripts/install-deps.sh installs them).
+find_package(Threads REQUIRED)
+find_package(RocksDB 7.8 CONFIG REQUIRED)
+find_package(boost_json 1.81 CONFIG REQUIRED)
+find_package(ZLIB REQUIRED)
+find_package(fmt CONFIG REQUIRED)
+find_package(CLI11 CONFIG REQUIRED)
+if(INDELIBLE_TESTS)
+  find_package(GTest CONFIG REQUIRED)
+endif()

@@ -1,0 +1,95 @@
+// Options for opening a store and for individual operations. Each option says
+// its default and what it costs or risks.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "indelible/types.h"
+
+namespace indelible {
+
+enum class Durability : std::uint8_t {
+  // Default. An append is acknowledged only after its bytes are synced to
+  // disk (fdatasync); concurrent appends share one sync (group commit). An
+  // acknowledged append survives kill -9 and power loss.
+  kSync,
+  // Opt-in. An append is acknowledged once written to the operating system;
+  // a background thread syncs every StoreOptions::sync_interval. Survives
+  // kill -9 of the process, but a power loss or kernel crash can lose the
+  // appends acknowledged during the last interval (never half a commit).
+  kInterval,
+};
+
+struct Limits {
+  // Largest event (data + metadata + type + schema + content type). The
+  // default is DynamoDB's item limit, so a store can move to that backend.
+  std::size_t max_event_bytes = 400 * 1024;
+  // Largest append or commit, all events together.
+  std::size_t max_append_bytes = 4 * 1024 * 1024;
+  // Most events in one append or commit.
+  std::size_t max_append_events = 1000;
+};
+
+struct StoreOptions {
+  Durability durability = Durability::kSync;
+  // Used with Durability::kInterval only.
+  std::chrono::milliseconds sync_interval{100};
+  Limits limits;
+  // Embedded engine: create the data folder if it does not exist. When false,
+  // opening a missing folder fails with not_found.
+  bool create_if_missing = true;
+  // Embedded engine: RocksDB block cache size. Reads of recent events are
+  // served from it and from the OS page cache.
+  std::size_t block_cache_bytes = 64 * 1024 * 1024;
+};
+
+struct CommitOptions {
+  // Honour EventData::timestamp_ms (import of an export). Off: the store
+  // stamps every event with the commit time.
+  bool keep_timestamps = false;
+  // Allow appends to streams and event types starting with '$'. Internal use
+  // (tombstones, parked streams); user input never sets it.
+  bool allow_reserved = false;
+};
+
+enum class Direction : std::uint8_t { kForward, kBackward };
+
+struct ReadStreamOptions {
+  Direction direction = Direction::kForward;
+  // First version to return (inclusive). Default: 0 forward, the last
+  // version backward.
+  std::optional<StreamVersion> from;
+  std::size_t limit = SIZE_MAX;
+  // Read a deleted stream anyway (audit). Off: a deleted stream is not_found.
+  bool include_deleted = false;
+};
+
+// Filters for $all. Within a list any entry may match; across lists all must.
+// An empty list matches everything.
+struct AllFilter {
+  std::vector<std::string> categories;       // StreamCategory(stream) equals one
+  std::vector<std::string> stream_prefixes;  // stream starts with one
+  std::vector<std::string> types;            // event type equals one
+
+  bool empty() const { return categories.empty() && stream_prefixes.empty() && types.empty(); }
+  bool Matches(std::string_view stream, std::string_view type) const;
+};
+
+struct ReadAllOptions {
+  // First position to return (inclusive). 0 or 1: from the beginning.
+  Position from{0};
+  std::size_t limit = SIZE_MAX;
+  AllFilter filter;
+};
+
+// Progress of a long operation (check, import): done and total units, total
+// 0 when unknown. Called from the operation's own thread.
+using ProgressFn = std::function<void(std::uint64_t done, std::uint64_t total)>;
+
+}  // namespace indelible

@@ -1,0 +1,155 @@
+// Store: append events to streams and read them back, per stream or in one
+// global order ($all).
+//
+// Concurrency: a Store is safe for concurrent use by many threads without
+// external synchronization. An EventCursor belongs to one thread.
+//
+// Opening: Store::Open("file:./data") for the embedded engine (the default,
+// one folder on disk), Store::Open("memory:") for a volatile store with the
+// same semantics (tests). The Store must outlive every cursor it returned.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "indelible/event.h"
+#include "indelible/options.h"
+#include "indelible/result.h"
+#include "indelible/status.h"
+#include "indelible/types.h"
+
+namespace indelible {
+
+// One stream's part of a commit.
+struct AppendRequest {
+  std::string stream;
+  Expected expected = Expected::any();
+  std::vector<EventData> events;  // at least one
+};
+
+struct AppendResult {
+  std::string stream;
+  StreamVersion first_version;  // version of the first event appended
+  StreamVersion last_version;   // version of the last event: the new ETag
+  Position first_position;      // position of the first event appended
+  Position position;            // position of the last event appended
+};
+
+struct CommitResult {
+  std::vector<AppendResult> appends;  // in request order
+  Position position;                  // position of the commit's last event
+};
+
+struct StreamHead {
+  StreamVersion version;  // last version (the tombstone's, if deleted)
+  Position position;      // position of the last event
+  bool deleted = false;
+  // First version of the stream's current life: 0, or after a delete and a
+  // restart, the tombstone's version + 1. Reads start here unless they ask
+  // for deleted events (ReadStreamOptions::include_deleted).
+  StreamVersion first_version;
+};
+
+// What a backend promises about positions.
+struct StoreTraits {
+  // True: a commit's positions are known when Commit returns (embedded,
+  // memory). False: $all order is built after the commit (DynamoDB), so
+  // AppendResult positions may be 0 and $all may lag the streams.
+  bool positions_at_commit = true;
+};
+
+// A cursor over events, LevelDB style: errors stay on the cursor, so a read
+// loop needs no try/catch:
+//
+//   for (; cursor->Valid(); cursor->Next()) Use(cursor->event());
+//   if (!cursor->status().ok()) ...
+class EventCursor {
+ public:
+  virtual ~EventCursor() = default;
+  virtual bool Valid() const = 0;
+  // REQUIRES: Valid()
+  virtual void Next() = 0;
+  // REQUIRES: Valid(). The view's strings stay valid until Next() or the
+  // cursor's destruction.
+  virtual const EventView& event() const = 0;
+  // Not ok if reading stopped because of an error (not at the end).
+  virtual Status status() const = 0;
+  // Where to continue after the events returned so far: for $all, the next
+  // position to read (past filtered-out events too); for a stream, the next
+  // version to read in the cursor's direction (-1 past the start backward).
+  virtual std::int64_t resume_from() const = 0;
+};
+
+class Store {
+ public:
+  // Opens (creating if needed) the store named by url:
+  //   file:PATH   embedded engine in folder PATH
+  //   memory:     volatile in-memory store
+  static Result<std::unique_ptr<Store>> Open(std::string_view url, const StoreOptions& options = {});
+
+  virtual ~Store() = default;
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  // Appends to several streams atomically: either every append's expectation
+  // holds and all events are written, or nothing is. Each stream at most once.
+  //
+  // Idempotency: an append whose event ids were all written by one earlier
+  // append to the same stream returns that append's original result and
+  // writes nothing. A commit whose appends are all such retries writes
+  // nothing; an append with only some of its ids already written, or ids
+  // used on another stream, is a conflict.
+  //
+  // Errors: invalid, too_large (nothing written), conflict (with the actual
+  // version), unavailable (storage failure; safe to retry with the same ids).
+  virtual Result<CommitResult> Commit(std::vector<AppendRequest> appends,
+                                      const CommitOptions& options = {}) = 0;
+
+  // One stream: Commit({{stream, expected, events}}).
+  Result<AppendResult> Append(std::string stream, Expected expected, std::vector<EventData> events);
+
+  // Soft delete: appends a tombstone ($deleted) with the given expectation
+  // (any, exists or exactly). The events stay in the log and in $all; reads
+  // of the stream answer not_found until an append restarts it.
+  Result<AppendResult> Delete(std::string stream, Expected expected = Expected::any());
+
+  // The stream's last version and position; not_found if it never existed.
+  // A deleted stream reports its tombstone with deleted = true.
+  virtual Result<StreamHead> Head(std::string_view stream) = 0;
+
+  // not_found if the stream does not exist, or is deleted and
+  // !options.include_deleted.
+  virtual Result<std::unique_ptr<EventCursor>> ReadStream(std::string_view stream,
+                                                          const ReadStreamOptions& options = {}) = 0;
+
+  // Every event in position order, filtered. The cursor sees the events
+  // committed when it was made, and no later ones.
+  virtual Result<std::unique_ptr<EventCursor>> ReadAll(const ReadAllOptions& options = {}) = 0;
+
+  // Position of the last committed event (0 when empty).
+  virtual Position LastPosition() const = 0;
+
+  // Blocks until an event past `after` is committed or the timeout passes;
+  // returns LastPosition() at that moment. Lets subscribers wait without polling.
+  virtual Position WaitForCommit(Position after, std::chrono::milliseconds timeout) = 0;
+
+  virtual StoreTraits traits() const { return {}; }
+
+  // Verifies every stored record's checksum and every index against the log.
+  // ok, or internal with a message naming the first problems found.
+  virtual Status Check(const ProgressFn& progress = nullptr) = 0;
+
+ protected:
+  Store() = default;
+};
+
+// Reads a whole stream or $all page into owned events (convenience for tests
+// and small reads).
+Result<std::vector<RecordedEvent>> ReadStreamEvents(Store& store, std::string_view stream,
+                                                    const ReadStreamOptions& options = {});
+Result<std::vector<RecordedEvent>> ReadAllEvents(Store& store, const ReadAllOptions& options = {});
+
+}  // namespace indelible

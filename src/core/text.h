@@ -1,0 +1,22 @@
+// Text checks shared by every layer that takes names from users.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace indelible {
+
+// Strict UTF-8: no overlong forms, no surrogates, nothing past U+10FFFF.
+// Written here because neither the standard library nor Boost offers a plain
+// validator (Boost.Locale converts, and throws, which is not what we want).
+bool IsValidUtf8(std::string_view text);
+
+// C0 controls, DEL and C1 controls (U+0080..U+009F).
+// REQUIRES: IsValidUtf8(text)
+bool HasControlCharacter(std::string_view text);
+
+// A copy safe to put in an error message: at most 80 bytes, control bytes
+// and invalid UTF-8 escaped as \xNN.
+std::string Printable(std::string_view text);
+
+}  // namespace indelible

@@ -1,0 +1,106 @@
+#include "storage/decide.h"
+
+#include <fmt/format.h>
+
+#include "core/text.h"
+
+namespace indelible::storage {
+namespace {
+
+Status ConflictAt(const AppendRequest& append, const std::optional<HeadState>& head,
+                  std::string_view state) {
+  std::optional<std::int64_t> actual;
+  if (head) actual = head->version.value();
+  return Status::Conflict(fmt::format("stream '{}' {}; expected {}", Printable(append.stream),
+                                      state, append.expected.ToString()),
+                          actual, head && head->deleted);
+}
+
+}  // namespace
+
+bool IsTombstoneAppend(const AppendRequest& append) {
+  return append.events.size() == 1 && append.events[0].type == kDeletedEventType;
+}
+
+Status CheckExpectation(const AppendRequest& append, const std::optional<HeadState>& head) {
+  const bool live = head && !head->deleted;
+  if (IsTombstoneAppend(append) && !live)
+    return Status::NotFound(
+        fmt::format("stream '{}' {}", Printable(append.stream),
+                    head ? "is already deleted" : "does not exist"),
+        head.has_value());
+  const Expected& expected = append.expected;
+  switch (expected.kind()) {
+    case Expected::Kind::kAny: return Status::Ok();
+    case Expected::Kind::kNoStream:
+      if (!live) return Status::Ok();
+      return ConflictAt(append, head, fmt::format("exists at version {}", head->version.value()));
+    case Expected::Kind::kExists:
+      if (live) return Status::Ok();
+      return ConflictAt(append, head, head ? "is deleted" : "does not exist");
+    case Expected::Kind::kExactly:
+      if (live && head->version == expected.version()) return Status::Ok();
+      if (!head) return ConflictAt(append, head, "does not exist");
+      if (head->deleted) return ConflictAt(append, head, "is deleted");
+      return ConflictAt(append, head, fmt::format("is at version {}", head->version.value()));
+  }
+  return Status::Internal("unknown expectation");
+}
+
+Result<std::optional<AppendResult>> ClassifyRetry(const AppendRequest& append,
+                                                  std::span<const std::optional<IdRecord>> ids) {
+  std::size_t known = 0;
+  for (const auto& id : ids) known += id.has_value() ? 1 : 0;
+  if (known == 0) return std::optional<AppendResult>();
+
+  const IdRecord* first = nullptr;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (!ids[i]) {
+      return Status::Conflict(
+          fmt::format("some of this append's event ids were already written (event {} is new, "
+                      "others are not): an append is retried with exactly its original events",
+                      append.events[i].id.ToString()),
+          std::nullopt);
+    }
+    if (ids[i]->stream != append.stream)
+      return Status::Conflict(fmt::format("event id {} was already written to stream '{}'",
+                                          append.events[i].id.ToString(),
+                                          Printable(ids[i]->stream)),
+                              std::nullopt);
+    if (first == nullptr) first = &*ids[i];
+    if (ids[i]->append_first_position != first->append_first_position)
+      return Status::Conflict(
+          fmt::format("event ids of this append were written by different earlier appends "
+                      "(event {})",
+                      append.events[i].id.ToString()),
+          std::nullopt);
+  }
+  AppendResult original;
+  original.stream = append.stream;
+  original.first_version = first->append_first_version;
+  original.last_version = StreamVersion(first->append_first_version.value() + first->append_count - 1);
+  original.first_position = first->append_first_position;
+  original.position = Position(first->append_first_position.value() + first->append_count - 1);
+  return std::optional<AppendResult>(std::move(original));
+}
+
+HeadState Advance(const std::optional<HeadState>& head, const AppendRequest& append,
+                  Position first_position) {
+  HeadState next;
+  const auto count = static_cast<std::int64_t>(append.events.size());
+  const std::int64_t first_version = head ? head->version.value() + 1 : 0;
+  next.version = StreamVersion(first_version + count - 1);
+  next.position = Position(first_position.value() + append.events.size() - 1);
+  next.deleted = IsTombstoneAppend(append);
+  // Appending to a deleted stream starts a new life that reads begin from.
+  if (!head) {
+    next.first_version = StreamVersion(0);
+  } else if (head->deleted) {
+    next.first_version = StreamVersion(first_version);
+  } else {
+    next.first_version = head->first_version;
+  }
+  return next;
+}
+
+}  // namespace indelible::storage

@@ -1,0 +1,51 @@
+// The semantics every backend shares: expectations, tombstones and
+// idempotent retries, decided from the stream's head and the stored ids.
+// Backends only look the facts up and write; the rules live here once.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "indelible/store.h"
+
+namespace indelible::storage {
+
+// What a backend knows of a stream before a commit.
+struct HeadState {
+  StreamVersion version;        // last version
+  Position position;            // position of the last event
+  bool deleted = false;         // the last event is a tombstone
+  StreamVersion first_version;  // first version of the current life
+};
+
+// What a backend stored for one event id.
+struct IdRecord {
+  std::string stream;                 // the stream the id was written to
+  Position position;                  // the event's position
+  Position append_first_position;     // first event of the append that wrote it
+  StreamVersion append_first_version;
+  std::uint32_t append_count = 0;     // events in that append
+};
+
+// True when the append is Store::Delete's tombstone.
+bool IsTombstoneAppend(const AppendRequest& append);
+
+// ok, conflict (with the actual version), or not_found (deleting a stream
+// that is missing or already deleted).
+Status CheckExpectation(const AppendRequest& append, const std::optional<HeadState>& head);
+
+// Classifies an append against the stored records of its ids (one entry per
+// event, nullopt where the id is new):
+//   every id new                                  -> nullopt (a new append)
+//   every id written by one earlier append to
+//   the same stream                               -> that append's result
+//   anything else (partial, other stream)        -> conflict
+Result<std::optional<AppendResult>> ClassifyRetry(const AppendRequest& append,
+                                                  std::span<const std::optional<IdRecord>> ids);
+
+// The head after appending `count` events at `first_position`.
+HeadState Advance(const std::optional<HeadState>& head, const AppendRequest& append,
+                  Position first_position);
+
+}  // namespace indelible::storage

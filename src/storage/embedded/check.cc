@@ -1,0 +1,151 @@
+// `indelible check`: verifies every record's checksum and every index
+// against the log, with memory that does not grow with the store.
+#include <fmt/format.h>
+
+#include "core/text.h"
+#include "storage/embedded/engine.h"
+#include "storage/embedded/format.h"
+
+namespace indelible::storage::embedded {
+namespace {
+
+constexpr std::size_t kMaxProblems = 20;
+
+class Problems {
+ public:
+  void Add(std::string problem) {
+    if (list_.size() < kMaxProblems) list_.push_back(std::move(problem));
+    ++count_;
+  }
+  bool full() const { return count_ >= kMaxProblems; }
+  Status ToStatus() const {
+    if (count_ == 0) return Status::Ok();
+    std::string message = fmt::format("{} problem(s) found:", count_);
+    for (const auto& p : list_) message += "\n  - " + p;
+    if (count_ > list_.size()) message += fmt::format("\n  ... and {} more", count_ - list_.size());
+    return Status::Internal(message);
+  }
+
+ private:
+  std::vector<std::string> list_;
+  std::size_t count_ = 0;
+};
+
+}  // namespace
+
+Status EmbeddedStore::Check(const ProgressFn& progress) {
+  Problems problems;
+  const std::uint64_t last = LastPosition().value();
+  rocksdb::ReadOptions read;
+  read.snapshot = db_->GetSnapshot();
+  read.verify_checksums = true;
+  read.readahead_size = 4 * 1024 * 1024;
+  struct SnapshotRelease {
+    rocksdb::DB* db;
+    const rocksdb::Snapshot* s;
+    ~SnapshotRelease() { db->ReleaseSnapshot(s); }
+  } release{db_, read.snapshot};
+
+  // 1. The log: contiguous positions, sound records, and for each event the
+  //    id and stream index entries that must point back at it.
+  std::uint64_t expected = 1;
+  std::uint64_t events = 0;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read, log()));
+  std::string value;
+  for (it->SeekToFirst(); it->Valid() && !problems.full(); it->Next()) {
+    std::string_view key = ToView(it->key());
+    const Position position = DecodePositionKey(key);
+    if (key.size() != 8) {
+      problems.Add("log has a key that is not a position");
+      continue;
+    }
+    if (position.value() != expected)
+      problems.Add(fmt::format("log jumps from position {} to {}", expected - 1, position.value()));
+    expected = position.value() + 1;
+    ++events;
+    EventView view;
+    if (std::string why = DecodeEvent(key, ToView(it->value()), true, &view); !why.empty()) {
+      problems.Add(fmt::format("event at position {}: {}", position.value(), why));
+      continue;
+    }
+    rocksdb::Status s = db_->Get(read, ids(), ToSlice(IdKey(view.id)), &value);
+    auto stored = s.ok() ? DecodeId(IdKey(view.id), value, true) : std::nullopt;
+    if (!stored || stored->position != position)
+      problems.Add(fmt::format("event {} at position {} has no sound id index entry",
+                               view.id.ToString(), position.value()));
+    const std::string stream_key = StreamVersionKey(view.stream, view.version.value());
+    s = db_->Get(read, streams(), stream_key, &value);
+    auto indexed = s.ok() ? DecodeStreamEntry(stream_key, value, true) : std::nullopt;
+    if (!indexed || *indexed != position)
+      problems.Add(fmt::format("stream '{}' version {} (position {}) is missing from the stream "
+                               "index or points elsewhere",
+                               Printable(view.stream), view.version.value(), position.value()));
+    if (progress && events % 65536 == 0) progress(events, last * 2);
+  }
+  if (!it->status().ok()) problems.Add("reading the log: " + it->status().ToString());
+  if (events != last && !problems.full())
+    problems.Add(fmt::format("log holds {} events but the last position is {}", events, last));
+
+  // 2. The stream index: versions gapless from 0, heads agreeing with the
+  //    last entry of each stream.
+  std::uint64_t entries = 0;
+  std::uint64_t stream_count = 0;
+  std::string current;
+  std::int64_t next_version = 0;
+  Position last_position;
+  auto close_stream = [&] {
+    if (current.empty()) return;
+    ++stream_count;
+    rocksdb::Status s = db_->Get(read, heads(), current, &value);
+    auto head = s.ok() ? DecodeHead(current, value, true) : std::nullopt;
+    if (!head || head->version.value() != next_version - 1 || head->position != last_position)
+      problems.Add(fmt::format("stream '{}': head record missing or not at its last event "
+                               "(version {})",
+                               Printable(current), next_version - 1));
+  };
+  it.reset(db_->NewIterator(read, streams()));
+  for (it->SeekToFirst(); it->Valid() && !problems.full(); it->Next()) {
+    std::string_view stream;
+    std::int64_t version = 0;
+    if (!DecodeStreamVersionKey(ToView(it->key()), &stream, &version)) {
+      problems.Add("stream index has a malformed key");
+      continue;
+    }
+    if (stream != current) {
+      close_stream();
+      current = std::string(stream);
+      next_version = 0;
+    }
+    if (version != next_version)
+      problems.Add(fmt::format("stream '{}' jumps from version {} to {}", Printable(stream),
+                               next_version - 1, version));
+    next_version = version + 1;
+    auto position = DecodeStreamEntry(ToView(it->key()), ToView(it->value()), true);
+    if (!position) {
+      problems.Add(fmt::format("stream '{}' version {}: index entry fails its checksum",
+                               Printable(stream), version));
+    } else {
+      last_position = *position;
+    }
+    if (++entries % 65536 == 0 && progress) progress(last + entries, last * 2);
+  }
+  close_stream();
+  if (!problems.full() && entries != events)
+    problems.Add(fmt::format("stream index has {} entries for {} events", entries, events));
+
+  // 3. Counts of the other two families.
+  std::uint64_t head_count = 0;
+  it.reset(db_->NewIterator(read, heads()));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) ++head_count;
+  if (!problems.full() && head_count != stream_count)
+    problems.Add(fmt::format("{} head records for {} streams", head_count, stream_count));
+  std::uint64_t id_count = 0;
+  it.reset(db_->NewIterator(read, ids()));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) ++id_count;
+  if (!problems.full() && id_count != events)
+    problems.Add(fmt::format("{} id records for {} events", id_count, events));
+  if (progress) progress(last * 2, last * 2);
+  return problems.ToStatus();
+}
+
+}  // namespace indelible::storage::embedded

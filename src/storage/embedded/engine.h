@@ -1,0 +1,106 @@
+// EmbeddedStore: the Store on RocksDB. Private to the embedded backend.
+//
+// Operation
+//   Every commit goes through one group-commit writer (LevelDB's writer
+//   queue): callers enqueue, the caller at the front becomes the leader,
+//   decides every queued commit against the stream heads, writes all of them
+//   in one RocksDB WriteBatch with one sync, and wakes the others. A lone
+//   writer pays one sync per commit; 64 concurrent writers share one.
+//
+//     caller A ─┐            ┌─ decide A, B, C (expectations, retries)
+//     caller B ─┼─ queue ──▶ │  one WriteBatch, one fdatasync
+//     caller C ─┘  (leader A)└─ publish LastPosition, wake B and C
+//
+// Concurrency
+//   Safe for any number of threads. Leader-only state (the head cache, the
+//   next position) is touched only by the thread at the front of the queue,
+//   which the queue makes exclusive; it needs no lock of its own.
+//   Readers never wait for writers: they read RocksDB snapshots, capped at
+//   the last published position.
+//
+// Limitations
+//   One process per data folder (RocksDB's LOCK file); a second open fails
+//   with unavailable.
+#pragma once
+
+#include <rocksdb/db.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include "indelible/store.h"
+#include "storage/decide.h"
+
+namespace indelible::storage::embedded {
+
+class EmbeddedStore final : public Store {
+ public:
+  static Result<std::unique_ptr<Store>> Open(const std::string& path, const StoreOptions& options);
+  ~EmbeddedStore() override;
+
+  Result<CommitResult> Commit(std::vector<AppendRequest> appends,
+                              const CommitOptions& options) override;
+  Result<StreamHead> Head(std::string_view stream) override;
+  Result<std::unique_ptr<EventCursor>> ReadStream(std::string_view stream,
+                                                  const ReadStreamOptions& options) override;
+  Result<std::unique_ptr<EventCursor>> ReadAll(const ReadAllOptions& options) override;
+  Position LastPosition() const override { return Position(last_position_.load()); }
+  Position WaitForCommit(Position after, std::chrono::milliseconds timeout) override;
+  Status Check(const ProgressFn& progress) override;
+
+  rocksdb::DB* db() const { return db_; }
+  rocksdb::ColumnFamilyHandle* log() const { return families_[1]; }
+  rocksdb::ColumnFamilyHandle* streams() const { return families_[2]; }
+  rocksdb::ColumnFamilyHandle* heads() const { return families_[3]; }
+  rocksdb::ColumnFamilyHandle* ids() const { return families_[4]; }
+
+ private:
+  struct Writer;
+  struct Group;
+
+  EmbeddedStore(const StoreOptions& options) : options_(options) {}
+
+  // Leader only: decides and writes every writer of the group.
+  void CommitGroup(const std::vector<Writer*>& group);
+  // Leader only: decides one writer's commit against the group's staged
+  // state; stages its records into the batch when it succeeds.
+  void DecideAndStage(Writer& writer, Group& group);
+  Result<std::optional<HeadState>> LoadHead(const std::string& stream, Group& group);
+  Result<std::vector<std::optional<IdRecord>>> LoadIds(const AppendRequest& append, Group& group);
+  void Publish(Position last);
+  void SyncLoop();
+
+  const StoreOptions options_;
+  rocksdb::DB* db_ = nullptr;
+  std::vector<rocksdb::ColumnFamilyHandle*> families_;  // default, log, streams, heads, ids
+
+  std::mutex writers_mu_;
+  std::deque<Writer*> writers_;  // GUARDED_BY(writers_mu_); front is the leader
+
+  // Leader-only (see Concurrency above).
+  std::uint64_t next_position_ = 1;
+  std::unordered_map<std::string, HeadState> head_cache_;
+
+  std::atomic<std::uint64_t> last_position_{0};
+  std::mutex commit_mu_;
+  std::condition_variable committed_;  // signalled when last_position_ moves
+
+  // Durability::kInterval only.
+  std::thread sync_thread_;
+  std::mutex sync_mu_;
+  std::condition_variable sync_cv_;
+  bool stopping_ = false;  // GUARDED_BY(sync_mu_)
+};
+
+inline rocksdb::Slice ToSlice(std::string_view s) { return rocksdb::Slice(s.data(), s.size()); }
+inline std::string_view ToView(const rocksdb::Slice& s) { return {s.data(), s.size()}; }
+
+// rocksdb::Status -> our vocabulary: I/O trouble is unavailable (retry may
+// work), corruption and the rest internal.
+Status FromRocks(const rocksdb::Status& s, std::string_view what);
+
+}  // namespace indelible::storage::embedded

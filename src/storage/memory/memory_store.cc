@@ -1,0 +1,272 @@
+#include "storage/memory/memory_store.h"
+
+#include <fmt/format.h>
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <unordered_map>
+
+#include "core/append_validation.h"
+#include "core/text.h"
+#include "storage/decide.h"
+
+namespace indelible::storage {
+namespace {
+
+using Clock = std::chrono::system_clock;
+
+std::int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch())
+      .count();
+}
+
+// Operation: one mutex guards everything; commits are serialised, reads copy
+// pointers under it. Events live in a deque, whose elements never move, so a
+// cursor's view stays valid while later commits push more.
+class MemoryStore final : public Store {
+ public:
+  explicit MemoryStore(const StoreOptions& options) : options_(options) {}
+
+  Result<CommitResult> Commit(std::vector<AppendRequest> appends,
+                              const CommitOptions& options) override {
+    if (Status s = ValidateCommit(appends, options_.limits, options); !s.ok()) return s;
+    std::unique_lock lock(mu_);
+    CommitResult result;
+    std::size_t replays = 0;
+    std::vector<std::optional<HeadState>> heads;
+    for (const AppendRequest& append : appends) {
+      std::vector<std::optional<IdRecord>> ids;
+      for (const EventData& e : append.events) {
+        auto it = ids_.find(e.id);
+        ids.push_back(it == ids_.end() ? std::nullopt : std::optional<IdRecord>(it->second));
+      }
+      auto retry = ClassifyRetry(append, ids);
+      if (!retry.ok()) return retry.status();
+      if (*retry) {
+        ++replays;
+        result.appends.push_back(**retry);
+        heads.emplace_back();
+        continue;
+      }
+      auto it = streams_.find(append.stream);
+      std::optional<HeadState> head;
+      if (it != streams_.end()) head = it->second.head;
+      if (Status s = CheckExpectation(append, head); !s.ok()) return s;
+      heads.push_back(head);
+      result.appends.emplace_back();
+    }
+    if (replays == appends.size()) {
+      result.position = result.appends.back().position;
+      return result;
+    }
+    if (replays > 0)
+      return Status::Conflict(
+          "a commit mixes retried appends with new ones; retry the original commit as it was",
+          std::nullopt);
+
+    const std::int64_t now = NowMs();
+    for (std::size_t a = 0; a < appends.size(); ++a) {
+      AppendRequest& append = appends[a];
+      const Position first(log_.size() + 1);
+      HeadState next = Advance(heads[a], append, first);
+      StreamState& stream = streams_[append.stream];
+      const StreamVersion first_version(next.version.value() + 1 -
+                                        static_cast<std::int64_t>(append.events.size()));
+      for (std::size_t e = 0; e < append.events.size(); ++e) {
+        EventData& data = append.events[e];
+        const Position position(first.value() + e);
+        const StreamVersion version(first_version.value() + static_cast<std::int64_t>(e));
+        ids_[data.id] = IdRecord{append.stream, position, first, first_version,
+                                 static_cast<std::uint32_t>(append.events.size())};
+        log_.push_back(RecordedEvent{
+            data.id, append.stream, version, position, std::move(data.type),
+            std::move(data.schema), std::move(data.content_type), std::move(data.data),
+            std::move(data.metadata),
+            options.keep_timestamps && data.timestamp_ms ? *data.timestamp_ms : now});
+        stream.positions.push_back(position);
+      }
+      stream.head = next;
+      result.appends[a] = AppendResult{append.stream, first_version, next.version, first,
+                                       next.position};
+    }
+    result.position = Position(log_.size());
+    lock.unlock();
+    committed_.notify_all();
+    return result;
+  }
+
+  Result<StreamHead> Head(std::string_view stream) override {
+    std::lock_guard lock(mu_);
+    auto it = streams_.find(std::string(stream));
+    if (it == streams_.end())
+      return Status::NotFound(fmt::format("stream '{}' does not exist", Printable(stream)));
+    const HeadState& h = it->second.head;
+    return StreamHead{h.version, h.position, h.deleted, h.first_version};
+  }
+
+  Result<std::unique_ptr<EventCursor>> ReadStream(std::string_view stream,
+                                                  const ReadStreamOptions& options) override;
+  Result<std::unique_ptr<EventCursor>> ReadAll(const ReadAllOptions& options) override;
+
+  Position LastPosition() const override {
+    std::lock_guard lock(mu_);
+    return Position(log_.size());
+  }
+
+  Position WaitForCommit(Position after, std::chrono::milliseconds timeout) override {
+    std::unique_lock lock(mu_);
+    committed_.wait_for(lock, timeout, [&] { return log_.size() > after.value(); });
+    return Position(log_.size());
+  }
+
+  Status Check(const ProgressFn& progress) override {
+    std::lock_guard lock(mu_);
+    for (std::size_t i = 0; i < log_.size(); ++i) {
+      if (log_[i].position.value() != i + 1)
+        return Status::Internal(fmt::format("event at index {} has position {}", i,
+                                            log_[i].position.value()));
+      if (progress && i % 65536 == 0) progress(i, log_.size());
+    }
+    if (progress) progress(log_.size(), log_.size());
+    return Status::Ok();
+  }
+
+  // Cursor access: the event at `position`, stable for the store's life.
+  const RecordedEvent* EventAt(Position position) const {
+    std::lock_guard lock(mu_);
+    return &log_[position.value() - 1];
+  }
+  // The stream's position of `version`, if it has been committed.
+  std::optional<Position> PositionOf(const std::string& stream, std::int64_t version) const {
+    std::lock_guard lock(mu_);
+    auto it = streams_.find(stream);
+    if (it == streams_.end() || version < 0 ||
+        static_cast<std::size_t>(version) >= it->second.positions.size())
+      return std::nullopt;
+    return it->second.positions[static_cast<std::size_t>(version)];
+  }
+
+ private:
+  struct StreamState {
+    HeadState head;
+    std::vector<Position> positions;  // positions[v]: the event of version v
+  };
+
+  const StoreOptions options_;
+  mutable std::mutex mu_;
+  std::condition_variable committed_;
+  std::deque<RecordedEvent> log_;  // log_[p - 1] holds position p
+  std::unordered_map<std::string, StreamState> streams_;
+  std::unordered_map<EventId, IdRecord> ids_;
+};
+
+class MemoryAllCursor final : public EventCursor {
+ public:
+  MemoryAllCursor(const MemoryStore& store, ReadAllOptions options, Position end)
+      : store_(store), options_(std::move(options)), end_(end),
+        next_(std::max<std::uint64_t>(options_.from.value(), 1)) {
+    Seek();
+  }
+  bool Valid() const override { return current_ != nullptr; }
+  void Next() override {
+    ++returned_;
+    Seek();
+  }
+  const EventView& event() const override { return view_; }
+  Status status() const override { return Status::Ok(); }
+  std::int64_t resume_from() const override {
+    return static_cast<std::int64_t>(current_ ? current_->position.value() : next_);
+  }
+
+ private:
+  void Seek() {
+    current_ = nullptr;
+    if (returned_ >= options_.limit) return;
+    while (next_ <= end_.value()) {
+      const RecordedEvent* e = store_.EventAt(Position(next_++));
+      if (options_.filter.Matches(e->stream, e->type)) {
+        current_ = e;
+        view_ = e->view();
+        return;
+      }
+    }
+  }
+
+  const MemoryStore& store_;
+  const ReadAllOptions options_;
+  const Position end_;
+  std::uint64_t next_;
+  std::size_t returned_ = 0;
+  const RecordedEvent* current_ = nullptr;
+  EventView view_;
+};
+
+class MemoryStreamCursor final : public EventCursor {
+ public:
+  MemoryStreamCursor(const MemoryStore& store, std::string stream, const ReadStreamOptions& options,
+                     std::int64_t from, std::int64_t low, std::int64_t high)
+      : store_(store), stream_(std::move(stream)), forward_(options.direction == Direction::kForward),
+        limit_(options.limit), next_(from), low_(low), high_(high) {
+    Seek();
+  }
+  bool Valid() const override { return current_ != nullptr; }
+  void Next() override {
+    ++returned_;
+    next_ += forward_ ? 1 : -1;
+    Seek();
+  }
+  const EventView& event() const override { return view_; }
+  Status status() const override { return Status::Ok(); }
+  std::int64_t resume_from() const override { return next_; }
+
+ private:
+  void Seek() {
+    current_ = nullptr;
+    if (returned_ >= limit_ || next_ < low_ || next_ > high_) return;
+    auto position = store_.PositionOf(stream_, next_);
+    if (!position) return;
+    current_ = store_.EventAt(*position);
+    view_ = current_->view();
+  }
+
+  const MemoryStore& store_;
+  const std::string stream_;
+  const bool forward_;
+  const std::size_t limit_;
+  std::int64_t next_;
+  const std::int64_t low_, high_;
+  std::size_t returned_ = 0;
+  const RecordedEvent* current_ = nullptr;
+  EventView view_;
+};
+
+Result<std::unique_ptr<EventCursor>> MemoryStore::ReadStream(std::string_view stream,
+                                                             const ReadStreamOptions& options) {
+  auto head = Head(stream);
+  if (!head.ok()) return head.status();
+  if (head->deleted && !options.include_deleted)
+    return Status::NotFound(fmt::format("stream '{}' is deleted", Printable(stream)), true);
+  const std::int64_t low = options.include_deleted ? 0 : head->first_version.value();
+  const std::int64_t high = head->version.value();
+  std::int64_t from;
+  if (options.direction == Direction::kForward) {
+    from = std::max(low, options.from ? options.from->value() : 0);
+  } else {
+    from = std::min(high, options.from ? options.from->value() : high);
+  }
+  return std::unique_ptr<EventCursor>(
+      new MemoryStreamCursor(*this, std::string(stream), options, from, low, high));
+}
+
+Result<std::unique_ptr<EventCursor>> MemoryStore::ReadAll(const ReadAllOptions& options) {
+  return std::unique_ptr<EventCursor>(new MemoryAllCursor(*this, options, LastPosition()));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> OpenMemoryStore(const StoreOptions& options) {
+  return std::unique_ptr<Store>(new MemoryStore(options));
+}
+
+}  // namespace indelible::storage
