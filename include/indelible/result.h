@@ -14,7 +14,7 @@ class [[nodiscard]] Result {
  public:
   // REQUIRES: !status.ok() (an ok Result must carry a value).
   Result(Status status) : status_(std::move(status)) { assert(!status_.ok()); }  // NOLINT
-  Result(T value) : value_(std::move(value)) {}                                   // NOLINT
+  Result(T value) : value_(std::move(value)) {}                                  // NOLINT
 
   bool ok() const { return value_.has_value(); }
   const Status& status() const { return status_; }

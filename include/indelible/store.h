@@ -88,7 +88,8 @@ class Store {
   // Opens (creating if needed) the store named by url:
   //   file:PATH   embedded engine in folder PATH
   //   memory:     volatile in-memory store
-  static Result<std::unique_ptr<Store>> Open(std::string_view url, const StoreOptions& options = {});
+  static Result<std::unique_ptr<Store>> Open(std::string_view url,
+                                             const StoreOptions& options = {});
 
   virtual ~Store() = default;
   Store(const Store&) = delete;
@@ -122,8 +123,8 @@ class Store {
 
   // not_found if the stream does not exist, or is deleted and
   // !options.include_deleted.
-  virtual Result<std::unique_ptr<EventCursor>> ReadStream(std::string_view stream,
-                                                          const ReadStreamOptions& options = {}) = 0;
+  virtual Result<std::unique_ptr<EventCursor>> ReadStream(
+      std::string_view stream, const ReadStreamOptions& options = {}) = 0;
 
   // Every event in position order, filtered. The cursor sees the events
   // committed when it was made, and no later ones.

@@ -15,8 +15,8 @@ constexpr std::size_t kMaxTypeBytes = 256;
 Status ValidateType(std::string_view type, const std::string& field, bool allow_reserved) {
   if (type.empty()) return Status::Invalid(field, "event type is empty");
   if (type.size() > kMaxTypeBytes)
-    return Status::Invalid(field, fmt::format("event type is {} bytes; the limit is {}",
-                                              type.size(), kMaxTypeBytes));
+    return Status::Invalid(
+        field, fmt::format("event type is {} bytes; the limit is {}", type.size(), kMaxTypeBytes));
   if (!IsValidUtf8(type) || HasControlCharacter(type))
     return Status::Invalid(field, "event type must be UTF-8 without control characters");
   if (type.front() == '$' && !allow_reserved)
@@ -69,10 +69,10 @@ Status ValidateCommit(std::vector<AppendRequest>& appends, const Limits& limits,
     if (Status s = ValidateStreamName(append.stream, options.allow_reserved); !s.ok())
       return Status::Invalid(at + "stream", s.message());
     if (!streams.insert(append.stream).second)
-      return Status::Invalid(at + "stream",
-                             fmt::format("stream '{}' appears twice in one commit; merge its events "
-                                         "into one append",
-                                         Printable(append.stream)));
+      return Status::Invalid(
+          at + "stream", fmt::format("stream '{}' appears twice in one commit; merge its events "
+                                     "into one append",
+                                     Printable(append.stream)));
     if (append.expected.kind() == Expected::Kind::kExactly && append.expected.version().value() < 0)
       return Status::Invalid(at + "expected", "expected version must be 0 or more");
     if (append.events.empty())
@@ -80,7 +80,8 @@ Status ValidateCommit(std::vector<AppendRequest>& appends, const Limits& limits,
     total_events += append.events.size();
     for (std::size_t e = 0; e < append.events.size(); ++e) {
       std::string field = fmt::format("{}events[{}]", at, e);
-      if (Status s = ValidateEvent(append.events[e], field, limits, options.allow_reserved); !s.ok())
+      if (Status s = ValidateEvent(append.events[e], field, limits, options.allow_reserved);
+          !s.ok())
         return s;
       total_bytes += EventBytes(append.events[e]);
     }

@@ -1,7 +1,8 @@
 #include "core/json_check.h"
 
-#include <boost/json/basic_parser_impl.hpp>
 #include <fmt/format.h>
+
+#include <boost/json/basic_parser_impl.hpp>
 
 namespace indelible {
 namespace {
@@ -33,13 +34,9 @@ struct NullHandler {
   bool on_string_part(boost::json::string_view, std::size_t, boost::system::error_code&) {
     return true;
   }
-  bool on_string(boost::json::string_view, std::size_t, boost::system::error_code&) {
-    return true;
-  }
+  bool on_string(boost::json::string_view, std::size_t, boost::system::error_code&) { return true; }
   bool on_number_part(boost::json::string_view, boost::system::error_code&) { return true; }
-  bool on_int64(std::int64_t, boost::json::string_view, boost::system::error_code&) {
-    return true;
-  }
+  bool on_int64(std::int64_t, boost::json::string_view, boost::system::error_code&) { return true; }
   bool on_uint64(std::uint64_t, boost::json::string_view, boost::system::error_code&) {
     return true;
   }
@@ -57,7 +54,8 @@ std::string CheckJson(std::string_view text, JsonShape shape) {
   boost::system::error_code ec;
   std::size_t used = parser.write_some(false, text.data(), text.size(), ec);
   if (ec) return fmt::format("invalid JSON at byte {}: {}", used, ec.message());
-  if (used != text.size()) return fmt::format("unexpected text after the JSON value at byte {}", used);
+  if (used != text.size())
+    return fmt::format("unexpected text after the JSON value at byte {}", used);
   if (shape == JsonShape::kObject && !parser.handler().top_is_object) return "not a JSON object";
   return {};
 }

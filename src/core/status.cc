@@ -6,15 +6,24 @@ namespace indelible {
 
 std::string_view ErrorCodeName(ErrorCode code) {
   switch (code) {
-    case ErrorCode::kOk: return "ok";
-    case ErrorCode::kNotFound: return "not_found";
-    case ErrorCode::kConflict: return "conflict";
-    case ErrorCode::kInvalid: return "invalid";
-    case ErrorCode::kTooLarge: return "too_large";
-    case ErrorCode::kRejected: return "rejected";
-    case ErrorCode::kUnauthorized: return "unauthorized";
-    case ErrorCode::kUnavailable: return "unavailable";
-    case ErrorCode::kInternal: return "internal";
+    case ErrorCode::kOk:
+      return "ok";
+    case ErrorCode::kNotFound:
+      return "not_found";
+    case ErrorCode::kConflict:
+      return "conflict";
+    case ErrorCode::kInvalid:
+      return "invalid";
+    case ErrorCode::kTooLarge:
+      return "too_large";
+    case ErrorCode::kRejected:
+      return "rejected";
+    case ErrorCode::kUnauthorized:
+      return "unauthorized";
+    case ErrorCode::kUnavailable:
+      return "unavailable";
+    case ErrorCode::kInternal:
+      return "internal";
   }
   return "internal";
 }
@@ -45,14 +54,18 @@ Status Status::TooLarge(std::string field, std::string message) {
   return s;
 }
 
-Status Status::Rejected(std::string message) { return Status(ErrorCode::kRejected, std::move(message)); }
+Status Status::Rejected(std::string message) {
+  return Status(ErrorCode::kRejected, std::move(message));
+}
 Status Status::Unauthorized(std::string message) {
   return Status(ErrorCode::kUnauthorized, std::move(message));
 }
 Status Status::Unavailable(std::string message) {
   return Status(ErrorCode::kUnavailable, std::move(message));
 }
-Status Status::Internal(std::string message) { return Status(ErrorCode::kInternal, std::move(message)); }
+Status Status::Internal(std::string message) {
+  return Status(ErrorCode::kInternal, std::move(message));
+}
 
 std::string Status::ToString() const {
   if (ok()) return "ok";

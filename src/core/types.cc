@@ -79,10 +79,14 @@ std::string EventId::ToString() const {
 
 std::string Expected::ToString() const {
   switch (kind_) {
-    case Kind::kAny: return "any";
-    case Kind::kNoStream: return "no_stream";
-    case Kind::kExists: return "exists";
-    case Kind::kExactly: return fmt::format("exactly {}", version_);
+    case Kind::kAny:
+      return "any";
+    case Kind::kNoStream:
+      return "no_stream";
+    case Kind::kExists:
+      return "exists";
+    case Kind::kExactly:
+      return fmt::format("exactly {}", version_);
   }
   return "any";
 }
@@ -94,8 +98,8 @@ Status ValidateStreamName(std::string_view name, bool allow_reserved) {
                                                  name.size(), kMaxStreamNameBytes));
   if (!IsValidUtf8(name)) return Status::Invalid("stream", "stream name is not valid UTF-8");
   if (HasControlCharacter(name))
-    return Status::Invalid("stream", fmt::format("stream name '{}' contains a control character",
-                                                 Printable(name)));
+    return Status::Invalid(
+        "stream", fmt::format("stream name '{}' contains a control character", Printable(name)));
   if (name.front() == '$' && !allow_reserved)
     return Status::Invalid("stream", fmt::format("stream name '{}' starts with '$', which is "
                                                  "reserved for the store",

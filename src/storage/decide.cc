@@ -25,13 +25,13 @@ bool IsTombstoneAppend(const AppendRequest& append) {
 Status CheckExpectation(const AppendRequest& append, const std::optional<HeadState>& head) {
   const bool live = head && !head->deleted;
   if (IsTombstoneAppend(append) && !live)
-    return Status::NotFound(
-        fmt::format("stream '{}' {}", Printable(append.stream),
-                    head ? "is already deleted" : "does not exist"),
-        head.has_value());
+    return Status::NotFound(fmt::format("stream '{}' {}", Printable(append.stream),
+                                        head ? "is already deleted" : "does not exist"),
+                            head.has_value());
   const Expected& expected = append.expected;
   switch (expected.kind()) {
-    case Expected::Kind::kAny: return Status::Ok();
+    case Expected::Kind::kAny:
+      return Status::Ok();
     case Expected::Kind::kNoStream:
       if (!live) return Status::Ok();
       return ConflictAt(append, head, fmt::format("exists at version {}", head->version.value()));
@@ -63,10 +63,10 @@ Result<std::optional<AppendResult>> ClassifyRetry(const AppendRequest& append,
           std::nullopt);
     }
     if (ids[i]->stream != append.stream)
-      return Status::Conflict(fmt::format("event id {} was already written to stream '{}'",
-                                          append.events[i].id.ToString(),
-                                          Printable(ids[i]->stream)),
-                              std::nullopt);
+      return Status::Conflict(
+          fmt::format("event id {} was already written to stream '{}'",
+                      append.events[i].id.ToString(), Printable(ids[i]->stream)),
+          std::nullopt);
     if (first == nullptr) first = &*ids[i];
     if (ids[i]->append_first_position != first->append_first_position)
       return Status::Conflict(
@@ -78,7 +78,8 @@ Result<std::optional<AppendResult>> ClassifyRetry(const AppendRequest& append,
   AppendResult original;
   original.stream = append.stream;
   original.first_version = first->append_first_version;
-  original.last_version = StreamVersion(first->append_first_version.value() + first->append_count - 1);
+  original.last_version =
+      StreamVersion(first->append_first_version.value() + first->append_count - 1);
   original.first_position = first->append_first_position;
   original.position = Position(first->append_first_position.value() + first->append_count - 1);
   return std::optional<AppendResult>(std::move(original));

@@ -21,11 +21,11 @@ struct HeadState {
 
 // What a backend stored for one event id.
 struct IdRecord {
-  std::string stream;                 // the stream the id was written to
-  Position position;                  // the event's position
-  Position append_first_position;     // first event of the append that wrote it
+  std::string stream;              // the stream the id was written to
+  Position position;               // the event's position
+  Position append_first_position;  // first event of the append that wrote it
   StreamVersion append_first_version;
-  std::uint32_t append_count = 0;     // events in that append
+  std::uint32_t append_count = 0;  // events in that append
 };
 
 // True when the append is Store::Delete's tombstone.

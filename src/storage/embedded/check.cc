@@ -40,6 +40,7 @@ Status EmbeddedStore::Check(const ProgressFn& progress) {
   read.snapshot = db_->GetSnapshot();
   read.verify_checksums = true;
   read.readahead_size = 4 * 1024 * 1024;
+  read.total_order_seek = true;  // heads and ids have hash memtables
   struct SnapshotRelease {
     rocksdb::DB* db;
     const rocksdb::Snapshot* s;
@@ -77,9 +78,10 @@ Status EmbeddedStore::Check(const ProgressFn& progress) {
     s = db_->Get(read, streams(), stream_key, &value);
     auto indexed = s.ok() ? DecodeStreamEntry(stream_key, value, true) : std::nullopt;
     if (!indexed || *indexed != position)
-      problems.Add(fmt::format("stream '{}' version {} (position {}) is missing from the stream "
-                               "index or points elsewhere",
-                               Printable(view.stream), view.version.value(), position.value()));
+      problems.Add(
+          fmt::format("stream '{}' version {} (position {}) is missing from the stream "
+                      "index or points elsewhere",
+                      Printable(view.stream), view.version.value(), position.value()));
     if (progress && events % 65536 == 0) progress(events, last * 2);
   }
   if (!it->status().ok()) problems.Add("reading the log: " + it->status().ToString());
@@ -99,9 +101,10 @@ Status EmbeddedStore::Check(const ProgressFn& progress) {
     rocksdb::Status s = db_->Get(read, heads(), current, &value);
     auto head = s.ok() ? DecodeHead(current, value, true) : std::nullopt;
     if (!head || head->version.value() != next_version - 1 || head->position != last_position)
-      problems.Add(fmt::format("stream '{}': head record missing or not at its last event "
-                               "(version {})",
-                               Printable(current), next_version - 1));
+      problems.Add(
+          fmt::format("stream '{}': head record missing or not at its last event "
+                      "(version {})",
+                      Printable(current), next_version - 1));
   };
   it.reset(db_->NewIterator(read, streams()));
   for (it->SeekToFirst(); it->Valid() && !problems.full(); it->Next()) {

@@ -73,8 +73,9 @@ class AllCursor final : public EventCursor {
 // tries one step and only seeks when that misses.
 class StreamCursor final : public EventCursor {
  public:
-  StreamCursor(const EmbeddedStore& store, std::string_view stream, const ReadStreamOptions& options,
-               std::int64_t from, std::int64_t low, std::int64_t high)
+  StreamCursor(const EmbeddedStore& store, std::string_view stream,
+               const ReadStreamOptions& options, std::int64_t from, std::int64_t low,
+               std::int64_t high)
       : forward_(options.direction == Direction::kForward),
         limit_(options.limit),
         low_(low),

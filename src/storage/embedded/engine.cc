@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 #include <rocksdb/filter_policy.h>
+#include <rocksdb/memtablerep.h>
+#include <rocksdb/slice_transform.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
@@ -29,7 +31,8 @@ std::int64_t NowMs() {
 }
 
 rocksdb::ColumnFamilyOptions FamilyOptions(const std::shared_ptr<rocksdb::Cache>& cache,
-                                           bool point_lookups, std::size_t write_buffer) {
+                                           std::size_t write_buffer, bool point_lookups = false,
+                                           std::size_t hash_buckets = 0) {
   rocksdb::ColumnFamilyOptions cf;
   rocksdb::BlockBasedTableOptions table;
   table.block_cache = cache;
@@ -37,11 +40,15 @@ rocksdb::ColumnFamilyOptions FamilyOptions(const std::shared_ptr<rocksdb::Cache>
   table.pin_l0_filter_and_index_blocks_in_cache = true;
   table.format_version = 5;
   if (point_lookups) {
-    // Heads and ids are looked up by exact key, and most id lookups miss (a
-    // new event): bloom filters answer those without reading a block.
+    // Heads and ids are only ever looked up by exact key, and most id
+    // lookups miss (a new event): bloom filters answer those without reading
+    // a block. Ids are random, so a skiplist memtable pays a full search
+    // (a cache miss per level) on every insert; a hash memtable keyed by the
+    // whole key inserts in O(1). Full scans (check) need total_order_seek.
     table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+    cf.prefix_extractor.reset(rocksdb::NewNoopTransform());
+    cf.memtable_factory.reset(rocksdb::NewHashSkipListRepFactory(hash_buckets));
     cf.memtable_prefix_bloom_size_ratio = 0.1;
-    cf.memtable_whole_key_filtering = true;
   }
   cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   cf.write_buffer_size = write_buffer;
@@ -55,8 +62,8 @@ rocksdb::ColumnFamilyOptions FamilyOptions(const std::shared_ptr<rocksdb::Cache>
 Status FromRocks(const rocksdb::Status& s, std::string_view what) {
   if (s.ok()) return Status::Ok();
   if (s.IsCorruption())
-    return Status::Internal(fmt::format("{}: data corruption: {} (run `indelible check`)", what,
-                                        s.ToString()));
+    return Status::Internal(
+        fmt::format("{}: data corruption: {} (run `indelible check`)", what, s.ToString()));
   if (s.IsIOError() || s.IsBusy() || s.IsTimedOut() || s.IsTryAgain() || s.IsIncomplete())
     return Status::Unavailable(fmt::format("{}: {}", what, s.ToString()));
   return Status::Internal(fmt::format("{}: {}", what, s.ToString()));
@@ -68,8 +75,6 @@ struct EmbeddedStore::Writer {
   std::size_t bytes = 0;
   std::optional<Result<CommitResult>> result;
   bool staged = false;  // has records in the group's batch
-  bool done = false;    // GUARDED_BY(writers_mu_)
-  std::condition_variable cv;
 };
 
 // What the leader has decided so far in this group, layered over the store.
@@ -101,19 +106,21 @@ Result<std::unique_ptr<Store>> EmbeddedStore::Open(const std::string& path,
   db_options.max_log_file_size = 8 * 1024 * 1024;
   db_options.keep_log_file_num = 3;
   db_options.max_total_wal_size = 256 * 1024 * 1024;
+  // Our group-commit leader is RocksDB's only writer, so concurrent memtable
+  // writes buy nothing, and the hash memtables of heads and ids need it off.
+  db_options.allow_concurrent_memtable_write = false;
 
   auto cache = rocksdb::NewLRUCache(options.block_cache_bytes);
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {
-      {rocksdb::kDefaultColumnFamilyName, FamilyOptions(cache, false, 4 << 20)},
-      {kLogFamily, FamilyOptions(cache, false, 64 << 20)},
-      {kStreamsFamily, FamilyOptions(cache, false, 32 << 20)},
-      {kHeadsFamily, FamilyOptions(cache, true, 16 << 20)},
-      {kIdsFamily, FamilyOptions(cache, true, 32 << 20)},
+      {rocksdb::kDefaultColumnFamilyName, FamilyOptions(cache, 4 << 20)},
+      {kLogFamily, FamilyOptions(cache, 64 << 20)},
+      {kStreamsFamily, FamilyOptions(cache, 32 << 20)},
+      {kHeadsFamily, FamilyOptions(cache, 16 << 20, true, 64 * 1024)},
+      {kIdsFamily, FamilyOptions(cache, 32 << 20, true, 256 * 1024)},
   };
 
   std::unique_ptr<EmbeddedStore> store(new EmbeddedStore(options));
-  rocksdb::Status s =
-      rocksdb::DB::Open(db_options, path, families, &store->families_, &store->db_);
+  rocksdb::Status s = rocksdb::DB::Open(db_options, path, families, &store->families_, &store->db_);
   if (!s.ok()) {
     if (s.IsIOError() && s.ToString().find("lock") != std::string::npos)
       return Status::Unavailable(fmt::format(
@@ -124,11 +131,13 @@ Result<std::unique_ptr<Store>> EmbeddedStore::Open(const std::string& path,
   // The format marker: written once into an empty store, checked ever after.
   std::string format;
   s = store->db_->Get(rocksdb::ReadOptions(), store->families_[0], ToSlice(kFormatKey), &format);
-  std::unique_ptr<rocksdb::Iterator> last(store->db_->NewIterator(rocksdb::ReadOptions(), store->log()));
+  std::unique_ptr<rocksdb::Iterator> last(
+      store->db_->NewIterator(rocksdb::ReadOptions(), store->log()));
   last->SeekToLast();
   if (s.IsNotFound()) {
     if (last->Valid())
-      return Status::Internal(fmt::format("data folder '{}' has events but no format marker", path));
+      return Status::Internal(
+          fmt::format("data folder '{}' has events but no format marker", path));
     rocksdb::WriteOptions sync;
     sync.sync = true;
     s = store->db_->Put(sync, store->families_[0], ToSlice(kFormatKey), ToSlice(kFormatValue));
@@ -189,30 +198,39 @@ Result<CommitResult> EmbeddedStore::Commit(std::vector<AppendRequest> appends,
   for (const auto& append : appends)
     for (const auto& event : append.events) writer.bytes += EventBytes(event);
 
-  std::unique_lock lock(writers_mu_);
-  writers_.push_back(&writer);
-  while (!writer.done && &writer != writers_.front()) writer.cv.wait(lock);
-  if (writer.done) return std::move(*writer.result);
+  // Tickets: writers are numbered as they queue, and a group is always a
+  // prefix of the queue, so one number says everything: every ticket up to
+  // done_through_ has its result, and ticket done_through_ + 1 leads next.
+  // Followers wait on that one atomic, and the leader wakes a whole group
+  // with one notify_all (one futex call, not one per writer).
+  std::uint64_t ticket;
+  {
+    std::lock_guard lock(writers_mu_);
+    ticket = ++last_ticket_;
+    writers_.push_back(&writer);
+  }
+  std::uint64_t done = done_through_.load(std::memory_order_acquire);
+  while (done + 1 < ticket) {
+    done_through_.wait(done, std::memory_order_acquire);
+    done = done_through_.load(std::memory_order_acquire);
+  }
+  if (done >= ticket) return std::move(*writer.result);
 
-  // This thread leads: take every queued writer, up to the group size limit.
+  // This writer leads: take the queue's front, up to the group size limit.
   std::vector<Writer*> group;
-  std::size_t bytes = 0;
-  for (Writer* w : writers_) {
-    if (!group.empty() && bytes + w->bytes > kMaxGroupBytes) break;
-    group.push_back(w);
-    bytes += w->bytes;
-  }
-  lock.unlock();
-  CommitGroup(group);
-  lock.lock();
-  for (Writer* w : group) {
-    writers_.pop_front();
-    if (w != &writer) {
-      w->done = true;
-      w->cv.notify_one();
+  {
+    std::lock_guard lock(writers_mu_);
+    std::size_t bytes = 0;
+    for (Writer* w : writers_) {
+      if (!group.empty() && bytes + w->bytes > kMaxGroupBytes) break;
+      group.push_back(w);
+      bytes += w->bytes;
     }
+    writers_.erase(writers_.begin(), writers_.begin() + static_cast<std::ptrdiff_t>(group.size()));
   }
-  if (!writers_.empty()) writers_.front()->cv.notify_one();
+  CommitGroup(group);
+  done_through_.store(ticket + group.size() - 1, std::memory_order_release);
+  done_through_.notify_all();
   return std::move(*writer.result);
 }
 
@@ -254,8 +272,9 @@ Result<std::optional<HeadState>> EmbeddedStore::LoadHead(const std::string& stre
   if (s.IsNotFound()) return std::optional<HeadState>();
   if (!s.ok()) return FromRocks(s, "reading a stream head");
   auto head = DecodeHead(stream, value, true);
-  if (!head) return Status::Internal(fmt::format("head record of stream '{}' is corrupt",
-                                                 Printable(stream)));
+  if (!head)
+    return Status::Internal(
+        fmt::format("head record of stream '{}' is corrupt", Printable(stream)));
   if (head_cache_.size() >= kMaxCachedHeads) head_cache_.clear();
   head_cache_[stream] = *head;
   return std::optional(*head);
@@ -292,10 +311,11 @@ Result<std::vector<std::optional<IdRecord>>> EmbeddedStore::LoadIds(const Append
     EventView view;
     std::string key = PositionKey(stored->position);
     if (std::string why = DecodeEvent(key, record, true, &view); !why.empty())
-      return Status::Internal(fmt::format("event at position {}: {}", stored->position.value(), why));
-    found[index[k]] = IdRecord{std::string(view.stream), stored->position,
-                               stored->append_first_position, stored->append_first_version,
-                               stored->append_count};
+      return Status::Internal(
+          fmt::format("event at position {}: {}", stored->position.value(), why));
+    found[index[k]] =
+        IdRecord{std::string(view.stream), stored->position, stored->append_first_position,
+                 stored->append_first_version, stored->append_count};
   }
   return found;
 }
@@ -341,8 +361,9 @@ void EmbeddedStore::DecideAndStage(Writer& writer, Group& group) {
       const EventData& event = append.events[static_cast<std::size_t>(e)];
       const Position position(first.value() + static_cast<std::uint64_t>(e));
       const StreamVersion version(first_version.value() + e);
-      const std::int64_t timestamp =
-          writer.options->keep_timestamps && event.timestamp_ms ? *event.timestamp_ms : group.now_ms;
+      const std::int64_t timestamp = writer.options->keep_timestamps && event.timestamp_ms
+                                         ? *event.timestamp_ms
+                                         : group.now_ms;
       const std::string position_key = PositionKey(position);
       EncodeEvent(event, append.stream, version, position, timestamp, &group.record);
       group.batch.Put(log(), position_key, group.record);
@@ -356,8 +377,8 @@ void EmbeddedStore::DecideAndStage(Writer& writer, Group& group) {
     group.batch.Put(heads(), append.stream, EncodeHead(append.stream, next));
     group.heads[append.stream] = next;
     group.next_position += static_cast<std::uint64_t>(count);
-    result.appends[i] = AppendResult{append.stream, first_version, next.version, first,
-                                     next.position};
+    result.appends[i] =
+        AppendResult{append.stream, first_version, next.version, first, next.position};
   }
   result.position = Position(group.next_position - 1);
   writer.staged = true;
@@ -372,7 +393,8 @@ Result<StreamHead> EmbeddedStore::Head(std::string_view stream) {
   if (!s.ok()) return FromRocks(s, "reading a stream head");
   auto head = DecodeHead(stream, value, false);
   if (!head)
-    return Status::Internal(fmt::format("head record of stream '{}' is corrupt", Printable(stream)));
+    return Status::Internal(
+        fmt::format("head record of stream '{}' is corrupt", Printable(stream)));
   return StreamHead{head->version, head->position, head->deleted, head->first_version};
 }
 

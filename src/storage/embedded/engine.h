@@ -79,7 +79,10 @@ class EmbeddedStore final : public Store {
   std::vector<rocksdb::ColumnFamilyHandle*> families_;  // default, log, streams, heads, ids
 
   std::mutex writers_mu_;
-  std::deque<Writer*> writers_;  // GUARDED_BY(writers_mu_); front is the leader
+  std::deque<Writer*> writers_;    // GUARDED_BY(writers_mu_); queued, not yet taken by a leader
+  std::uint64_t last_ticket_ = 0;  // GUARDED_BY(writers_mu_)
+  // Every writer with a ticket <= done_through_ has its result.
+  std::atomic<std::uint64_t> done_through_{0};
 
   // Leader-only (see Concurrency above).
   std::uint64_t next_position_ = 1;

@@ -80,15 +80,14 @@ class MemoryStore final : public Store {
         ids_[data.id] = IdRecord{append.stream, position, first, first_version,
                                  static_cast<std::uint32_t>(append.events.size())};
         log_.push_back(RecordedEvent{
-            data.id, append.stream, version, position, std::move(data.type),
-            std::move(data.schema), std::move(data.content_type), std::move(data.data),
-            std::move(data.metadata),
+            data.id, append.stream, version, position, std::move(data.type), std::move(data.schema),
+            std::move(data.content_type), std::move(data.data), std::move(data.metadata),
             options.keep_timestamps && data.timestamp_ms ? *data.timestamp_ms : now});
         stream.positions.push_back(position);
       }
       stream.head = next;
-      result.appends[a] = AppendResult{append.stream, first_version, next.version, first,
-                                       next.position};
+      result.appends[a] =
+          AppendResult{append.stream, first_version, next.version, first, next.position};
     }
     result.position = Position(log_.size());
     lock.unlock();
@@ -124,8 +123,8 @@ class MemoryStore final : public Store {
     std::lock_guard lock(mu_);
     for (std::size_t i = 0; i < log_.size(); ++i) {
       if (log_[i].position.value() != i + 1)
-        return Status::Internal(fmt::format("event at index {} has position {}", i,
-                                            log_[i].position.value()));
+        return Status::Internal(
+            fmt::format("event at index {} has position {}", i, log_[i].position.value()));
       if (progress && i % 65536 == 0) progress(i, log_.size());
     }
     if (progress) progress(log_.size(), log_.size());
@@ -164,7 +163,9 @@ class MemoryStore final : public Store {
 class MemoryAllCursor final : public EventCursor {
  public:
   MemoryAllCursor(const MemoryStore& store, ReadAllOptions options, Position end)
-      : store_(store), options_(std::move(options)), end_(end),
+      : store_(store),
+        options_(std::move(options)),
+        end_(end),
         next_(std::max<std::uint64_t>(options_.from.value(), 1)) {
     Seek();
   }
@@ -206,8 +207,13 @@ class MemoryStreamCursor final : public EventCursor {
  public:
   MemoryStreamCursor(const MemoryStore& store, std::string stream, const ReadStreamOptions& options,
                      std::int64_t from, std::int64_t low, std::int64_t high)
-      : store_(store), stream_(std::move(stream)), forward_(options.direction == Direction::kForward),
-        limit_(options.limit), next_(from), low_(low), high_(high) {
+      : store_(store),
+        stream_(std::move(stream)),
+        forward_(options.direction == Direction::kForward),
+        limit_(options.limit),
+        next_(from),
+        low_(low),
+        high_(high) {
     Seek();
   }
   bool Valid() const override { return current_ != nullptr; }

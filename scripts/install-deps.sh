@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what indelible needs to build and test, from Debian 12's apt.
+# Idempotent and quiet when everything is already there. Run as root.
+set -euo pipefail
+
+packages=(
+  g++ cmake ninja-build pkg-config git
+  librocksdb-dev zlib1g-dev
+  libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
+  libfmt-dev libcli11-dev
+  libgtest-dev libgmock-dev
+  clang-format
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: missing packages: ${missing[*]}; run as root (or: sudo $0)" >&2
+  exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The README's second command: install what is missing, build, and run the
+# whole suite the way CI does:
+#   1. formatting and the layer rule (cheap, first);
+#   2. every test under AddressSanitizer + UndefinedBehaviorSanitizer (dev);
+#   3. the concurrency tests again under ThreadSanitizer (tsan).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+scripts/check-format.sh
+scripts/check-layers.sh
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+jobs=${INDELIBLE_JOBS:-$(nproc)}
+
+echo "== build and test: dev (ASan + UBSan)"
+scripts/build.sh dev
+ctest --test-dir build/dev -j "$jobs" --output-on-failure --timeout 900
+
+echo "== build and test: tsan (concurrency tests)"
+scripts/build.sh tsan conformance_test
+TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1} \
+  ctest --test-dir build/tsan -j "$jobs" --output-on-failure --timeout 900 -R 'Concurren'
