@@ -39,6 +39,9 @@ rocksdb::ColumnFamilyOptions FamilyOptions(const std::shared_ptr<rocksdb::Cache>
   table.cache_index_and_filter_blocks = true;
   table.pin_l0_filter_and_index_blocks_in_cache = true;
   table.format_version = 5;
+  // Scans dominate reads of the log and the stream index: bigger blocks mean
+  // fewer block-cache lookups and decompressions per event.
+  table.block_size = 16 * 1024;
   if (point_lookups) {
     // Heads and ids are only ever looked up by exact key, and most id
     // lookups miss (a new event): bloom filters answer those without reading
@@ -54,6 +57,12 @@ rocksdb::ColumnFamilyOptions FamilyOptions(const std::shared_ptr<rocksdb::Cache>
   cf.write_buffer_size = write_buffer;
   cf.max_write_buffer_number = 3;
   cf.level_compaction_dynamic_level_bytes = true;
+  // Fresh data (read most, by subscribers catching up) stays uncompressed;
+  // older levels, most of the bytes, get LZ4: JSON events shrink 2-4x.
+  cf.compression_per_level = {rocksdb::kNoCompression,  rocksdb::kNoCompression,
+                              rocksdb::kLZ4Compression, rocksdb::kLZ4Compression,
+                              rocksdb::kLZ4Compression, rocksdb::kLZ4Compression,
+                              rocksdb::kLZ4Compression};
   return cf;
 }
 
@@ -202,17 +211,19 @@ Result<CommitResult> EmbeddedStore::Commit(std::vector<AppendRequest> appends,
   // prefix of the queue, so one number says everything: every ticket up to
   // done_through_ has its result, and ticket done_through_ + 1 leads next.
   // Followers wait on that one atomic, and the leader wakes a whole group
-  // with one notify_all (one futex call, not one per writer).
+  // with one futex call (broadcast.h), not one per writer.
   std::uint64_t ticket;
   {
     std::lock_guard lock(writers_mu_);
     ticket = ++last_ticket_;
     writers_.push_back(&writer);
   }
-  std::uint64_t done = done_through_.load(std::memory_order_acquire);
-  while (done + 1 < ticket) {
-    done_through_.wait(done, std::memory_order_acquire);
+  std::uint64_t done;
+  for (;;) {
+    const std::uint32_t generation = group_done_.Generation();
     done = done_through_.load(std::memory_order_acquire);
+    if (done + 1 >= ticket) break;
+    group_done_.Wait(generation);
   }
   if (done >= ticket) return std::move(*writer.result);
 
@@ -230,7 +241,7 @@ Result<CommitResult> EmbeddedStore::Commit(std::vector<AppendRequest> appends,
   }
   CommitGroup(group);
   done_through_.store(ticket + group.size() - 1, std::memory_order_release);
-  done_through_.notify_all();
+  group_done_.NotifyAll();
   return std::move(*writer.result);
 }
 

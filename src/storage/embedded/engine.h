@@ -34,6 +34,7 @@
 
 #include "indelible/store.h"
 #include "storage/decide.h"
+#include "storage/embedded/broadcast.h"
 
 namespace indelible::storage::embedded {
 
@@ -83,6 +84,7 @@ class EmbeddedStore final : public Store {
   std::uint64_t last_ticket_ = 0;  // GUARDED_BY(writers_mu_)
   // Every writer with a ticket <= done_through_ has its result.
   std::atomic<std::uint64_t> done_through_{0};
+  Broadcast group_done_;  // bumped after done_through_ moves
 
   // Leader-only (see Concurrency above).
   std::uint64_t next_position_ = 1;
