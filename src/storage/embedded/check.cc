@@ -77,7 +77,7 @@ Status EmbeddedStore::Check(const ProgressFn& progress) {
     const std::string stream_key = StreamVersionKey(view.stream, view.version.value());
     s = db_->Get(read, streams(), stream_key, &value);
     auto indexed = s.ok() ? DecodeStreamEntry(stream_key, value, true) : std::nullopt;
-    if (!indexed || *indexed != position)
+    if (!indexed || indexed->position != position)
       problems.Add(
           fmt::format("stream '{}' version {} (position {}) is missing from the stream "
                       "index or points elsewhere",
@@ -95,6 +95,7 @@ Status EmbeddedStore::Check(const ProgressFn& progress) {
   std::string current;
   std::int64_t next_version = 0;
   Position last_position;
+  std::uint32_t run_left = 0;  // entries the previous entry's run still promises
   auto close_stream = [&] {
     if (current.empty()) return;
     ++stream_count;
@@ -118,17 +119,27 @@ Status EmbeddedStore::Check(const ProgressFn& progress) {
       close_stream();
       current = std::string(stream);
       next_version = 0;
+      run_left = 0;
     }
     if (version != next_version)
       problems.Add(fmt::format("stream '{}' jumps from version {} to {}", Printable(stream),
                                next_version - 1, version));
+    const bool in_run = version == next_version && run_left > 0;
     next_version = version + 1;
-    auto position = DecodeStreamEntry(ToView(it->key()), ToView(it->value()), true);
-    if (!position) {
+    auto entry = DecodeStreamEntry(ToView(it->key()), ToView(it->value()), true);
+    if (!entry) {
       problems.Add(fmt::format("stream '{}' version {}: index entry fails its checksum",
                                Printable(stream), version));
     } else {
-      last_position = *position;
+      // Within an append's run, each entry's run is one shorter and its
+      // position one further.
+      if (in_run && (entry->run != run_left || entry->position != last_position.next()))
+        problems.Add(
+            fmt::format("stream '{}' version {}: index run does not continue the "
+                        "previous entry's",
+                        Printable(stream), version));
+      last_position = entry->position;
+      run_left = entry->run - 1;
     }
     if (++entries % 65536 == 0 && progress) progress(last + entries, last * 2);
   }

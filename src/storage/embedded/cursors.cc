@@ -68,41 +68,39 @@ class AllCursor final : public EventCursor {
 };
 
 // A stream: one iterator over the stream's index entries and one over the
-// log. Consecutive events of a stream are often neighbours in the log (they
-// were appended together or the stream was busy), so the log iterator first
-// tries one step and only seeks when that misses.
+// log. Each index entry says how many events its append wrote from there on
+// (its run, at consecutive positions), so a forward read walks the log for
+// the rest of the run and touches the index once per append. Elsewhere the
+// log iterator first tries one step (neighbours are common) and seeks only
+// when that misses.
 class StreamCursor final : public EventCursor {
  public:
   StreamCursor(const EmbeddedStore& store, std::string_view stream,
                const ReadStreamOptions& options, std::int64_t from, std::int64_t low,
                std::int64_t high)
-      : forward_(options.direction == Direction::kForward),
+      : stream_(stream),
+        forward_(options.direction == Direction::kForward),
         limit_(options.limit),
         low_(low),
         high_(high),
-        next_(from) {
+        next_(from),
+        db_(store.db()) {
     lower_ = StreamVersionKey(stream, low);
     upper_ = StreamVersionKey(stream, high + 1);
     lower_slice_ = rocksdb::Slice(lower_);
     upper_slice_ = rocksdb::Slice(upper_);
+    // Both iterators read the same snapshot of the database.
+    snapshot_ = db_->GetSnapshot();
     rocksdb::ReadOptions read;
+    read.snapshot = snapshot_;
     read.iterate_lower_bound = &lower_slice_;
     read.iterate_upper_bound = &upper_slice_;
-    // Both iterators see the same snapshot of the database.
-    snapshot_ = store.db()->GetSnapshot();
-    db_ = store.db();
+    index_.reset(db_->NewIterator(read, store.streams()));
     rocksdb::ReadOptions log_read;
     log_read.snapshot = snapshot_;
-    read.snapshot = snapshot_;
-    index_.reset(store.db()->NewIterator(read, store.streams()));
-    log_.reset(store.db()->NewIterator(log_read, store.log()));
+    log_.reset(db_->NewIterator(log_read, store.log()));
     if (next_ < low_ || next_ > high_) return;
-    const std::string start = StreamVersionKey(stream, next_);
-    if (forward_) {
-      index_->Seek(start);
-    } else {
-      index_->SeekForPrev(start);
-    }
+    SeekIndex();
     Settle();
   }
   ~StreamCursor() override {
@@ -114,7 +112,24 @@ class StreamCursor final : public EventCursor {
   void Next() override {
     ++returned_;
     next_ += forward_ ? 1 : -1;
-    if (forward_) {
+    valid_ = false;
+    if (returned_ >= limit_ || next_ < low_ || next_ > high_) return;
+    if (run_left_ > 0) {
+      --run_left_;
+      index_stale_ = true;
+      const Position expected = view_.position.next();
+      log_->Next();
+      if (log_->Valid() && DecodePositionKey(ToView(log_->key())) == expected && Decode(expected) &&
+          view_.version.value() == next_) {
+        valid_ = true;
+        return;
+      }
+      if (!status_.ok()) return;
+      run_left_ = 0;  // the run did not hold: fall back to the index
+    }
+    if (index_stale_) {
+      SeekIndex();
+    } else if (forward_) {
       index_->Next();
     } else {
       index_->Prev();
@@ -126,19 +141,38 @@ class StreamCursor final : public EventCursor {
   std::int64_t resume_from() const override { return next_; }
 
  private:
+  void SeekIndex() {
+    index_stale_ = false;
+    const std::string start = StreamVersionKey(stream_, next_);
+    if (forward_) {
+      index_->Seek(start);
+    } else {
+      index_->SeekForPrev(start);
+    }
+  }
+
+  bool Decode(Position position) {
+    if (std::string why = DecodeEvent(ToView(log_->key()), ToView(log_->value()), false, &view_);
+        !why.empty()) {
+      status_ = Status::Internal(fmt::format("event at position {}: {}", position.value(), why));
+      return false;
+    }
+    return true;
+  }
+
+  // Reads the event of the index entry under index_.
   void Settle() {
     valid_ = false;
-    if (returned_ >= limit_) return;
     if (!index_->Valid()) {
       if (!index_->status().ok()) status_ = FromRocks(index_->status(), "reading a stream");
       return;
     }
-    auto position = DecodeStreamEntry(ToView(index_->key()), ToView(index_->value()), false);
-    if (!position) {
+    auto entry = DecodeStreamEntry(ToView(index_->key()), ToView(index_->value()), false);
+    if (!entry) {
       status_ = Status::Internal("a stream index entry is corrupt (run `indelible check`)");
       return;
     }
-    const std::string key = PositionKey(*position);
+    const std::string key = PositionKey(entry->position);
     if (log_->Valid()) {
       if (forward_) {
         log_->Next();
@@ -151,27 +185,28 @@ class StreamCursor final : public EventCursor {
       status_ = log_->status().ok()
                     ? Status::Internal(fmt::format("stream index points at position {}, which is "
                                                    "missing from the log (run `indelible check`)",
-                                                   position->value()))
+                                                   entry->position.value()))
                     : FromRocks(log_->status(), "reading a stream");
       return;
     }
-    if (std::string why = DecodeEvent(key, ToView(log_->value()), false, &view_); !why.empty()) {
-      status_ = Status::Internal(fmt::format("event at position {}: {}", position->value(), why));
-      return;
-    }
+    if (!Decode(entry->position)) return;
     next_ = view_.version.value();
+    run_left_ = forward_ ? entry->run - 1 : 0;
     valid_ = true;
   }
 
+  const std::string stream_;
   const bool forward_;
   const std::size_t limit_;
   const std::int64_t low_, high_;
   std::int64_t next_;
+  rocksdb::DB* const db_;
   std::string lower_, upper_;
   rocksdb::Slice lower_slice_, upper_slice_;
-  rocksdb::DB* db_ = nullptr;
   const rocksdb::Snapshot* snapshot_ = nullptr;
   std::unique_ptr<rocksdb::Iterator> index_, log_;
+  std::uint32_t run_left_ = 0;  // events of the current run still ahead in the log
+  bool index_stale_ = false;    // index_ lags behind next_ after walking a run
   std::size_t returned_ = 0;
   bool valid_ = false;
   EventView view_;

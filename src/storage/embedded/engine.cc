@@ -379,7 +379,9 @@ void EmbeddedStore::DecideAndStage(Writer& writer, Group& group) {
       EncodeEvent(event, append.stream, version, position, timestamp, &group.record);
       group.batch.Put(log(), position_key, group.record);
       const std::string stream_key = StreamVersionKey(append.stream, version.value());
-      group.batch.Put(streams(), stream_key, EncodeStreamEntry(stream_key, position));
+      group.batch.Put(
+          streams(), stream_key,
+          EncodeStreamEntry(stream_key, {position, static_cast<std::uint32_t>(count - e)}));
       const StoredId stored{position, first, first_version, static_cast<std::uint32_t>(count)};
       group.batch.Put(ids(), ToSlice(IdKey(event.id)), EncodeId(event.id, stored));
       group.ids[event.id] = IdRecord{append.stream, position, first, first_version,

@@ -155,18 +155,22 @@ std::string DecodeEvent(std::string_view position_key, std::string_view record, 
   return {};
 }
 
-std::string EncodeStreamEntry(std::string_view key, Position position) {
+std::string EncodeStreamEntry(std::string_view key, const StreamEntry& entry) {
   std::string value;
   PutLE<std::uint32_t>(&value, 0);
-  PutLE<std::uint64_t>(&value, position.value());
+  PutLE<std::uint64_t>(&value, entry.position.value());
+  PutLE<std::uint32_t>(&value, entry.run);
   SealRecord(key, &value);
   return value;
 }
 
-std::optional<Position> DecodeStreamEntry(std::string_view key, std::string_view value,
-                                          bool verify) {
-  if (value.size() != 12 || (verify && !CrcMatches(key, value))) return std::nullopt;
-  return Position(GetLE<std::uint64_t>(value.data() + 4));
+std::optional<StreamEntry> DecodeStreamEntry(std::string_view key, std::string_view value,
+                                             bool verify) {
+  if (value.size() != 16 || (verify && !CrcMatches(key, value))) return std::nullopt;
+  StreamEntry entry{Position(GetLE<std::uint64_t>(value.data() + 4)),
+                    GetLE<std::uint32_t>(value.data() + 12)};
+  if (entry.run == 0) return std::nullopt;
+  return entry;
 }
 
 std::string EncodeHead(std::string_view stream, const HeadState& head) {

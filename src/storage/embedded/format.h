@@ -46,9 +46,16 @@ void EncodeEvent(const EventData& event, std::string_view stream, StreamVersion 
 std::string DecodeEvent(std::string_view position_key, std::string_view record, bool verify,
                         EventView* view);
 
-std::string EncodeStreamEntry(std::string_view key, Position position);
-std::optional<Position> DecodeStreamEntry(std::string_view key, std::string_view value,
-                                          bool verify);
+// A stream entry also says how many events, from this one on, the same
+// append wrote (they sit at consecutive positions), so a forward read can
+// walk the log for the rest of the run without touching the index.
+struct StreamEntry {
+  Position position;
+  std::uint32_t run = 1;  // >= 1
+};
+std::string EncodeStreamEntry(std::string_view key, const StreamEntry& entry);
+std::optional<StreamEntry> DecodeStreamEntry(std::string_view key, std::string_view value,
+                                             bool verify);
 
 std::string EncodeHead(std::string_view stream, const HeadState& head);
 std::optional<HeadState> DecodeHead(std::string_view stream, std::string_view value, bool verify);
