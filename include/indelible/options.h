@@ -44,6 +44,13 @@ struct StoreOptions {
   // Embedded engine: create the data folder if it does not exist. When false,
   // opening a missing folder fails with not_found.
   bool create_if_missing = true;
+  // Embedded engine: open as a read-only follower of the folder, which
+  // another process (or store) may be writing to. Commits fail with
+  // invalid; reads see what the writer had committed when the follower last
+  // caught up, which WaitForCommit does every 100 ms while it waits. Used by
+  // the CLI's read verbs (read, all, tail, export, check) so they never lock
+  // a writer out of the folder.
+  bool follower = false;
   // Embedded engine: RocksDB block cache size. Reads of recent events are
   // served from it and from the OS page cache.
   std::size_t block_cache_bytes = 64 * 1024 * 1024;

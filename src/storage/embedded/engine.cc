@@ -129,7 +129,23 @@ Result<std::unique_ptr<Store>> EmbeddedStore::Open(const std::string& path,
   };
 
   std::unique_ptr<EmbeddedStore> store(new EmbeddedStore(options));
-  rocksdb::Status s = rocksdb::DB::Open(db_options, path, families, &store->families_, &store->db_);
+  rocksdb::Status s;
+  if (options.follower) {
+    if (!std::filesystem::exists(path, ec))
+      return Status::NotFound(fmt::format("data folder '{}' does not exist", path));
+    // A secondary instance keeps its own info log; it lives in a temporary
+    // folder removed on close.
+    std::string secondary =
+        (std::filesystem::temp_directory_path() / "indelible-follower-XXXXXX").string();
+    if (::mkdtemp(secondary.data()) == nullptr)
+      return Status::Unavailable("cannot create a temporary folder for a follower");
+    store->secondary_path_ = secondary;
+    db_options.max_open_files = -1;  // required by secondary instances
+    s = rocksdb::DB::OpenAsSecondary(db_options, path, secondary, families, &store->families_,
+                                     &store->db_);
+  } else {
+    s = rocksdb::DB::Open(db_options, path, families, &store->families_, &store->db_);
+  }
   if (!s.ok()) {
     if (s.IsIOError() && s.ToString().find("lock") != std::string::npos)
       return Status::Unavailable(fmt::format(
@@ -140,17 +156,18 @@ Result<std::unique_ptr<Store>> EmbeddedStore::Open(const std::string& path,
   // The format marker: written once into an empty store, checked ever after.
   std::string format;
   s = store->db_->Get(rocksdb::ReadOptions(), store->families_[0], ToSlice(kFormatKey), &format);
-  std::unique_ptr<rocksdb::Iterator> last(
-      store->db_->NewIterator(rocksdb::ReadOptions(), store->log()));
-  last->SeekToLast();
+  auto last = store->ReadLastPosition();
+  if (!last.ok()) return last.status();
   if (s.IsNotFound()) {
-    if (last->Valid())
+    if (last->value() > 0)
       return Status::Internal(
           fmt::format("data folder '{}' has events but no format marker", path));
-    rocksdb::WriteOptions sync;
-    sync.sync = true;
-    s = store->db_->Put(sync, store->families_[0], ToSlice(kFormatKey), ToSlice(kFormatValue));
-    if (!s.ok()) return FromRocks(s, "writing the format marker");
+    if (!options.follower) {
+      rocksdb::WriteOptions sync;
+      sync.sync = true;
+      s = store->db_->Put(sync, store->families_[0], ToSlice(kFormatKey), ToSlice(kFormatValue));
+      if (!s.ok()) return FromRocks(s, "writing the format marker");
+    }
   } else if (!s.ok()) {
     return FromRocks(s, "reading the format marker");
   } else if (format != kFormatValue) {
@@ -160,9 +177,7 @@ Result<std::unique_ptr<Store>> EmbeddedStore::Open(const std::string& path,
   }
   // Open time does not depend on the number of events: the last position is
   // the last key of the log, one seek.
-  if (last->Valid()) store->last_position_ = DecodePositionKey(ToView(last->key())).value();
-  if (!last->status().ok()) return FromRocks(last->status(), "reading the last position");
-  last.reset();
+  store->last_position_ = last->value();
   store->next_position_ = store->last_position_ + 1;
 
   if (options.durability == Durability::kInterval)
@@ -178,6 +193,14 @@ EmbeddedStore::~EmbeddedStore() {
     }
     sync_cv_.notify_all();
     sync_thread_.join();
+  }
+  if (db_ != nullptr && options_.follower) {
+    for (auto* family : families_) (void)db_->DestroyColumnFamilyHandle(family);
+    (void)db_->Close();
+    delete db_;
+    db_ = nullptr;
+    std::error_code ec;
+    std::filesystem::remove_all(secondary_path_, ec);
   }
   if (db_ != nullptr) {
     if (options_.durability == Durability::kInterval) (void)db_->SyncWAL();
@@ -206,6 +229,8 @@ void EmbeddedStore::SyncLoop() {
 
 Result<CommitResult> EmbeddedStore::Commit(std::vector<AppendRequest> appends,
                                            const CommitOptions& options) {
+  if (options_.follower)
+    return Status::Invalid("store", "this store was opened as a read-only follower");
   if (Status s = ValidateCommit(appends, options_.limits, options); !s.ok()) return s;
   Writer writer;
   writer.appends = &appends;
@@ -417,7 +442,30 @@ Result<StreamHead> EmbeddedStore::Head(std::string_view stream) {
   return StreamHead{head->version, head->position, head->deleted, head->first_version};
 }
 
+Result<Position> EmbeddedStore::ReadLastPosition() {
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), log()));
+  it->SeekToLast();
+  if (!it->status().ok()) return FromRocks(it->status(), "reading the last position");
+  return it->Valid() ? DecodePositionKey(ToView(it->key())) : Position(0);
+}
+
 Position EmbeddedStore::WaitForCommit(Position after, std::chrono::milliseconds timeout) {
+  if (options_.follower) {
+    // A follower learns of commits only by catching up with the writer's
+    // log, so it polls: every 100 ms at most, while it waits.
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      if (db_->TryCatchUpWithPrimary().ok()) {
+        auto last = ReadLastPosition();
+        if (last.ok() && last->value() > last_position_.load()) Publish(*last);
+      }
+      const auto now = std::chrono::steady_clock::now();
+      if (last_position_.load() > after.value() || now >= deadline) break;
+      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+          deadline - now, std::chrono::milliseconds(100)));
+    }
+    return Position(last_position_.load());
+  }
   std::unique_lock lock(commit_mu_);
   committed_.wait_for(lock, timeout, [&] { return last_position_.load() > after.value(); });
   return Position(last_position_.load());

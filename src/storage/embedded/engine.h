@@ -74,6 +74,12 @@ class EmbeddedStore final : public Store {
   Result<std::vector<std::optional<IdRecord>>> LoadIds(const AppendRequest& append, Group& group);
   void Publish(Position last);
   void SyncLoop();
+  // Reads the last position from the log (one seek).
+  Result<Position> ReadLastPosition();
+
+  // Follower mode (StoreOptions::follower): a RocksDB secondary instance,
+  // with its own folder for RocksDB's logs.
+  std::string secondary_path_;
 
   const StoreOptions options_;
   rocksdb::DB* db_ = nullptr;

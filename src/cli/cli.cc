@@ -1,0 +1,89 @@
+#include "cli/cli.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "core/event_json.h"
+
+namespace indelible::cli {
+
+int ExitCode(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kOk:
+      return 0;
+    case ErrorCode::kInternal:
+      return 1;
+    case ErrorCode::kInvalid:
+      return 2;
+    case ErrorCode::kNotFound:
+      return 3;
+    case ErrorCode::kConflict:
+      return 4;
+    case ErrorCode::kTooLarge:
+      return 5;
+    case ErrorCode::kRejected:
+      return 6;
+    case ErrorCode::kUnauthorized:
+      return 7;
+    case ErrorCode::kUnavailable:
+      return 8;
+  }
+  return 1;
+}
+
+namespace {
+
+Result<std::unique_ptr<Store>> Open(const std::string& data, const StoreOptions& options) {
+  if (data.find(':') != std::string::npos && !std::filesystem::exists(data))
+    return Store::Open(data, options);  // a store URL (memory:, file:...)
+  return Store::Open("file:" + data, options);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> Cli::OpenStore() const { return Open(data, StoreOptions()); }
+
+Result<std::unique_ptr<Store>> Cli::OpenReader() const {
+  StoreOptions options;
+  options.follower = true;
+  return Open(data, options);
+}
+
+int Cli::Fail(const Status& status) const {
+  if (json) {
+    std::fprintf(stderr, "%s\n", StatusToJson(status).c_str());
+  } else {
+    std::string line = fmt::format("indelible: {}", status.ToString());
+    if (!status.field().empty()) line += fmt::format(" (field: {})", status.field());
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
+  return ExitCode(status.code());
+}
+
+void AddFilterFlags(CLI::App* verb, AllFilter* filter) {
+  verb->add_option("--category", filter->categories, "only streams of this category (repeatable)");
+  verb->add_option("--prefix", filter->stream_prefixes,
+                   "only streams starting with this (repeatable)");
+  verb->add_option("--type", filter->types, "only events of this type (repeatable)");
+}
+
+void PrintEvent(const Cli& cli, const EventView& event) {
+  std::string line;
+  if (cli.json) {
+    AppendEventJson(event, &line);
+  } else {
+    line = fmt::format("#{} {}@{} {} ", event.position.value(), event.stream, event.version.value(),
+                       event.type);
+    if (event.content_type == kJsonContentType) {
+      line.append(event.data);
+    } else {
+      line += fmt::format("<{} bytes of {}>", event.data.size(), event.content_type);
+    }
+  }
+  line.push_back('\n');
+  std::fwrite(line.data(), 1, line.size(), stdout);
+}
+
+}  // namespace indelible::cli

@@ -1,0 +1,43 @@
+// What every verb of the indelible CLI shares: the global flags, opening
+// the store, printing results and errors, and the exit codes.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "indelible/store.h"
+
+namespace indelible::cli {
+
+// Exit codes, one per error class (docs/CLI.md).
+int ExitCode(ErrorCode code);
+
+struct Cli {
+  std::string data = "./indelible-data";  // --data
+  bool json = false;                      // --json
+  // Set by the chosen verb's callback; main runs it after parsing.
+  std::function<int()> run;
+
+  // Writers open the store; readers open it as a follower, so a running
+  // `tail` or `export` never locks an `append` out of the folder.
+  Result<std::unique_ptr<Store>> OpenStore() const;
+  Result<std::unique_ptr<Store>> OpenReader() const;
+  // Prints the error (text or JSON) to stderr and returns its exit code.
+  int Fail(const Status& status) const;
+};
+
+// A filter for $all from repeated --category/--prefix/--type flags.
+void AddFilterFlags(CLI::App* verb, AllFilter* filter);
+
+// Verbs, by group (one file each).
+void AddWriteVerbs(CLI::App& app, Cli& cli);  // append, delete
+void AddReadVerbs(CLI::App& app, Cli& cli);   // read, head, all, tail
+void AddIoVerbs(CLI::App& app, Cli& cli);     // export, import
+void AddAdminVerbs(CLI::App& app, Cli& cli);  // check, bench
+
+// One line per event: text "#position stream@version type data" or JSON.
+void PrintEvent(const Cli& cli, const EventView& event);
+
+}  // namespace indelible::cli

@@ -1,0 +1,177 @@
+// export, import: JSON Lines, streaming (memory stays flat), with a
+// progress bar on a terminal.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "cli/cli.h"
+#include "cli/progress.h"
+#include "core/event_json.h"
+
+namespace indelible::cli {
+namespace {
+
+struct ExportArgs {
+  std::uint64_t from = 0;
+  AllFilter filter;
+  std::string out = "-";
+};
+
+int RunExport(const Cli& cli, const ExportArgs& args) {
+  auto store = cli.OpenReader();
+  if (!store.ok()) return cli.Fail(store.status());
+  std::FILE* out = stdout;
+  if (args.out != "-") {
+    out = std::fopen(args.out.c_str(), "wb");
+    if (out == nullptr)
+      return cli.Fail(Status::Unavailable(fmt::format("cannot create '{}'", args.out)));
+  }
+  auto cursor = (*store)->ReadAll(ReadAllOptions{Position(args.from), SIZE_MAX, args.filter});
+  if (!cursor.ok()) return cli.Fail(cursor.status());
+  Progress progress("export", (*store)->LastPosition().value());
+  std::uint64_t count = 0;
+  std::string line;
+  for (; (*cursor)->Valid(); (*cursor)->Next()) {
+    line.clear();
+    AppendEventJson((*cursor)->event(), &line);
+    line.push_back('\n');
+    if (std::fwrite(line.data(), 1, line.size(), out) != line.size())
+      return cli.Fail(Status::Unavailable(fmt::format("cannot write '{}'", args.out)));
+    progress.Update((*cursor)->event().position.value());
+    ++count;
+  }
+  progress.Finish();
+  if (out != stdout && std::fclose(out) != 0)
+    return cli.Fail(Status::Unavailable(fmt::format("cannot write '{}'", args.out)));
+  if (!(*cursor)->status().ok()) return cli.Fail((*cursor)->status());
+  std::fprintf(stderr, "exported %llu events\n", static_cast<unsigned long long>(count));
+  return 0;
+}
+
+// Import keeps streams, versions, ids and timestamps: consecutive events of
+// one stream become one append expecting the version before them, so a
+// re-run is idempotent (same ids) and a clash with existing data is a
+// conflict, not a silent renumbering.
+class Importer {
+ public:
+  Importer(Store& store, const Limits& limits) : store_(store), limits_(limits) {}
+
+  Status Add(ExportedEvent exported) {
+    const bool continues = !pending_.empty() && exported.stream == stream_ &&
+                           exported.version.value() == next_version_ &&
+                           exported.event.type != kDeletedEventType;
+    if (!continues || pending_.size() >= kMaxBatchEvents ||
+        pending_bytes_ + exported.event.data.size() > limits_.max_append_bytes / 2) {
+      if (Status s = Flush(); !s.ok()) return s;
+      stream_ = exported.stream;
+      first_version_ = exported.version.value();
+    }
+    next_version_ = exported.version.value() + 1;
+    pending_bytes_ += exported.event.data.size() + exported.event.metadata.size();
+    const bool tombstone = exported.event.type == kDeletedEventType;
+    pending_.push_back(std::move(exported.event));
+    // A tombstone is an append of its own (it is the stream's delete).
+    if (tombstone) return Flush();
+    return Status::Ok();
+  }
+
+  Status Flush() {
+    if (pending_.empty()) return Status::Ok();
+    Expected expected = Expected::no_stream();
+    if (first_version_ > 0) {
+      // After a tombstone the stream restarts with no_stream; otherwise the
+      // events continue the version before them.
+      auto head = store_.Head(stream_);
+      const bool restarts =
+          head.ok() && head->deleted && head->version.value() == first_version_ - 1;
+      expected =
+          restarts ? Expected::no_stream() : Expected::exactly(StreamVersion(first_version_ - 1));
+    }
+    CommitOptions options;
+    options.keep_timestamps = true;
+    options.allow_reserved = pending_.front().type == kDeletedEventType;
+    std::vector<AppendRequest> appends;
+    appends.push_back(AppendRequest{stream_, expected, std::move(pending_)});
+    pending_.clear();
+    pending_bytes_ = 0;
+    auto result = store_.Commit(std::move(appends), options);
+    if (!result.ok()) return result.status();
+    return Status::Ok();
+  }
+
+ private:
+  static constexpr std::size_t kMaxBatchEvents = 500;
+  Store& store_;
+  const Limits limits_;
+  std::string stream_;
+  std::int64_t first_version_ = 0;
+  std::int64_t next_version_ = 0;
+  std::vector<EventData> pending_;
+  std::size_t pending_bytes_ = 0;
+};
+
+int RunImport(const Cli& cli, const std::string& in_path) {
+  std::ifstream file;
+  std::istream* in = &std::cin;
+  std::uint64_t total_bytes = 0;
+  if (in_path != "-") {
+    file.open(in_path, std::ios::binary);
+    if (!file) return cli.Fail(Status::NotFound(fmt::format("cannot open '{}'", in_path)));
+    file.seekg(0, std::ios::end);
+    total_bytes = static_cast<std::uint64_t>(file.tellg());
+    file.seekg(0);
+    in = &file;
+  }
+  auto store = cli.OpenStore();
+  if (!store.ok()) return cli.Fail(store.status());
+  Importer importer(**store, Limits{});
+  Progress progress("import", 0);
+  std::string line;
+  std::uint64_t number = 0;
+  std::uint64_t events = 0;
+  while (std::getline(*in, line)) {
+    ++number;
+    if (line.empty()) continue;
+    auto exported = ExportedEventFromJson(line);
+    Status s = exported.ok() ? importer.Add(std::move(*exported)) : exported.status();
+    if (!s.ok()) {
+      progress.Finish();
+      return cli.Fail(Status::Invalid(
+          s.field(), fmt::format("{}: line {}: {}", in_path == "-" ? "stdin" : in_path, number,
+                                 s.ToString())));
+    }
+    ++events;
+    if (total_bytes > 0 && events % 1024 == 0) {
+      progress.set_total(total_bytes);
+      progress.Update(static_cast<std::uint64_t>(in->tellg()));
+    }
+  }
+  if (Status s = importer.Flush(); !s.ok()) {
+    progress.Finish();
+    return cli.Fail(s);
+  }
+  progress.Finish();
+  std::fprintf(stderr, "imported %llu events\n", static_cast<unsigned long long>(events));
+  return 0;
+}
+
+}  // namespace
+
+void AddIoVerbs(CLI::App& app, Cli& cli) {
+  auto exp = std::make_shared<ExportArgs>();
+  CLI::App* e = app.add_subcommand("export", "write events as JSON Lines, in position order");
+  e->add_option("--from", exp->from, "first position (inclusive)");
+  e->add_option("--out", exp->out, "file to write, - for stdout")->capture_default_str();
+  AddFilterFlags(e, &exp->filter);
+  e->callback([&cli, exp] { cli.run = [&cli, exp] { return RunExport(cli, *exp); }; });
+
+  auto in = std::make_shared<std::string>("-");
+  CLI::App* i = app.add_subcommand(
+      "import", "append the events of a JSON Lines export, keeping streams, versions and ids");
+  i->add_option("--in", *in, "file to read, - for stdin")->capture_default_str();
+  i->callback([&cli, in] { cli.run = [&cli, in] { return RunImport(cli, *in); }; });
+}
+
+}  // namespace indelible::cli

@@ -1,0 +1,29 @@
+// indelible: the command-line tool. `indelible --help` lists the verbs;
+// docs/CLI.md describes them.
+#include <cstdio>
+
+#include "cli/cli.h"
+
+int main(int argc, char** argv) {
+  using indelible::cli::Cli;
+  CLI::App app{"indelible: an event store. Append facts to streams, read them back."};
+  app.require_subcommand(1);
+  Cli cli;
+  app.add_option("--data", cli.data, "data folder of the embedded store (or a store URL)")
+      ->capture_default_str();
+  app.add_flag("--json", cli.json, "machine-readable output: one JSON value per line");
+  indelible::cli::AddWriteVerbs(app, cli);
+  indelible::cli::AddReadVerbs(app, cli);
+  indelible::cli::AddIoVerbs(app, cli);
+  indelible::cli::AddAdminVerbs(app, cli);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    // Usage errors are `invalid` (2); --help exits 0.
+    return code == 0 ? 0 : 2;
+  }
+  const int code = cli.run ? cli.run() : 0;
+  std::fflush(stdout);
+  return code;
+}

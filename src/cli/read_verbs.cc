@@ -1,0 +1,141 @@
+// read, head, all, tail.
+#include <csignal>
+#include <cstdio>
+
+#include "cli/cli.h"
+#include "core/event_json.h"
+
+namespace indelible::cli {
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;
+void OnSignal(int) { g_stop = 1; }
+
+struct ReadArgs {
+  std::string stream;
+  std::int64_t from = -1;
+  std::size_t limit = SIZE_MAX;
+  bool backward = false;
+  bool include_deleted = false;
+};
+
+int RunRead(const Cli& cli, const ReadArgs& args) {
+  auto store = cli.OpenReader();
+  if (!store.ok()) return cli.Fail(store.status());
+  ReadStreamOptions options;
+  options.direction = args.backward ? Direction::kBackward : Direction::kForward;
+  if (args.from >= 0) options.from = StreamVersion(args.from);
+  options.limit = args.limit;
+  options.include_deleted = args.include_deleted;
+  auto cursor = (*store)->ReadStream(args.stream, options);
+  if (!cursor.ok()) return cli.Fail(cursor.status());
+  for (; (*cursor)->Valid(); (*cursor)->Next()) PrintEvent(cli, (*cursor)->event());
+  if (!(*cursor)->status().ok()) return cli.Fail((*cursor)->status());
+  return 0;
+}
+
+struct AllArgs {
+  std::uint64_t from = 0;
+  std::size_t limit = SIZE_MAX;
+  AllFilter filter;
+};
+
+int RunAll(const Cli& cli, const AllArgs& args) {
+  auto store = cli.OpenReader();
+  if (!store.ok()) return cli.Fail(store.status());
+  auto cursor = (*store)->ReadAll(ReadAllOptions{Position(args.from), args.limit, args.filter});
+  if (!cursor.ok()) return cli.Fail(cursor.status());
+  for (; (*cursor)->Valid(); (*cursor)->Next()) PrintEvent(cli, (*cursor)->event());
+  if (!(*cursor)->status().ok()) return cli.Fail((*cursor)->status());
+  // Where to continue: to stderr in text mode, so stdout stays events only.
+  if (cli.json) {
+    std::printf("{\"next\":%lld}\n", static_cast<long long>((*cursor)->resume_from()));
+  } else {
+    std::fprintf(stderr, "next position: %lld\n", static_cast<long long>((*cursor)->resume_from()));
+  }
+  return 0;
+}
+
+struct TailArgs {
+  std::string stream;      // empty: $all
+  std::int64_t from = -1;  // -1: what comes next
+  AllFilter filter;
+};
+
+// Follows $all (or one stream) until SIGINT/SIGTERM: reads what is there,
+// then sleeps in WaitForCommit until more is committed.
+int RunTail(const Cli& cli, const TailArgs& args) {
+  auto store = cli.OpenReader();
+  if (!store.ok()) return cli.Fail(store.status());
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+  Store& s = **store;
+  // Without --from, start at the end: show only what comes next.
+  std::uint64_t next =
+      args.from >= 0 ? static_cast<std::uint64_t>(args.from) : s.LastPosition().value() + 1;
+  while (!g_stop) {
+    ReadAllOptions options{Position(next), SIZE_MAX, args.filter};
+    auto cursor = s.ReadAll(options);
+    if (!cursor.ok()) return cli.Fail(cursor.status());
+    for (; (*cursor)->Valid() && !g_stop; (*cursor)->Next()) {
+      const EventView& event = (*cursor)->event();
+      if (args.stream.empty() || event.stream == args.stream) PrintEvent(cli, event);
+    }
+    if (!(*cursor)->status().ok()) return cli.Fail((*cursor)->status());
+    next = static_cast<std::uint64_t>((*cursor)->resume_from());
+    std::fflush(stdout);
+    s.WaitForCommit(Position(next - 1), std::chrono::milliseconds(200));
+  }
+  return 0;
+}
+
+}  // namespace
+
+void AddReadVerbs(CLI::App& app, Cli& cli) {
+  auto read = std::make_shared<ReadArgs>();
+  CLI::App* r = app.add_subcommand("read", "read a stream's events");
+  r->add_option("stream", read->stream, "stream name")->required();
+  r->add_option("--from", read->from, "first version (default: the start, or the end backward)");
+  r->add_option("--limit", read->limit, "at most this many events");
+  r->add_flag("--backward", read->backward, "newest first");
+  r->add_flag("--include-deleted", read->include_deleted, "read a deleted stream (audit)");
+  r->callback([&cli, read] { cli.run = [&cli, read] { return RunRead(cli, *read); }; });
+
+  auto head_stream = std::make_shared<std::string>();
+  CLI::App* h = app.add_subcommand("head", "a stream's last version and position");
+  h->add_option("stream", *head_stream, "stream name")->required();
+  h->callback([&cli, head_stream] {
+    cli.run = [&cli, head_stream]() -> int {
+      auto store = cli.OpenReader();
+      if (!store.ok()) return cli.Fail(store.status());
+      auto head = (*store)->Head(*head_stream);
+      if (!head.ok()) return cli.Fail(head.status());
+      if (cli.json) {
+        std::printf("%s\n", HeadToJson(*head_stream, *head).c_str());
+      } else {
+        std::printf("%s version %lld position %llu%s\n", head_stream->c_str(),
+                    static_cast<long long>(head->version.value()),
+                    static_cast<unsigned long long>(head->position.value()),
+                    head->deleted ? " (deleted)" : "");
+      }
+      return 0;
+    };
+  });
+
+  auto all = std::make_shared<AllArgs>();
+  CLI::App* a = app.add_subcommand("all", "read $all, every event in position order");
+  a->add_option("--from", all->from, "first position (inclusive)");
+  a->add_option("--limit", all->limit, "at most this many events");
+  AddFilterFlags(a, &all->filter);
+  a->callback([&cli, all] { cli.run = [&cli, all] { return RunAll(cli, *all); }; });
+
+  auto tail = std::make_shared<TailArgs>();
+  CLI::App* t = app.add_subcommand("tail", "follow $all (or one stream) live until Ctrl-C");
+  t->add_option("stream", tail->stream, "only this stream");
+  t->add_option("--from", tail->from,
+                "start at this position, 0 for the beginning (default: what comes next)");
+  AddFilterFlags(t, &tail->filter);
+  t->callback([&cli, tail] { cli.run = [&cli, tail] { return RunTail(cli, *tail); }; });
+}
+
+}  // namespace indelible::cli

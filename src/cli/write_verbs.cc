@@ -1,0 +1,125 @@
+// append, delete.
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+
+#include "cli/cli.h"
+#include "core/event_json.h"
+
+namespace indelible::cli {
+namespace {
+
+// "any", "no_stream", "exists" or a version number.
+Result<Expected> ParseExpected(const std::string& text) {
+  if (text == "any") return Expected::any();
+  if (text == "no_stream") return Expected::no_stream();
+  if (text == "exists") return Expected::exists();
+  std::int64_t version = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), version);
+  if (ec != std::errc() || end != text.data() + text.size() || version < 0)
+    return Status::Invalid("expected", fmt::format("'{}' is not an expectation: use any, "
+                                                   "no_stream, exists or a version (0 or more)",
+                                                   text));
+  return Expected::exactly(StreamVersion(version));
+}
+
+Result<std::string> ReadAllText(const std::string& path) {
+  if (path == "-") return std::string(std::istreambuf_iterator<char>(std::cin), {});
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound(fmt::format("cannot open '{}'", path));
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+struct AppendArgs {
+  std::string stream;
+  std::string expected = "any";
+  std::string type;
+  std::string data = "{}";
+  std::string metadata = "{}";
+  std::string id;
+  std::string file;
+};
+
+int RunAppend(const Cli& cli, const AppendArgs& args) {
+  auto expected = ParseExpected(args.expected);
+  if (!expected.ok()) return cli.Fail(expected.status());
+  std::vector<EventData> events;
+  if (!args.file.empty()) {
+    auto text = ReadAllText(args.file);
+    if (!text.ok()) return cli.Fail(text.status());
+    auto parsed = EventsFromJson(*text);
+    if (!parsed.ok()) return cli.Fail(parsed.status());
+    events = std::move(*parsed);
+  } else {
+    if (args.type.empty())
+      return cli.Fail(Status::Invalid("type", "give --type (or events as JSON with --file)"));
+    EventData event;
+    event.type = args.type;
+    event.data = args.data;
+    event.metadata = args.metadata;
+    if (!args.id.empty()) {
+      auto id = EventId::Parse(args.id);
+      if (!id.ok()) return cli.Fail(id.status());
+      event.id = *id;
+    }
+    events.push_back(std::move(event));
+  }
+  auto store = cli.OpenStore();
+  if (!store.ok()) return cli.Fail(store.status());
+  auto result = (*store)->Append(args.stream, *expected, std::move(events));
+  if (!result.ok()) return cli.Fail(result.status());
+  if (cli.json) {
+    std::printf("%s\n", AppendResultToJson(*result).c_str());
+  } else {
+    std::printf("appended %s versions %lld..%lld at position %llu\n", result->stream.c_str(),
+                static_cast<long long>(result->first_version.value()),
+                static_cast<long long>(result->last_version.value()),
+                static_cast<unsigned long long>(result->position.value()));
+  }
+  return 0;
+}
+
+}  // namespace
+
+void AddWriteVerbs(CLI::App& app, Cli& cli) {
+  auto args = std::make_shared<AppendArgs>();
+  CLI::App* append = app.add_subcommand("append", "append events to a stream");
+  append->add_option("stream", args->stream, "stream name")->required();
+  append->add_option("--expected", args->expected, "any | no_stream | exists | VERSION")
+      ->capture_default_str();
+  append->add_option("--type", args->type, "event type (one event from flags)");
+  append->add_option("--data", args->data, "event data, JSON")->capture_default_str();
+  append->add_option("--metadata", args->metadata, "event metadata, a JSON object");
+  append->add_option("--id", args->id, "event id (UUID) for idempotent retries");
+  append->add_option("--file", args->file, "events as JSON (an object or an array), - for stdin");
+  append->callback([&cli, args] { cli.run = [&cli, args] { return RunAppend(cli, *args); }; });
+
+  auto stream = std::make_shared<std::string>();
+  auto expected = std::make_shared<std::string>("any");
+  CLI::App* del = app.add_subcommand("delete", "soft-delete a stream (appends a tombstone)");
+  del->add_option("stream", *stream, "stream name")->required();
+  del->add_option("--expected", *expected, "any | exists | VERSION")->capture_default_str();
+  del->callback([&cli, stream, expected] {
+    cli.run = [&cli, stream, expected]() -> int {
+      auto exp = ParseExpected(*expected);
+      if (!exp.ok()) return cli.Fail(exp.status());
+      auto store = cli.OpenStore();
+      if (!store.ok()) return cli.Fail(store.status());
+      auto result = (*store)->Delete(*stream, *exp);
+      if (!result.ok()) return cli.Fail(result.status());
+      if (cli.json) {
+        std::printf("%s\n", AppendResultToJson(*result).c_str());
+      } else {
+        std::printf("deleted %s (tombstone version %lld)\n", stream->c_str(),
+                    static_cast<long long>(result->last_version.value()));
+      }
+      return 0;
+    };
+  });
+}
+
+}  // namespace indelible::cli

@@ -1,0 +1,217 @@
+#include "core/event_json.h"
+
+#include <fmt/format.h>
+
+#include <boost/beast/core/detail/base64.hpp>
+#include <boost/json.hpp>
+
+namespace indelible {
+namespace json = boost::json;
+
+namespace {
+
+void AppendQuoted(std::string_view text, std::string* out) {
+  out->append(json::serialize(json::string_view(text.data(), text.size())));
+}
+
+// Boost.Beast's base64 lives in a detail namespace, but it is the only
+// base64 in our dependencies and its interface has been stable for years.
+std::string Base64Encode(std::string_view bytes) {
+  namespace b64 = boost::beast::detail::base64;
+  std::string out(b64::encoded_size(bytes.size()), '\0');
+  out.resize(b64::encode(out.data(), bytes.data(), bytes.size()));
+  return out;
+}
+
+std::optional<std::string> Base64Decode(std::string_view text) {
+  namespace b64 = boost::beast::detail::base64;
+  std::string out(b64::decoded_size(text.size()), '\0');
+  auto [written, read] = b64::decode(out.data(), text.data(), text.size());
+  if (read != text.size()) return std::nullopt;
+  out.resize(written);
+  return out;
+}
+
+Result<json::value> Parse(std::string_view text, const std::string& what) {
+  boost::system::error_code ec;
+  json::value value = json::parse(json::string_view(text.data(), text.size()), ec);
+  if (ec) return Status::Invalid(what, fmt::format("{} is not valid JSON: {}", what, ec.message()));
+  return value;
+}
+
+Result<std::string> StringField(const json::object& object, std::string_view key,
+                                const std::string& at, bool required) {
+  const json::value* v = object.if_contains(key);
+  if (v == nullptr || v->is_null()) {
+    if (required)
+      return Status::Invalid(at + std::string(key), fmt::format("'{}' is required", key));
+    return std::string();
+  }
+  if (!v->is_string())
+    return Status::Invalid(at + std::string(key), fmt::format("'{}' must be a string", key));
+  return std::string(v->as_string());
+}
+
+Result<EventData> EventFromValue(const json::value& value, const std::string& at) {
+  if (!value.is_object())
+    return Status::Invalid(at.empty() ? "event" : at, "an event must be a JSON object");
+  const json::object& object = value.as_object();
+  EventData event;
+  auto id = StringField(object, "id", at, false);
+  if (!id.ok()) return id.status();
+  if (!id->empty()) {
+    auto parsed = EventId::Parse(*id);
+    if (!parsed.ok()) return Status::Invalid(at + "id", parsed.status().message());
+    event.id = *parsed;
+  }
+  auto type = StringField(object, "type", at, true);
+  if (!type.ok()) return type.status();
+  event.type = std::move(*type);
+  auto schema = StringField(object, "schema", at, false);
+  if (!schema.ok()) return schema.status();
+  event.schema = std::move(*schema);
+  auto content_type = StringField(object, "contentType", at, false);
+  if (!content_type.ok()) return content_type.status();
+  if (!content_type->empty()) event.content_type = std::move(*content_type);
+
+  const json::value* data = object.if_contains("data");
+  if (event.content_type == kJsonContentType) {
+    event.data = data == nullptr ? "null" : json::serialize(*data);
+  } else {
+    if (data == nullptr || !data->is_string())
+      return Status::Invalid(at + "data", "data of a non-JSON content type must be base64 text");
+    auto bytes = Base64Decode(data->as_string());
+    if (!bytes) return Status::Invalid(at + "data", "data is not valid base64");
+    event.data = std::move(*bytes);
+  }
+  if (const json::value* metadata = object.if_contains("metadata");
+      metadata != nullptr && !metadata->is_null()) {
+    if (!metadata->is_object())
+      return Status::Invalid(at + "metadata", "metadata must be a JSON object");
+    event.metadata = json::serialize(*metadata);
+  }
+  return event;
+}
+
+}  // namespace
+
+void AppendEventJson(const EventView& event, std::string* out) {
+  out->append(R"({"id":")");
+  out->append(event.id.ToString());
+  out->append(R"(","stream":)");
+  AppendQuoted(event.stream, out);
+  out->append(fmt::format(R"(,"version":{},"position":{},"type":)", event.version.value(),
+                          event.position.value()));
+  AppendQuoted(event.type, out);
+  if (!event.schema.empty()) {
+    out->append(R"(,"schema":)");
+    AppendQuoted(event.schema, out);
+  }
+  if (event.content_type == kJsonContentType) {
+    out->append(R"(,"data":)");
+    out->append(event.data);  // validated JSON at append
+  } else {
+    out->append(R"(,"contentType":)");
+    AppendQuoted(event.content_type, out);
+    out->append(R"(,"dataEncoding":"base64","data":")");
+    out->append(Base64Encode(event.data));
+    out->push_back('"');
+  }
+  out->append(R"(,"metadata":)");
+  out->append(event.metadata.empty() ? std::string_view("{}") : event.metadata);
+  out->append(fmt::format(R"(,"timestamp":{}}})", event.timestamp_ms));
+}
+
+std::string EventToJson(const EventView& event) {
+  std::string out;
+  AppendEventJson(event, &out);
+  return out;
+}
+
+Result<std::vector<EventData>> EventsFromJson(std::string_view text) {
+  auto value = Parse(text, "body");
+  if (!value.ok()) return value.status();
+  std::vector<EventData> events;
+  if (value->is_array()) {
+    const json::array& array = value->as_array();
+    for (std::size_t i = 0; i < array.size(); ++i) {
+      auto event = EventFromValue(array[i], fmt::format("[{}].", i));
+      if (!event.ok()) return event.status();
+      events.push_back(std::move(*event));
+    }
+    return events;
+  }
+  auto event = EventFromValue(*value, "");
+  if (!event.ok()) return event.status();
+  events.push_back(std::move(*event));
+  return events;
+}
+
+Result<ExportedEvent> ExportedEventFromJson(std::string_view text) {
+  auto value = Parse(text, "line");
+  if (!value.ok()) return value.status();
+  auto event = EventFromValue(*value, "");
+  if (!event.ok()) return event.status();
+  const json::object& object = value->as_object();
+  ExportedEvent exported;
+  auto stream = StringField(object, "stream", "", true);
+  if (!stream.ok()) return stream.status();
+  exported.stream = std::move(*stream);
+  auto number = [&](std::string_view key) -> Result<std::int64_t> {
+    const json::value* v = object.if_contains(key);
+    if (v == nullptr || !(v->is_int64() || v->is_uint64()))
+      return Status::Invalid(std::string(key), fmt::format("'{}' must be a whole number", key));
+    return v->to_number<std::int64_t>();
+  };
+  auto version = number("version");
+  if (!version.ok()) return version.status();
+  auto position = number("position");
+  if (!position.ok()) return position.status();
+  auto timestamp = number("timestamp");
+  if (!timestamp.ok()) return timestamp.status();
+  if (*version < 0 || *position < 1)
+    return Status::Invalid("version", "version must be >= 0 and position >= 1");
+  exported.version = StreamVersion(*version);
+  exported.position = Position(static_cast<std::uint64_t>(*position));
+  exported.event = std::move(*event);
+  exported.event.timestamp_ms = *timestamp;
+  return exported;
+}
+
+std::string AppendResultToJson(const AppendResult& result) {
+  std::string out = R"({"stream":)";
+  AppendQuoted(result.stream, &out);
+  out += fmt::format(R"(,"firstVersion":{},"lastVersion":{},"position":{}}})",
+                     result.first_version.value(), result.last_version.value(),
+                     result.position.value());
+  return out;
+}
+
+std::string HeadToJson(std::string_view stream, const StreamHead& head) {
+  std::string out = R"({"stream":)";
+  AppendQuoted(stream, &out);
+  out += fmt::format(R"(,"version":{},"position":{},"deleted":{},"firstVersion":{}}})",
+                     head.version.value(), head.position.value(), head.deleted,
+                     head.first_version.value());
+  return out;
+}
+
+std::string StatusToJson(const Status& status) {
+  std::string out = R"({"error":")";
+  out += ErrorCodeName(status.code());
+  out += R"(","message":)";
+  AppendQuoted(status.message(), &out);
+  if (!status.field().empty()) {
+    out += R"(,"field":)";
+    AppendQuoted(status.field(), &out);
+  }
+  if (status.code() == ErrorCode::kConflict) {
+    out += R"(,"actualVersion":)";
+    out += status.actual_version() ? std::to_string(*status.actual_version()) : "null";
+  }
+  if (status.deleted()) out += R"(,"deleted":true)";
+  out += '}';
+  return out;
+}
+
+}  // namespace indelible

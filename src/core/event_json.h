@@ -1,0 +1,46 @@
+// The JSON form of events, shared by the CLI (export/import, --json) and
+// the HTTP API. docs/CLI.md shows it.
+//
+//   {"id":"...","stream":"account-1","version":0,"position":1,
+//    "type":"Deposited","schema":"V1","data":{...},"metadata":{...},
+//    "timestamp":1700000000000}
+//
+// `data` is embedded as JSON when the content type is application/json
+// (then "contentType" is omitted); otherwise it is base64 text with
+// "contentType" and "dataEncoding":"base64".
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "indelible/store.h"
+
+namespace indelible {
+
+// Appends the event's JSON object to *out.
+void AppendEventJson(const EventView& event, std::string* out);
+std::string EventToJson(const EventView& event);
+
+// One event object or an array of them (what a client appends). `id` is
+// optional (the store makes one), `type` required, `data` any JSON value
+// (or base64 text with a contentType), `metadata` an object. Errors are
+// invalid with the field named ("[2].type").
+Result<std::vector<EventData>> EventsFromJson(std::string_view text);
+
+// A line of an export: the event with where it was.
+struct ExportedEvent {
+  std::string stream;
+  StreamVersion version;
+  Position position;
+  EventData event;  // timestamp_ms set
+};
+Result<ExportedEvent> ExportedEventFromJson(std::string_view text);
+
+std::string AppendResultToJson(const AppendResult& result);
+std::string HeadToJson(std::string_view stream, const StreamHead& head);
+// {"error":"conflict","message":"...","field":...,"actualVersion":...,"deleted":...}
+std::string StatusToJson(const Status& status);
+
+}  // namespace indelible
