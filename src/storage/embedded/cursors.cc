@@ -84,13 +84,16 @@ class StreamCursor final : public EventCursor {
         low_(low),
         high_(high),
         next_(from),
+        store_(store),
         db_(store.db()) {
     lower_ = StreamVersionKey(stream, low);
     upper_ = StreamVersionKey(stream, high + 1);
     lower_slice_ = rocksdb::Slice(lower_);
     upper_slice_ = rocksdb::Slice(upper_);
-    // Both iterators read the same snapshot of the database.
-    snapshot_ = db_->GetSnapshot();
+    // Both iterators read the same snapshot of the database. (A follower
+    // has none, but its view moves only on catch-up, and the log iterator,
+    // made second, can only be newer than the index: harmless.)
+    snapshot_ = store.TakeSnapshot();
     rocksdb::ReadOptions read;
     read.snapshot = snapshot_;
     read.iterate_lower_bound = &lower_slice_;
@@ -106,7 +109,7 @@ class StreamCursor final : public EventCursor {
   ~StreamCursor() override {
     index_.reset();
     log_.reset();
-    db_->ReleaseSnapshot(snapshot_);
+    store_.ReleaseSnapshot(snapshot_);
   }
   bool Valid() const override { return valid_; }
   void Next() override {
@@ -200,6 +203,7 @@ class StreamCursor final : public EventCursor {
   const std::size_t limit_;
   const std::int64_t low_, high_;
   std::int64_t next_;
+  const EmbeddedStore& store_;
   rocksdb::DB* const db_;
   std::string lower_, upper_;
   rocksdb::Slice lower_slice_, upper_slice_;

@@ -54,6 +54,15 @@ class EmbeddedStore final : public Store {
   Status Check(const ProgressFn& progress) override;
 
   rocksdb::DB* db() const { return db_; }
+  // A follower's view moves only when it catches up; RocksDB secondaries
+  // take no snapshots.
+  bool follower() const { return options_.follower; }
+  const rocksdb::Snapshot* TakeSnapshot() const {
+    return follower() ? nullptr : db_->GetSnapshot();
+  }
+  void ReleaseSnapshot(const rocksdb::Snapshot* s) const {
+    if (s != nullptr) db_->ReleaseSnapshot(s);
+  }
   rocksdb::ColumnFamilyHandle* log() const { return families_[1]; }
   rocksdb::ColumnFamilyHandle* streams() const { return families_[2]; }
   rocksdb::ColumnFamilyHandle* heads() const { return families_[3]; }

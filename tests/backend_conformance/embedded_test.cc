@@ -1,0 +1,70 @@
+// Behaviour of durable backends across opens: reopen keeps everything and
+// the next positions continue; the folder is locked; modes and followers.
+#include "backend_conformance/conformance.h"
+
+namespace indelible::conformance {
+namespace {
+
+TEST_P(ConformanceTest, ReopenKeepsEverythingAndPositionsContinue) {
+  if (!GetParam().durable) return;  // a memory store has nothing to reopen
+  Put("keep", 3);
+  ASSERT_TRUE(store().Delete("keep").ok());
+  Put("other", 2);
+  const auto before = All();
+  Open();
+  const auto after = All();
+  ASSERT_EQ(after.size(), before.size());
+  for (std::size_t i = 0; i < after.size(); ++i) {
+    EXPECT_EQ(after[i].id, before[i].id);
+    EXPECT_EQ(after[i].timestamp_ms, before[i].timestamp_ms);
+  }
+  EXPECT_TRUE(store().Head("keep")->deleted);
+  EXPECT_EQ(Put("other").position.value(), before.size() + 1);
+  EXPECT_TRUE(store().Check().ok()) << store().Check().ToString();
+}
+
+TEST_P(ConformanceTest, DurableFolderIsLockedAndFollowersReadIt) {
+  if (!GetParam().durable) return;
+  Put("locked", 2);
+  auto second = Store::Open(Url());
+  EXPECT_EQ(second.status().code(), ErrorCode::kUnavailable) << second.status().ToString();
+
+  StoreOptions follow;
+  follow.follower = true;
+  auto follower = Store::Open(Url(), follow);
+  ASSERT_TRUE(follower.ok()) << follower.status().ToString();
+  EXPECT_EQ((*follower)->LastPosition().value(), 2u);
+  EXPECT_EQ((*follower)->Append("locked", Expected::any(), {Event()}).status().code(),
+            ErrorCode::kInvalid);
+  Put("locked");
+  // The follower catches up while it waits.
+  EXPECT_EQ((*follower)->WaitForCommit(Position(2), std::chrono::seconds(20)).value(), 3u);
+  auto events = ReadStreamEvents(**follower, "locked");
+  ASSERT_TRUE(events.ok()) << events.status().ToString();
+  EXPECT_EQ(events->size(), 3u);
+}
+
+TEST_P(ConformanceTest, MissingFolderWithoutCreateIsNotFound) {
+  if (!GetParam().durable) return;
+  StoreOptions no_create;
+  no_create.create_if_missing = false;
+  EXPECT_EQ(Store::Open(Url() + "-missing", no_create).status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(Store::Open("nosuch:thing").status().code(), ErrorCode::kInvalid);
+}
+
+TEST_P(ConformanceTest, IntervalDurabilityKeepsTheSameSemantics) {
+  StoreOptions interval;
+  interval.durability = Durability::kInterval;
+  interval.sync_interval = std::chrono::milliseconds(5);
+  Open(interval);
+  Put("fast", 3);
+  EXPECT_EQ(store().Append("fast", Expected::exactly(StreamVersion(0)), {Event()}).status().code(),
+            ErrorCode::kConflict);
+  if (GetParam().durable) {
+    Open();
+    EXPECT_EQ(Read("fast").size(), 3u);
+  }
+}
+
+}  // namespace
+}  // namespace indelible::conformance

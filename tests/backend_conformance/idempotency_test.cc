@@ -1,0 +1,90 @@
+// Idempotent retries keyed by event ids, for every expectation.
+#include "backend_conformance/conformance.h"
+
+namespace indelible::conformance {
+namespace {
+
+void ExpectSameResult(const AppendResult& a, const AppendResult& b) {
+  EXPECT_EQ(a.stream, b.stream);
+  EXPECT_EQ(a.first_version, b.first_version);
+  EXPECT_EQ(a.last_version, b.last_version);
+  EXPECT_EQ(a.first_position, b.first_position);
+  EXPECT_EQ(a.position, b.position);
+}
+
+TEST_P(ConformanceTest, FullRetryReturnsTheOriginalResultForEveryExpectation) {
+  const std::vector<Expected> expectations = {Expected::any(), Expected::no_stream(),
+                                              Expected::exists(),
+                                              Expected::exactly(StreamVersion(0))};
+  int n = 0;
+  for (const Expected& expected : expectations) {
+    const std::string stream = "retry-" + std::to_string(n++);
+    if (expected.kind() == Expected::Kind::kExists || expected.kind() == Expected::Kind::kExactly)
+      Put(stream);
+    auto events = Events(3);
+    auto first = store().Append(stream, expected, events);
+    ASSERT_TRUE(first.ok()) << first.status().ToString();
+    Put(stream);  // another append in between: the stale expectation must not matter
+    const Position before = store().LastPosition();
+    auto retry = store().Append(stream, expected, events);
+    ASSERT_TRUE(retry.ok()) << expected.ToString() << ": " << retry.status().ToString();
+    ExpectSameResult(*first, *retry);
+    EXPECT_EQ(store().LastPosition(), before) << "a retry wrote something";
+    // A subset of the original append's ids is the same append.
+    auto subset = store().Append(stream, expected, {events[1], events[2]});
+    ASSERT_TRUE(subset.ok()) << subset.status().ToString();
+    ExpectSameResult(*first, *subset);
+  }
+}
+
+TEST_P(ConformanceTest, PartialOverlapIsAConflictAndWritesNothing) {
+  auto events = Events(2);
+  ASSERT_TRUE(store().Append("overlap", Expected::any(), events).ok());
+  const Position before = store().LastPosition();
+  auto mixed = store().Append("overlap", Expected::any(), {events[0], Event()});
+  EXPECT_EQ(mixed.status().code(), ErrorCode::kConflict);
+  EXPECT_EQ(store().LastPosition(), before);
+  EXPECT_EQ(Read("overlap").size(), 2u);
+}
+
+TEST_P(ConformanceTest, IdUsedOnAnotherStreamIsAConflict) {
+  auto events = Events(1);
+  ASSERT_TRUE(store().Append("owner", Expected::any(), events).ok());
+  auto elsewhere = store().Append("thief", Expected::any(), events);
+  EXPECT_EQ(elsewhere.status().code(), ErrorCode::kConflict);
+  EXPECT_EQ(store().Head("thief").status().code(), ErrorCode::kNotFound);
+}
+
+TEST_P(ConformanceTest, RetryOfAMultiStreamCommitReturnsTheOriginalResults) {
+  std::vector<AppendRequest> commit = {{"multi-a", Expected::no_stream(), Events(2)},
+                                       {"multi-b", Expected::no_stream(), Events(1)}};
+  auto first = store().Commit(commit);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  const Position before = store().LastPosition();
+  auto retry = store().Commit(commit);
+  ASSERT_TRUE(retry.ok()) << retry.status().ToString();
+  ASSERT_EQ(retry->appends.size(), 2u);
+  ExpectSameResult(first->appends[0], retry->appends[0]);
+  ExpectSameResult(first->appends[1], retry->appends[1]);
+  EXPECT_EQ(store().LastPosition(), before);
+  // Mixing a retried append with a new one is a conflict.
+  std::vector<AppendRequest> mixed = {commit[0], {"multi-c", Expected::any(), Events(1)}};
+  EXPECT_EQ(store().Commit(mixed).status().code(), ErrorCode::kConflict);
+  EXPECT_EQ(store().LastPosition(), before);
+}
+
+TEST_P(ConformanceTest, RetryAfterReopenReturnsTheOriginalResult) {
+  if (!GetParam().durable) return;  // only durable backends keep data across opens
+  auto events = Events(2);
+  auto first = store().Append("reopen", Expected::no_stream(), events);
+  ASSERT_TRUE(first.ok());
+  Open();
+  const Position before = store().LastPosition();
+  auto retry = store().Append("reopen", Expected::no_stream(), events);
+  ASSERT_TRUE(retry.ok()) << retry.status().ToString();
+  ExpectSameResult(*first, *retry);
+  EXPECT_EQ(store().LastPosition(), before);
+}
+
+}  // namespace
+}  // namespace indelible::conformance
