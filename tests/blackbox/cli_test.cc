@@ -1,0 +1,189 @@
+// The indelible CLI end to end: the real binary in a subprocess, on a fresh
+// data folder per test.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "testutil/temp_dir.h"
+
+namespace indelible {
+namespace {
+
+struct Outcome {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  // Runs `indelible --data DIR <args>` through the shell (args are quoted by
+  // the caller), feeding `input` on stdin.
+  Outcome Cli(const std::string& args, const std::string& input = "") {
+    const std::string in = tmp_.Sub("stdin"), out = tmp_.Sub("stdout"), err = tmp_.Sub("stderr");
+    std::ofstream(in) << input;
+    const std::string command = std::string(INDELIBLE_PATH) + " --data " + Data() + " " + args +
+                                " <" + in + " >" + out + " 2>" + err;
+    const int status = std::system(command.c_str());
+    return Outcome{WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out), Slurp(err)};
+  }
+  std::string Data() const { return tmp_.Sub("data"); }
+  std::string File(const std::string& name) const { return tmp_.Sub(name); }
+
+  testutil::TempDir tmp_;
+};
+
+TEST_F(CliTest, AppendReadHeadAllAndDeleteInTextAndJson) {
+  Outcome a = Cli("append acc-1 --type Deposited --data '{\"amount\":5}' --expected no_stream");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_NE(a.out.find("versions 0..0 at position 1"), std::string::npos) << a.out;
+  Outcome b = Cli("--json append acc-1 --type Deposited --data '{\"amount\":7}' --expected 0");
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(b.out, "{\"stream\":\"acc-1\",\"firstVersion\":1,\"lastVersion\":1,\"position\":2}\n");
+
+  Outcome read = Cli("read acc-1");
+  ASSERT_EQ(read.exit_code, 0) << read.err;
+  EXPECT_EQ(read.out, "#1 acc-1@0 Deposited {\"amount\":5}\n#2 acc-1@1 Deposited {\"amount\":7}\n");
+  Outcome back = Cli("--json read acc-1 --backward --limit 1");
+  EXPECT_NE(back.out.find("\"version\":1"), std::string::npos) << back.out;
+  EXPECT_EQ(back.out.find("\"version\":0"), std::string::npos) << back.out;
+
+  Outcome head = Cli("--json head acc-1");
+  EXPECT_NE(head.out.find("\"version\":1,\"position\":2,\"deleted\":false"), std::string::npos)
+      << head.out;
+  Outcome all = Cli("--json all --from 2");
+  EXPECT_NE(all.out.find("\"position\":2"), std::string::npos);
+  EXPECT_NE(all.out.find("{\"next\":3}"), std::string::npos) << all.out;
+
+  EXPECT_EQ(Cli("delete acc-1 --expected 1").exit_code, 0);
+  Outcome gone = Cli("--json read acc-1");
+  EXPECT_EQ(gone.exit_code, 3);
+  EXPECT_NE(gone.err.find("\"deleted\":true"), std::string::npos) << gone.err;
+  EXPECT_EQ(Cli("read acc-1 --include-deleted").exit_code, 0);
+}
+
+TEST_F(CliTest, ErrorsHaveTheirExitCodesAndWriteNothing) {
+  ASSERT_EQ(Cli("append s --type T").exit_code, 0);
+  Outcome conflict = Cli("--json append s --type T --expected no_stream");
+  EXPECT_EQ(conflict.exit_code, 4);
+  EXPECT_NE(conflict.err.find("\"error\":\"conflict\""), std::string::npos) << conflict.err;
+  EXPECT_NE(conflict.err.find("\"actualVersion\":0"), std::string::npos) << conflict.err;
+
+  Outcome reserved = Cli("append '$all' --type T");
+  EXPECT_EQ(reserved.exit_code, 2);
+  EXPECT_NE(reserved.err.find("reserved"), std::string::npos) << reserved.err;
+  Outcome bad_json = Cli("append s --type T --data '{bad'");
+  EXPECT_EQ(bad_json.exit_code, 2);
+  EXPECT_NE(bad_json.err.find("events[0].data"), std::string::npos) << bad_json.err;
+  Outcome bad_id = Cli("append s --type T --id not-a-uuid");
+  EXPECT_EQ(bad_id.exit_code, 2);
+  EXPECT_NE(bad_id.err.find("not a UUID"), std::string::npos) << bad_id.err;
+  EXPECT_EQ(Cli("append s --type T --expected -3").exit_code, 2);
+  EXPECT_EQ(Cli("append s --type T --file -", "[]").exit_code, 2);
+  EXPECT_EQ(Cli("read nothing-here").exit_code, 3);
+  EXPECT_EQ(Cli("no-such-verb").exit_code, 2);
+  // Still exactly one event.
+  Outcome all = Cli("all");
+  EXPECT_EQ(std::count(all.out.begin(), all.out.end(), '\n'), 1) << all.out;
+}
+
+TEST_F(CliTest, AppendEventsAsJsonFromStdinKeepsIdsForRetries) {
+  const std::string events =
+      R"([{"id":"0d6f2a52-8c1e-4d3b-9a57-3c2b1e0f9a11","type":"A","data":{"x":1}},)"
+      R"({"id":"0d6f2a52-8c1e-4d3b-9a57-3c2b1e0f9a12","type":"B","metadata":{"u":"ann"}}])";
+  Outcome first = Cli("--json append batch --expected no_stream --file -", events);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  Outcome retry = Cli("--json append batch --expected no_stream --file -", events);
+  EXPECT_EQ(retry.exit_code, 0) << retry.err;
+  EXPECT_EQ(retry.out, first.out);
+  Outcome read = Cli("--json read batch");
+  EXPECT_NE(read.out.find("0d6f2a52-8c1e-4d3b-9a57-3c2b1e0f9a12"), std::string::npos);
+  EXPECT_NE(read.out.find("\"metadata\":{\"u\":\"ann\"}"), std::string::npos) << read.out;
+}
+
+TEST_F(CliTest, ExportImportRoundTripIsExactAndIdempotent) {
+  ASSERT_EQ(Cli("append a-1 --type T --data '{\"n\":1}'").exit_code, 0);
+  ASSERT_EQ(Cli("append b-1 --type U --data '[1,2]' --metadata '{\"m\":true}'").exit_code, 0);
+  ASSERT_EQ(Cli("append a-1 --type T --data '\"x\"'").exit_code, 0);
+  ASSERT_EQ(Cli("delete b-1").exit_code, 0);
+  ASSERT_EQ(Cli("append b-1 --type V --expected no_stream").exit_code, 0);
+  Outcome exported = Cli("export --out " + File("export.jsonl"));
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  const std::string original = Slurp(File("export.jsonl"));
+  EXPECT_EQ(std::count(original.begin(), original.end(), '\n'), 5);
+
+  const std::string copy = tmp_.Sub("copy");
+  auto in_copy = [&](const std::string& args) {
+    const std::string out = File("copy.out");
+    const int status = std::system((std::string(INDELIBLE_PATH) + " --data " + copy + " " + args +
+                                    " >" + out + " 2>" + File("copy.err"))
+                                       .c_str());
+    return std::make_pair(WEXITSTATUS(status), Slurp(out));
+  };
+  EXPECT_EQ(in_copy("import --in " + File("export.jsonl")).first, 0) << Slurp(File("copy.err"));
+  EXPECT_EQ(in_copy("import --in " + File("export.jsonl")).first, 0) << Slurp(File("copy.err"));
+  auto again = in_copy("export");
+  EXPECT_EQ(again.second, original);  // ids, versions, positions, timestamps, data
+  EXPECT_EQ(in_copy("check").first, 0);
+}
+
+TEST_F(CliTest, ImportNamesTheBadLine) {
+  const std::string lines =
+      "{\"id\":\"0d6f2a52-8c1e-4d3b-9a57-3c2b1e0f9a11\",\"stream\":\"s\",\"version\":0,"
+      "\"position\":1,\"type\":\"T\",\"data\":{},\"metadata\":{},\"timestamp\":1}\n"
+      "{\"stream\":\"s\",\"version\":1,\"position\":2,\"type\":\"T\",\"data\":{\n";
+  Outcome r = Cli("import", lines);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("line 2"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, TailFollowsAppendsOfAnotherProcessAndStopsCleanly) {
+  ASSERT_EQ(Cli("append before --type T").exit_code, 0);
+  const std::string out = File("tail.out");
+  const pid_t child = ::fork();
+  if (child == 0) {
+    FILE* f = std::freopen(out.c_str(), "w", stdout);
+    (void)f;
+    ::execl(INDELIBLE_PATH, INDELIBLE_PATH, "--data", Data().c_str(), "tail", nullptr);
+    ::_exit(127);
+  }
+  // The tail follows the folder without locking it: appends still work.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_EQ(Cli("append live --type Arrived --data '{\"n\":42}'").exit_code, 0);
+  std::string seen;
+  for (int i = 0; i < 100 && seen.find("Arrived") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    seen = Slurp(out);
+  }
+  ::kill(child, SIGTERM);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_NE(seen.find("#2 live@0 Arrived {\"n\":42}"), std::string::npos) << seen;
+  EXPECT_EQ(seen.find("before"), std::string::npos) << "tail without --from starts at the end";
+}
+
+TEST_F(CliTest, CheckPassesOnAHealthyStore) {
+  ASSERT_EQ(Cli("append s --type T").exit_code, 0);
+  Outcome check = Cli("check");
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_NE(check.out.find("ok: 1 events"), std::string::npos) << check.out;
+}
+
+}  // namespace
+}  // namespace indelible
