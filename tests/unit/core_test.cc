@@ -1,0 +1,125 @@
+// Unit tests of core pieces with no storage: ids, names, JSON, the codec.
+#include <gtest/gtest.h>
+#include <indelible/options.h>
+#include <indelible/types.h>
+
+#include "core/event_json.h"
+#include "core/json_check.h"
+#include "core/text.h"
+
+namespace indelible {
+namespace {
+
+TEST(EventIdTest, ParsesOnlyTheCanonicalFormAndRoundTrips) {
+  auto id = EventId::Parse("0D6F2A52-8c1e-4d3b-9a57-3c2b1e0f9a11");
+  ASSERT_TRUE(id.ok());
+  EXPECT_EQ(id->ToString(), "0d6f2a52-8c1e-4d3b-9a57-3c2b1e0f9a11");
+  for (const char* bad :
+       {"", "0d6f2a528c1e4d3b9a573c2b1e0f9a11", "{0d6f2a52-8c1e-4d3b-9a57-3c2b1e0f9a11}",
+        "0d6f2a52-8c1e-4d3b-9a57-3c2b1e0f9a1g", "0d6f2a52-8c1e-4d3b-9a57_3c2b1e0f9a11"}) {
+    auto parsed = EventId::Parse(bad);
+    EXPECT_EQ(parsed.status().code(), ErrorCode::kInvalid) << bad;
+    EXPECT_EQ(parsed.status().field(), "id");
+  }
+  EventId a = EventId::Random(), b = EventId::Random();
+  EXPECT_NE(a, b);
+  EXPECT_EQ(a.ToString()[14], '4');  // version 4
+  EXPECT_TRUE(EventId().is_nil());
+  EXPECT_EQ(EventId::Parse(a.ToString())->bytes(), a.bytes());
+}
+
+TEST(TextTest, Utf8ValidationRejectsOverlongSurrogatesAndTruncation) {
+  EXPECT_TRUE(IsValidUtf8("plain"));
+  EXPECT_TRUE(IsValidUtf8("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"));
+  EXPECT_FALSE(IsValidUtf8("\xC0\xAF"));          // overlong '/'
+  EXPECT_FALSE(IsValidUtf8("\xE0\x80\xAF"));      // overlong
+  EXPECT_FALSE(IsValidUtf8("\xED\xA0\x80"));      // surrogate
+  EXPECT_FALSE(IsValidUtf8("\xF4\x90\x80\x80"));  // past U+10FFFF
+  EXPECT_FALSE(IsValidUtf8("\xE2\x82"));          // truncated
+  EXPECT_FALSE(IsValidUtf8("\x80"));              // lone continuation
+  EXPECT_TRUE(HasControlCharacter("a\tb"));
+  EXPECT_TRUE(HasControlCharacter("a\x7F"));
+  EXPECT_TRUE(HasControlCharacter("a\xC2\x85"));  // U+0085, a C1 control
+  EXPECT_FALSE(HasControlCharacter("a\xC2\xA0"));
+  EXPECT_EQ(Printable("a\nb"), "a\\x0ab");
+}
+
+TEST(NamesTest, StreamNamesAndCategories) {
+  EXPECT_TRUE(ValidateStreamName("BANK_ACCOUNT/123").ok());
+  EXPECT_TRUE(ValidateStreamName(std::string(256, 'x')).ok());
+  EXPECT_FALSE(ValidateStreamName(std::string(257, 'x')).ok());
+  EXPECT_FALSE(ValidateStreamName("$parked-g").ok());
+  EXPECT_TRUE(ValidateStreamName("$parked-g", true).ok());
+  EXPECT_EQ(StreamCategory("account-42"), "account");
+  EXPECT_EQ(StreamCategory("BANK_ACCOUNT/123"), "BANK_ACCOUNT");
+  EXPECT_EQ(StreamCategory("a/b-c"), "a");
+  EXPECT_EQ(StreamCategory("plain"), "plain");
+  EXPECT_EQ(Expected::exactly(StreamVersion(4)).ToString(), "exactly 4");
+  AllFilter filter;
+  filter.categories = {"account"};
+  filter.types = {"Deposited", "Withdrawn"};
+  EXPECT_TRUE(filter.Matches("account-1", "Withdrawn"));
+  EXPECT_FALSE(filter.Matches("account-1", "Opened"));
+  EXPECT_FALSE(filter.Matches("accounting-1", "Deposited"));
+}
+
+TEST(JsonCheckTest, ValidatesWithoutBuildingADocument) {
+  EXPECT_EQ(CheckJson(R"({"a":[1,2.5,"x",null,true]})"), "");
+  EXPECT_EQ(CheckJson("42"), "");
+  EXPECT_NE(CheckJson(""), "");
+  EXPECT_NE(CheckJson("{\"a\":}"), "");
+  EXPECT_NE(CheckJson("{} x"), "");
+  EXPECT_EQ(CheckJson("{}", JsonShape::kObject), "");
+  EXPECT_EQ(CheckJson("[]", JsonShape::kObject), "not a JSON object");
+}
+
+TEST(EventJsonTest, EventsRoundTripThroughTheExportForm) {
+  RecordedEvent e{EventId::Random(),   "account-1",  StreamVersion(3),   Position(9),
+                  "Deposited",         "V1",         "application/json", R"({"amount":5})",
+                  R"({"user":"ann"})", 1700000000123};
+  auto parsed = ExportedEventFromJson(EventToJson(e.view()));
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(parsed->stream, "account-1");
+  EXPECT_EQ(parsed->version.value(), 3);
+  EXPECT_EQ(parsed->position.value(), 9u);
+  EXPECT_EQ(parsed->event.id, e.id);
+  EXPECT_EQ(parsed->event.data, e.data);
+  EXPECT_EQ(parsed->event.metadata, e.metadata);
+  EXPECT_EQ(parsed->event.schema, "V1");
+  EXPECT_EQ(parsed->event.timestamp_ms, 1700000000123);
+
+  RecordedEvent bytes = e;
+  bytes.content_type = "application/octet-stream";
+  bytes.data = std::string("\x00\xff\x10", 3);
+  auto raw = ExportedEventFromJson(EventToJson(bytes.view()));
+  ASSERT_TRUE(raw.ok()) << raw.status().ToString();
+  EXPECT_EQ(raw->event.data, bytes.data);
+  EXPECT_EQ(raw->event.content_type, "application/octet-stream");
+}
+
+TEST(EventJsonTest, ClientEventsNameTheBadField) {
+  auto ok = EventsFromJson(R"([{"type":"A"},{"type":"B","data":[1],"metadata":{"m":1}}])");
+  ASSERT_TRUE(ok.ok());
+  ASSERT_EQ(ok->size(), 2u);
+  EXPECT_EQ((*ok)[0].data, "null");
+  EXPECT_EQ((*ok)[1].data, "[1]");
+  EXPECT_EQ(EventsFromJson(R"([{"type":"A"},{"data":1}])").status().field(), "[1].type");
+  EXPECT_EQ(EventsFromJson(R"({"type":"A","id":"nope"})").status().field(), "id");
+  EXPECT_EQ(EventsFromJson(R"({"type":"A","metadata":[]})").status().field(), "metadata");
+  EXPECT_EQ(EventsFromJson("{oops").status().code(), ErrorCode::kInvalid);
+  EXPECT_EQ(EventsFromJson("7").status().code(), ErrorCode::kInvalid);
+}
+
+TEST(StatusJsonTest, ConflictsCarryTheActualVersion) {
+  EXPECT_EQ(StatusToJson(Status::Conflict("m", 4)),
+            R"({"error":"conflict","message":"m","actualVersion":4})");
+  EXPECT_EQ(StatusToJson(Status::Conflict("m", std::nullopt)),
+            R"({"error":"conflict","message":"m","actualVersion":null})");
+  EXPECT_EQ(StatusToJson(Status::Invalid("stream", "bad \"x\"")),
+            R"({"error":"invalid","message":"bad \"x\"","field":"stream"})");
+  EXPECT_EQ(StatusToJson(Status::NotFound("gone", true)),
+            R"({"error":"not_found","message":"gone","deleted":true})");
+}
+
+}  // namespace
+}  // namespace indelible
