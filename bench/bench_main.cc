@@ -1,12 +1,143 @@
+// `indelible bench <scenario> --data DIR [options]`: parses the command line
+// and runs the scenarios, --runs times over, printing every figure as it is
+// measured and, for several runs, the median run of each figure at the end.
 #include "bench/bench_main.h"
 
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
+#include <fstream>
+#include <functional>
+#include <thread>
+
+#include "bench/scenarios.h"
 
 namespace indelible::bench {
+namespace {
 
-int Main(const std::vector<std::string>&) {
-  std::fprintf(stderr, "indelible bench: not built yet\n");
-  return 1;
+struct Scenario {
+  std::string name;
+  std::function<Status(Context&)> run;
+};
+
+// The workload at a given CLIENTS (for `all`, which reports 1 and 8).
+std::function<Status(Context&)> WorkloadWith(int clients) {
+  return [clients](Context& context) {
+    Options& options = context.mutable_options();
+    const std::optional<int> saved = options.clients;
+    options.clients = clients;
+    Status s = RunWorkload(context);
+    options.clients = saved;
+    return s;
+  };
+}
+
+std::vector<Scenario> Scenarios(const std::string& name) {
+  std::vector<Scenario> all = {
+      {"fsync", RunFsync}, {"append", RunAppend},    {"concurrent", RunConcurrent},
+      {"batch", RunBatch}, {"read", RunRead},        {"read-all", RunReadAll},
+      {"open", RunOpen},   {"workload", RunWorkload}};
+  if (name != "all") {
+    auto it =
+        std::find_if(all.begin(), all.end(), [&](const Scenario& s) { return s.name == name; });
+    return {*it};
+  }
+  all.back() = {"workload", WorkloadWith(1)};
+  all.push_back({"workload", WorkloadWith(8)});
+  return all;
+}
+
+std::string LoadAverage() {
+  std::ifstream file("/proc/loadavg");
+  std::string one, five, fifteen;
+  file >> one >> five >> fifteen;
+  return fmt::format("{},{},{}", one, five, fifteen);
+}
+
+}  // namespace
+
+int Main(const std::vector<std::string>& args) {
+  CLI::App app{
+      "Benchmarks of the embedded engine, durable by default. Each scenario starts from an "
+      "empty store in a fresh subfolder of --data (removed afterwards unless --keep) and "
+      "prints one line per figure with its conditions.",
+      "indelible bench"};
+  std::string scenario;
+  Options options;
+  std::uint64_t events = 0;
+  std::uint64_t open_events = 0;
+  int clients = 0;
+  std::size_t per_append = 0;
+  std::uint64_t streams = 0;
+  std::size_t page = 0;
+  app.add_option("scenario", scenario,
+                 "fsync | append | concurrent | batch | read | read-all | open | workload | all")
+      ->required()
+      ->check(CLI::IsMember({"fsync", "append", "concurrent", "batch", "read", "read-all", "open",
+                             "workload", "all"}));
+  app.add_option("--data", options.data, "Folder on the disk to measure")->required();
+  app.add_flag("--keep", options.keep, "Keep each scenario's store folder");
+  app.add_option("--runs", options.runs, "Run everything this many times; print medians")
+      ->check(CLI::Range(1, 100));
+  std::string durability = "sync";
+  app.add_option("--durability", durability,
+                 "sync: acknowledged after fdatasync (default); interval: synced every 100 ms, "
+                 "weaker")
+      ->check(CLI::IsMember({"sync", "interval"}));
+  app.add_option("--events", events, "Events to append or read (default: the scenario's)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--open-events", open_events,
+                 "Events of the open scenario (10000000), e.g. to scale it down in `all`")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--clients", clients, "Concurrent clients (concurrent: 64; workload: CLIENTS)")
+      ->check(CLI::Range(1, 4096));
+  app.add_option("--event-bytes", options.event_bytes, "Payload bytes per event (200)")
+      ->check(CLI::Range(100, 100000));
+  app.add_option("--per-append", per_append, "Events per append where batched")
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--streams", streams, "Streams (open: 10000; workload: STREAMS)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--page", page, "Page size of the workload's reads (PAGE)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--fsync-seconds", options.fsync_seconds, "Duration of the fsync measurement")
+      ->check(CLI::Range(0.1, 60.0));
+
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses from the back
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  options.durability = durability == "sync" ? Durability::kSync : Durability::kInterval;
+  if (app.count("--events") > 0) options.events = events;
+  if (app.count("--open-events") > 0) options.open_events = open_events;
+  if (app.count("--clients") > 0) options.clients = clients;
+  if (app.count("--per-append") > 0) options.per_append = per_append;
+  if (app.count("--streams") > 0) options.streams = streams;
+  if (app.count("--page") > 0) options.page = page;
+
+  Context context(options);
+  const std::vector<Scenario> scenarios = Scenarios(scenario);
+  std::printf("# indelible bench %s data=%s fs=%s cores=%u runs=%d load=%s\n", scenario.c_str(),
+              options.data.c_str(), context.filesystem().c_str(),
+              std::thread::hardware_concurrency(), options.runs, LoadAverage().c_str());
+  for (int run = 1; run <= options.runs; ++run) {
+    context.StartRun();
+    if (options.runs > 1) std::printf("# run %d of %d\n", run, options.runs);
+    std::fflush(stdout);
+    for (const Scenario& s : scenarios) {
+      if (Status status = s.run(context); !status.ok()) {
+        std::fprintf(stderr, "indelible bench %s: %s\n", s.name.c_str(), status.ToString().c_str());
+        return 1;
+      }
+    }
+  }
+  context.report().PrintMedians(options.runs);
+  std::printf("# done load=%s\n", LoadAverage().c_str());
+  return 0;
 }
 
 }  // namespace indelible::bench

@@ -1,0 +1,255 @@
+#include "bench/common.h"
+
+#include <fmt/format.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "bench/scenarios.h"
+
+namespace indelible::bench {
+
+void Report::Add(Figure figure) {
+  std::fputs((figure.line + "\n").c_str(), stdout);
+  std::fflush(stdout);
+  auto& runs = figures_[figure.key];
+  if (runs.empty()) order_.push_back(figure.key);
+  runs.push_back(std::move(figure));
+}
+
+void Report::PrintMedians(int runs) const {
+  if (runs <= 1 || order_.empty()) return;
+  std::fputs(
+      fmt::format("# medians of {} runs (the median run's line of each figure)\n", runs).c_str(),
+      stdout);
+  for (const std::string& key : order_) {
+    std::vector<Figure> sorted = figures_.at(key);
+    std::sort(sorted.begin(), sorted.end(),
+              [](const Figure& a, const Figure& b) { return a.value < b.value; });
+    const Figure& median = sorted[(sorted.size() - 1) / 2];
+    Line spread;
+    spread.Add("runs", static_cast<std::uint64_t>(sorted.size()))
+        .Add("min", sorted.front().value, sorted.front().value < 100 ? 3 : 0)
+        .Add("max", sorted.back().value, sorted.back().value < 100 ? 3 : 0);
+    std::fputs(fmt::format("{} {}\n", median.line, spread.str()).c_str(), stdout);
+  }
+  std::fflush(stdout);
+}
+
+Line& Line::Add(std::string_view key, std::string_view value) {
+  if (!text_.empty()) text_ += ' ';
+  text_ += key;
+  text_ += '=';
+  if (value.find(' ') != std::string_view::npos) {
+    text_ += '"';
+    text_ += value;
+    text_ += '"';
+  } else {
+    text_ += value;
+  }
+  return *this;
+}
+
+Line& Line::Add(std::string_view key, double value, int decimals) {
+  return Add(key, fmt::format("{:.{}f}", value, decimals));
+}
+
+Line& Line::Add(std::string_view key, std::uint64_t value) {
+  return Add(key, fmt::format("{}", value));
+}
+
+Context::Context(Options options)
+    : options_(std::move(options)), filesystem_(FilesystemOf(options_.data)) {}
+
+Status Context::EnsureFsync() {
+  if (fsync_per_s_) return Status::Ok();
+  return RunFsync(*this);
+}
+
+std::string Context::durability_name() const {
+  return options_.durability == Durability::kSync
+             ? "sync"
+             : fmt::format("interval_{}ms", StoreOptions().sync_interval.count());
+}
+
+void Context::AddFigure(std::string_view bench, std::string_view figure, double value, int decimals,
+                        const Conditions& conditions, Target target, bool sync_bound,
+                        const Line& extra) {
+  Line line;
+  line.Add("bench", bench).Add("figure", figure).Add("value", value, decimals);
+  std::optional<double> ratio;
+  if (sync_bound && fsync_per_s_ && *fsync_per_s_ > 0) {
+    ratio = value / *fsync_per_s_;
+    line.Add("ratio_to_fsync", *ratio, 2);
+  }
+  std::optional<bool> met;
+  switch (target.kind) {
+    case Target::Kind::kNone:
+      break;
+    case Target::Kind::kAtLeast:
+      line.Add("target_min", target.bound, 0);
+      met = value >= target.bound;
+      break;
+    case Target::Kind::kAtMost:
+      line.Add("target_max", target.bound, 0);
+      met = value <= target.bound;
+      break;
+    case Target::Kind::kRatioAtLeast:
+      line.Add("target_min_ratio", target.bound, 2);
+      if (ratio) met = *ratio >= target.bound;
+      break;
+  }
+  if (met) line.Add("met", *met ? "yes" : "no");
+  line.Add("durability", durability_name())
+      .Add("events", conditions.events)
+      .Add("clients", conditions.clients)
+      .Add("event_bytes", static_cast<std::uint64_t>(conditions.event_bytes))
+      .Add("per_append", static_cast<std::uint64_t>(conditions.per_append))
+      .Add("streams", conditions.streams)
+      .Add("fs", filesystem_);
+  std::string text = line.str();
+  if (!extra.str().empty()) text += " " + extra.str();
+  report_.Add(Figure{fmt::format("{} {}", bench, figure), value, std::move(text)});
+}
+
+ScratchFolder::ScratchFolder(const Context& context, std::string_view scenario)
+    : keep_(context.options().keep) {
+  static int counter = 0;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(context.options().data, ec);
+  if (ec) {
+    error_ =
+        fmt::format("cannot create data folder '{}': {}", context.options().data, ec.message());
+    return;
+  }
+  path_ = (fs::path(context.options().data) /
+           fmt::format("bench-{}-{}-{}", scenario, getpid(), ++counter))
+              .string();
+  if (!fs::create_directory(path_, ec)) {
+    error_ =
+        fmt::format("cannot create fresh folder '{}': {}", path_, ec ? ec.message() : "it exists");
+    path_.clear();
+  }
+}
+
+ScratchFolder::~ScratchFolder() {
+  if (path_.empty()) return;
+  if (keep_) {
+    std::fputs(fmt::format("# kept {}\n", path_).c_str(), stderr);
+    return;
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+Result<std::unique_ptr<Store>> OpenStore(const Context& context, const std::string& folder) {
+  StoreOptions options;
+  options.durability = context.options().durability;
+  return Store::Open("file:" + folder, options);
+}
+
+namespace {
+double ProcessCpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+}  // namespace
+
+Stopwatch::Stopwatch()
+    : start_(std::chrono::steady_clock::now()), cpu_start_(ProcessCpuSeconds()) {}
+
+double Stopwatch::Seconds() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+double Stopwatch::CpuSeconds() const { return ProcessCpuSeconds() - cpu_start_; }
+
+double Quantile(std::vector<double>& values, double q) {
+  if (values.empty()) return 0;
+  auto index = static_cast<std::size_t>(q * static_cast<double>(values.size() - 1));
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(index),
+                   values.end());
+  return values[index];
+}
+
+Progress::Progress(std::string label, std::uint64_t total)
+    : label_(std::move(label)), total_(total), enabled_(isatty(STDERR_FILENO) == 1) {}
+
+Progress::~Progress() { Finish(); }
+
+void Progress::Finish() {
+  if (!enabled_) return;
+  enabled_ = false;
+  static constexpr char kClear[] = "\r\x1b[K";
+  (void)!write(STDERR_FILENO, kClear, sizeof(kClear) - 1);
+}
+
+void Progress::Update(std::uint64_t done) {
+  if (!enabled_) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (done < total_ && now - last_ < std::chrono::milliseconds(100)) return;
+  last_ = now;
+  const double percent = total_ == 0 ? 100.0 : 100.0 * static_cast<double>(done) / total_;
+  const std::string text =
+      fmt::format("\r{}: {}/{} ({:.0f}%)\x1b[K", label_, done, total_, percent);
+  (void)!write(STDERR_FILENO, text.data(), text.size());
+}
+
+double ResidentMiB(std::string_view field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.starts_with(field) && line.size() > field.size() && line[field.size()] == ':') {
+      std::istringstream fields(line.substr(field.size() + 1));
+      double kib = 0;
+      fields >> kib;
+      return kib / 1024.0;
+    }
+  }
+  return 0;
+}
+
+std::uint64_t FolderBytes(const std::string& path) {
+  std::uint64_t bytes = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(path, ec))
+    if (entry.is_regular_file(ec)) bytes += entry.file_size(ec);
+  return bytes;
+}
+
+std::string FilesystemOf(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path probe = std::filesystem::absolute(path, ec);
+  // The folder may not exist yet: look at its nearest existing ancestor.
+  while (!probe.empty() && !std::filesystem::exists(probe, ec) && probe != probe.root_path())
+    probe = probe.parent_path();
+  const std::string target = std::filesystem::weakly_canonical(probe, ec).string();
+  std::ifstream mounts("/proc/self/mounts");
+  std::string device;
+  std::string mount_point;
+  std::string type;
+  std::string rest;
+  std::size_t best = 0;
+  std::string found = "unknown";
+  while (mounts >> device >> mount_point >> type && std::getline(mounts, rest)) {
+    const bool inside = target == mount_point || mount_point == "/" ||
+                        (target.starts_with(mount_point) && target[mount_point.size()] == '/');
+    if (inside && mount_point.size() >= best) {
+      best = mount_point.size();
+      found = type;
+    }
+  }
+  return found;
+}
+
+}  // namespace indelible::bench

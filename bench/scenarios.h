@@ -1,0 +1,27 @@
+// The scenarios of `indelible bench`, one per file. Each starts from an empty
+// store in a fresh subfolder of --data, prints its figures through the
+// context's report, and returns what went wrong, if anything.
+#pragma once
+
+#include "bench/common.h"
+
+namespace indelible::bench {
+
+// The disk's own fdatasync rate in the data folder (fsync_bench.cc).
+Status RunFsync(Context& context);
+// One writer, one event per append, exact expectation (append_bench.cc).
+Status RunAppend(Context& context);
+// Many writers on separate streams, one event per append (concurrent_bench.cc).
+Status RunConcurrent(Context& context);
+// One writer, many events per append (batch_bench.cc).
+Status RunBatch(Context& context);
+// Read one stream of 100,000 events (read_bench.cc).
+Status RunRead(Context& context);
+// Read $all of 1,000,000 events (read_all_bench.cc).
+Status RunReadAll(Context& context);
+// Append 10,000,000 events watching memory, then time a reopen (open_bench.cc).
+Status RunOpen(Context& context);
+// WORKLOAD.md "ledger-append v1" (workload_bench.cc).
+Status RunWorkload(Context& context);
+
+}  // namespace indelible::bench
