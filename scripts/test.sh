@@ -20,5 +20,5 @@ ctest --test-dir build/dev -j "$jobs" --output-on-failure --timeout 900
 
 echo "== build and test: tsan (concurrency tests)"
 scripts/build.sh tsan conformance_test
-TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1} \
+TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:suppressions=$PWD/tests/tsan.supp} \
   ctest --test-dir build/tsan -j "$jobs" --output-on-failure --timeout 900 -R 'Concurren'

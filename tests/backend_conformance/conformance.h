@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <indelible/store.h>
 
+#include <ostream>
 #include <memory>
 #include <string>
 
@@ -16,6 +17,9 @@ struct Backend {
   std::string name;
   bool durable;  // can be closed and reopened with its data
 };
+
+// Names the backend in test listings instead of dumping the struct's bytes.
+inline void PrintTo(const Backend& backend, std::ostream* out) { *out << backend.name; }
 
 class ConformanceTest : public ::testing::TestWithParam<Backend> {
  protected:
