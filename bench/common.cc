@@ -86,6 +86,8 @@ void Context::AddFigure(std::string_view bench, std::string_view figure, double 
   if (sync_bound && fsync_per_s_ && *fsync_per_s_ > 0) {
     ratio = value / *fsync_per_s_;
     line.Add("ratio_to_fsync", *ratio, 2);
+    if (growing_fsync_per_s_ && *growing_fsync_per_s_ > 0)
+      line.Add("ratio_to_growing_fsync", value / *growing_fsync_per_s_, 2);
   }
   std::optional<bool> met;
   switch (target.kind) {

@@ -107,7 +107,13 @@ class Context {
   // first if it has not run yet.
   std::optional<double> fsync_per_s() const { return fsync_per_s_; }
   void set_fsync_per_s(double v) { fsync_per_s_ = v; }
-  void StartRun() { fsync_per_s_.reset(); }
+  // The same for records appended to a file that grows with each one (no
+  // preallocation), where every sync also has to persist the new size.
+  void set_growing_fsync_per_s(double v) { growing_fsync_per_s_ = v; }
+  void StartRun() {
+    fsync_per_s_.reset();
+    growing_fsync_per_s_.reset();
+  }
   Status EnsureFsync();
 
   // Filesystem type of the data folder ("ext4").
@@ -125,6 +131,7 @@ class Context {
   Options options_;
   Report report_;
   std::optional<double> fsync_per_s_;
+  std::optional<double> growing_fsync_per_s_;
   std::string filesystem_;
 };
 

@@ -2,6 +2,8 @@
 find_package(Threads REQUIRED)
 find_package(RocksDB 7.8 CONFIG REQUIRED)
 find_package(boost_json 1.81 CONFIG REQUIRED)
+find_package(boost_url 1.81 CONFIG REQUIRED)
+find_package(boost_headers 1.81 CONFIG REQUIRED)
 find_package(ZLIB REQUIRED)
 find_package(fmt CONFIG REQUIRED)
 find_package(CLI11 CONFIG REQUIRED)

@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 declare -A allowed=(
   [core]="core"
   [storage]="core storage"
-  [cli]="core storage cli bench"
+  [server]="core storage server"
+  [cli]="core storage cli bench server client"
 )
 status=0
 for module in "${!allowed[@]}"; do

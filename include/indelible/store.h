@@ -36,6 +36,9 @@ struct AppendResult {
   StreamVersion last_version;   // version of the last event: the new ETag
   Position first_position;      // position of the first event appended
   Position position;            // position of the last event appended
+  // An idempotent retry: an earlier append wrote these events, this one
+  // wrote nothing and reports the earlier one's result.
+  bool replayed = false;
 };
 
 struct CommitResult {
@@ -59,6 +62,13 @@ struct StoreTraits {
   // memory). False: $all order is built after the commit (DynamoDB), so
   // AppendResult positions may be 0 and $all may lag the streams.
   bool positions_at_commit = true;
+};
+
+// Counters since the store was opened, for monitoring (/metrics).
+struct StoreStats {
+  std::uint64_t commits = 0;  // commits that wrote events (retries write none)
+  std::uint64_t events = 0;   // events written
+  std::uint64_t syncs = 0;    // durable syncs that acknowledged commits (0 if volatile)
 };
 
 // A cursor over events, LevelDB style: errors stay on the cursor, so a read
@@ -138,6 +148,10 @@ class Store {
   virtual Position WaitForCommit(Position after, std::chrono::milliseconds timeout) = 0;
 
   virtual StoreTraits traits() const { return {}; }
+
+  // Safe to call from any thread at any time; the counters are read one by
+  // one, so they may be a moment apart.
+  virtual StoreStats stats() const { return {}; }
 
   // Verifies every stored record's checksum and every index against the log.
   // ok, or internal with a message naming the first problems found.

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   indelible::cli::AddReadVerbs(app, cli);
   indelible::cli::AddIoVerbs(app, cli);
   indelible::cli::AddAdminVerbs(app, cli);
+  indelible::cli::AddServeVerb(app, cli);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -82,6 +82,7 @@ Result<std::optional<AppendResult>> ClassifyRetry(const AppendRequest& append,
       StreamVersion(first->append_first_version.value() + first->append_count - 1);
   original.first_position = first->append_first_position;
   original.position = Position(first->append_first_position.value() + first->append_count - 1);
+  original.replayed = true;
   return std::optional<AppendResult>(std::move(original));
 }
 

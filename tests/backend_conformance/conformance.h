@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 #include <indelible/store.h>
 
-#include <ostream>
 #include <memory>
+#include <ostream>
 #include <string>
 
 #include "testutil/temp_dir.h"

@@ -29,11 +29,14 @@ TEST_P(ConformanceTest, FullRetryReturnsTheOriginalResultForEveryExpectation) {
     auto retry = store().Append(stream, expected, events);
     ASSERT_TRUE(retry.ok()) << expected.ToString() << ": " << retry.status().ToString();
     ExpectSameResult(*first, *retry);
+    EXPECT_FALSE(first->replayed);
+    EXPECT_TRUE(retry->replayed);
     EXPECT_EQ(store().LastPosition(), before) << "a retry wrote something";
     // A subset of the original append's ids is the same append.
     auto subset = store().Append(stream, expected, {events[1], events[2]});
     ASSERT_TRUE(subset.ok()) << subset.status().ToString();
     ExpectSameResult(*first, *subset);
+    EXPECT_TRUE(subset->replayed);
   }
 }
 

@@ -292,7 +292,11 @@ void EmbeddedStore::CommitGroup(const std::vector<Writer*>& group) {
       if (w->staged) w->result = failed;
     return;
   }
+  events_.fetch_add(g.next_position - next_position_, std::memory_order_relaxed);
   next_position_ = g.next_position;
+  for (Writer* w : group)
+    if (w->staged) commits_.fetch_add(1, std::memory_order_relaxed);
+  if (write_options.sync) syncs_.fetch_add(1, std::memory_order_relaxed);
   if (head_cache_.size() + g.heads.size() > kMaxCachedHeads) head_cache_.clear();
   for (auto& [stream, head] : g.heads) head_cache_[stream] = head;
   Publish(Position(next_position_ - 1));
@@ -422,7 +426,7 @@ void EmbeddedStore::DecideAndStage(Writer& writer, Group& group) {
     group.heads[append.stream] = next;
     group.next_position += static_cast<std::uint64_t>(count);
     result.appends[i] =
-        AppendResult{append.stream, first_version, next.version, first, next.position};
+        AppendResult{append.stream, first_version, next.version, first, next.position, false};
   }
   result.position = Position(group.next_position - 1);
   writer.staged = true;

@@ -52,6 +52,10 @@ class EmbeddedStore final : public Store {
   Position LastPosition() const override { return Position(last_position_.load()); }
   Position WaitForCommit(Position after, std::chrono::milliseconds timeout) override;
   Status Check(const ProgressFn& progress) override;
+  StoreStats stats() const override {
+    return {commits_.load(std::memory_order_relaxed), events_.load(std::memory_order_relaxed),
+            syncs_.load(std::memory_order_relaxed)};
+  }
 
   rocksdb::DB* db() const { return db_; }
   // A follower's view moves only when it catches up; RocksDB secondaries
@@ -106,6 +110,9 @@ class EmbeddedStore final : public Store {
   std::unordered_map<std::string, HeadState> head_cache_;
 
   std::atomic<std::uint64_t> last_position_{0};
+  std::atomic<std::uint64_t> commits_{0};  // for stats(); written by the leader
+  std::atomic<std::uint64_t> events_{0};
+  std::atomic<std::uint64_t> syncs_{0};
   std::mutex commit_mu_;
   std::condition_variable committed_;  // signalled when last_position_ moves
 

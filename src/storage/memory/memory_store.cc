@@ -87,9 +87,10 @@ class MemoryStore final : public Store {
       }
       stream.head = next;
       result.appends[a] =
-          AppendResult{append.stream, first_version, next.version, first, next.position};
+          AppendResult{append.stream, first_version, next.version, first, next.position, false};
     }
     result.position = Position(log_.size());
+    ++commits_;
     lock.unlock();
     committed_.notify_all();
     return result;
@@ -117,6 +118,11 @@ class MemoryStore final : public Store {
     std::unique_lock lock(mu_);
     committed_.wait_for(lock, timeout, [&] { return log_.size() > after.value(); });
     return Position(log_.size());
+  }
+
+  StoreStats stats() const override {
+    std::lock_guard lock(mu_);
+    return {commits_, log_.size(), 0};
   }
 
   Status Check(const ProgressFn& progress) override {
@@ -158,6 +164,7 @@ class MemoryStore final : public Store {
   std::deque<RecordedEvent> log_;  // log_[p - 1] holds position p
   std::unordered_map<std::string, StreamState> streams_;
   std::unordered_map<EventId, IdRecord> ids_;
+  std::uint64_t commits_ = 0;
 };
 
 class MemoryAllCursor final : public EventCursor {

@@ -1,0 +1,65 @@
+// serve: the store as an HTTP server (docs/HTTP.md).
+#include <fmt/format.h>
+
+#include "cli/cli.h"
+#include "server/server.h"
+
+namespace indelible::cli {
+
+void AddServeVerb(CLI::App& app, Cli& cli) {
+  struct Flags {
+    std::string store;
+    std::string durability = "sync";
+    server::ServerOptions server;
+    int heartbeat_ms = 15000;
+  };
+  auto flags = std::make_shared<Flags>();
+  CLI::App* serve = app.add_subcommand(
+      "serve", "serve the store over HTTP (docs/HTTP.md) until SIGTERM or Ctrl-C");
+  serve->add_option("--listen", flags->server.listen, "HOST:PORT to listen on (port 0: any free)")
+      ->capture_default_str();
+  serve->add_option("--store", flags->store,
+                    "store URL: file:PATH or memory: (default: file: of --data)");
+  serve
+      ->add_option("--durability", flags->durability,
+                   "sync: acknowledge after fdatasync (default); interval: sync every 100 ms, "
+                   "may lose the last 100 ms on power loss")
+      ->check(CLI::IsMember({"sync", "interval"}));
+  serve->add_option("--io-threads", flags->server.io_threads, "I/O threads (0: one per core)")
+      ->check(CLI::Range(0, 256));
+  serve
+      ->add_option("--write-threads", flags->server.write_threads,
+                   "appends in flight at once (blocking threads)")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  serve->add_option("--heartbeat-ms", flags->heartbeat_ms, "heartbeat of idle subscriptions")
+      ->check(CLI::Range(10, 3600000))
+      ->capture_default_str();
+  serve->add_flag("--log-requests", flags->server.log_requests,
+                  "one JSON line per request on stderr");
+  serve->add_option("--max-event-bytes", flags->server.limits.max_event_bytes)
+      ->capture_default_str();
+  serve->add_option("--max-append-bytes", flags->server.limits.max_append_bytes)
+      ->capture_default_str();
+  serve->add_option("--max-append-events", flags->server.limits.max_append_events)
+      ->capture_default_str();
+  serve->callback([&cli, flags] {
+    cli.run = [&cli, flags]() -> int {
+      StoreOptions options;
+      options.durability =
+          flags->durability == "interval" ? Durability::kInterval : Durability::kSync;
+      options.limits = flags->server.limits;
+      const std::string url = !flags->store.empty()                     ? flags->store
+                              : cli.data.find(':') != std::string::npos ? cli.data
+                                                                        : "file:" + cli.data;
+      auto store = Store::Open(url, options);
+      if (!store.ok()) return cli.Fail(store.status());
+      flags->server.heartbeat = std::chrono::milliseconds(flags->heartbeat_ms);
+      Status s = server::RunServer(**store, flags->server);
+      if (!s.ok()) return cli.Fail(s);
+      return 0;
+    };
+  });
+}
+
+}  // namespace indelible::cli

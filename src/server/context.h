@@ -1,0 +1,49 @@
+// What every route and connection shares: the store, the options, the
+// pools and the registry used for shutdown.
+#pragma once
+
+#include <indelible/store.h>
+
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include "server/commit_watcher.h"
+#include "server/http.h"
+#include "server/metrics.h"
+#include "server/server.h"
+
+namespace indelible::server {
+
+class HttpSession;
+class EventStream;
+
+struct ServerContext {
+  ServerContext(Store& s, const ServerOptions& o, boost::asio::io_context& io)
+      : store(s),
+        options(o),
+        ioc(io),
+        blocking(static_cast<std::size_t>(o.write_threads)),
+        watcher(s) {}
+
+  Store& store;
+  const ServerOptions& options;
+  boost::asio::io_context& ioc;
+  // Appends and deletes block until their group commit syncs; they run here.
+  boost::asio::thread_pool blocking;
+  CommitWatcher watcher;
+  Metrics metrics;
+  Router router;
+  std::atomic<bool> stopping{false};
+
+  // Live connections and subscriptions, so shutdown can reach them. Weak:
+  // they own themselves.
+  std::mutex live_mu;
+  std::unordered_map<HttpSession*, std::weak_ptr<HttpSession>> sessions;  // GUARDED_BY(live_mu)
+  std::unordered_map<EventStream*, std::weak_ptr<EventStream>> streams;   // GUARDED_BY(live_mu)
+};
+
+}  // namespace indelible::server

@@ -1,0 +1,109 @@
+// The request/response plumbing shared by the routes: one Exchange per
+// request, and the Router that maps a method and path to a handler.
+#pragma once
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/http.hpp>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "indelible/status.h"
+
+namespace indelible::server {
+
+namespace http = boost::beast::http;
+using Request = http::request<http::string_body>;
+using Response = http::response<http::string_body>;
+
+class HttpSession;
+
+// One request awaiting its answer. Handlers get it on the connection's
+// strand and may answer later from any thread (Respond is thread-safe), or
+// take the socket over for a streaming answer (Server-Sent Events). An
+// exchange dropped without an answer answers 500, so a bug never leaves a
+// client hanging.
+class Exchange {
+ public:
+  Exchange(std::shared_ptr<HttpSession> session, Request request, std::vector<std::string> params,
+           std::multimap<std::string, std::string> query);
+  ~Exchange();
+  Exchange(const Exchange&) = delete;
+  Exchange& operator=(const Exchange&) = delete;
+
+  const Request& request() const { return request_; }
+  // The path segments the route's "{}" captured, percent-decoded.
+  const std::vector<std::string>& params() const { return params_; }
+  // Query parameters, percent-decoded; a key may repeat.
+  const std::multimap<std::string, std::string>& query() const { return query_; }
+  // The last value of a query parameter.
+  std::optional<std::string> Query(const std::string& key) const;
+  // Every value of a query parameter, comma-separated lists split.
+  std::vector<std::string> QueryList(const std::string& key) const;
+
+  void Respond(Response response);
+  // An error answer: the status for its code and {error, message, ...}.
+  void RespondError(const Status& status);
+  // The same with a status code of its own (415 for a wrong content type).
+  void RespondError(http::status code, const Status& status);
+  // Counts an error answered with a hand-made response.
+  void RecordError(ErrorCode code);
+  // A JSON answer.
+  void RespondJson(http::status status, std::string body);
+
+  // Takes the connection over (on the strand, inside the handler): the
+  // session stops reading requests and no Response may follow.
+  boost::asio::ip::tcp::socket TakeSocket();
+
+ private:
+  std::shared_ptr<HttpSession> session_;
+  Request request_;
+  std::vector<std::string> params_;
+  std::multimap<std::string, std::string> query_;
+  bool done_ = false;
+  // Keeps the I/O threads running while an answer is pending elsewhere (an
+  // append on the blocking pool), so shutdown finishes appends in flight.
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
+};
+
+using Handler = std::function<void(std::shared_ptr<Exchange>)>;
+
+// Routes by method and path pattern: segments are literals or "{}", which
+// matches one whole segment and hands it to the handler. Segments arrive
+// percent-decoded one by one, so "BANK_ACCOUNT%2F123" is one segment, the
+// stream "BANK_ACCOUNT/123".
+class Router {
+ public:
+  void Add(http::verb method, std::string_view pattern, Handler handler);
+
+  struct Match {
+    const Handler* handler = nullptr;  // null: see allowed
+    std::vector<std::string> params;
+    // Methods the path allows when the method did not match (405); empty
+    // when no route has this path (404).
+    std::vector<http::verb> allowed;
+  };
+  Match Find(http::verb method, const std::vector<std::string>& segments) const;
+
+ private:
+  struct Route {
+    http::verb method;
+    std::vector<std::string> segments;  // "{}" captures
+    Handler handler;
+  };
+  std::vector<Route> routes_;
+};
+
+// `text` as a JSON string literal, quotes included.
+std::string QuoteJson(std::string_view text);
+
+// The status code for an error code of our vocabulary.
+http::status HttpStatusFor(ErrorCode code);
+
+}  // namespace indelible::server

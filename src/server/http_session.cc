@@ -1,0 +1,228 @@
+#include "server/http_session.h"
+
+#include <fmt/format.h>
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/url/parse.hpp>
+#include <cstdio>
+
+#include "core/event_json.h"
+#include "server/routes.h"
+
+namespace indelible::server {
+
+namespace beast = boost::beast;
+namespace asio = boost::asio;
+
+HttpSession::HttpSession(asio::ip::tcp::socket socket, ServerContext& context)
+    : stream_(std::move(socket)), context_(context) {
+  context_.metrics.open_connections.fetch_add(1, std::memory_order_relaxed);
+}
+
+HttpSession::~HttpSession() {
+  context_.metrics.open_connections.fetch_sub(1, std::memory_order_relaxed);
+  std::lock_guard lock(context_.live_mu);
+  context_.sessions.erase(this);
+}
+
+void HttpSession::Start() {
+  {
+    std::lock_guard lock(context_.live_mu);
+    context_.sessions[this] = weak_from_this();
+  }
+  asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->ReadHeader(); });
+}
+
+void HttpSession::Stop() {
+  asio::post(stream_.get_executor(), [self = shared_from_this()] {
+    self->stopping_ = true;
+    if (!self->busy_ && !self->released_) self->Close();
+  });
+}
+
+void HttpSession::ReadHeader() {
+  if (stopping_ || context_.stopping.load()) return Close();
+  busy_ = false;
+  parser_.emplace();
+  parser_->header_limit(static_cast<std::uint32_t>(context_.options.max_header_bytes));
+  parser_->body_limit(2 * context_.options.limits.max_append_bytes);
+  stream_.expires_after(context_.options.idle_timeout);
+  http::async_read_header(
+      stream_, buffer_, *parser_,
+      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->OnHeader(ec); });
+}
+
+void HttpSession::OnHeader(beast::error_code ec) {
+  busy_ = true;
+  started_ = std::chrono::steady_clock::now();
+  if (ec == http::error::end_of_stream || ec == asio::error::connection_reset ||
+      ec == asio::error::operation_aborted || ec == beast::error::timeout)
+    return Close();
+  if (ec == http::error::header_limit)
+    return Reject(http::status::request_header_fields_too_large,
+                  Status::TooLarge("headers", fmt::format("request headers exceed {} bytes",
+                                                          context_.options.max_header_bytes)));
+  if (ec == http::error::body_limit) return RejectBody();
+  if (ec)
+    return Reject(http::status::bad_request,
+                  Status::Invalid("request", "malformed HTTP request: " + ec.message()));
+  const auto& header = parser_->get();
+  method_ = std::string(header.method_string());
+  target_ = std::string(header.target());
+  // curl and others wait for this before sending a body larger than 1 KiB.
+  if (beast::iequals(header[http::field::expect], "100-continue")) {
+    continue_line_ = fmt::format("HTTP/1.{} 100 Continue\r\n\r\n", header.version() % 10);
+    asio::async_write(stream_, asio::buffer(continue_line_),
+                      [self = shared_from_this()](beast::error_code ec2, std::size_t) {
+                        if (ec2) return self->Close();
+                        self->stream_.expires_after(std::chrono::seconds(60));
+                        http::async_read(
+                            self->stream_, self->buffer_, *self->parser_,
+                            [self](beast::error_code ec3, std::size_t) { self->OnBody(ec3); });
+                      });
+    return;
+  }
+  stream_.expires_after(std::chrono::seconds(60));
+  http::async_read(
+      stream_, buffer_, *parser_,
+      [self = shared_from_this()](beast::error_code ec2, std::size_t) { self->OnBody(ec2); });
+}
+
+void HttpSession::OnBody(beast::error_code ec) {
+  if (ec == http::error::body_limit) return RejectBody();
+  if (ec == asio::error::connection_reset || ec == asio::error::operation_aborted ||
+      ec == http::error::end_of_stream || ec == beast::error::timeout)
+    return Close();
+  if (ec)
+    return Reject(http::status::bad_request,
+                  Status::Invalid("request", "malformed HTTP request: " + ec.message()));
+  stream_.expires_never();
+  Dispatch(parser_->release());
+}
+
+void HttpSession::Dispatch(Request request) {
+  auto target = boost::urls::parse_origin_form(request.target());
+  if (!target) {
+    return Reject(http::status::bad_request,
+                  Status::Invalid("target", "the request target is not a valid path and query"));
+  }
+  std::vector<std::string> segments;
+  for (auto segment : target->segments()) segments.push_back(std::string(segment));
+  std::multimap<std::string, std::string> query;
+  for (auto param : target->params())
+    query.emplace(std::string(param.key), param.has_value ? std::string(param.value) : "");
+
+  const Router& router = context_.router;
+  Router::Match match = router.Find(request.method(), segments);
+  auto exchange = std::make_shared<Exchange>(shared_from_this(), std::move(request),
+                                             std::move(match.params), std::move(query));
+  if (match.handler != nullptr) return (*match.handler)(std::move(exchange));
+  if (match.allowed.empty())
+    return exchange->RespondError(Status::NotFound(
+        fmt::format("no route for {} {}; docs/HTTP.md lists the routes", method_, target_)));
+  std::string allow;
+  for (http::verb v : match.allowed) {
+    if (!allow.empty()) allow += ", ";
+    allow += std::string(http::to_string(v));
+  }
+  Response response(http::status::method_not_allowed, exchange->request().version());
+  response.set(http::field::allow, allow);
+  response.set(http::field::content_type, "application/json");
+  const Status error = Status::Invalid("method", fmt::format("{} is not allowed on {}; allowed: {}",
+                                                             method_, target->path(), allow));
+  context_.metrics.RecordError(error.code());
+  response.body() = StatusToJson(error);
+  exchange->Respond(std::move(response));
+}
+
+void HttpSession::Send(Response response) {
+  asio::post(stream_.get_executor(),
+             [self = shared_from_this(), r = std::move(response)]() mutable {
+               self->Write(std::move(r));
+             });
+}
+
+void HttpSession::RejectBody() {
+  Reject(http::status::payload_too_large,
+         Status::TooLarge("body", fmt::format("the request body is larger than {} bytes (twice the "
+                                              "append limit); split the append",
+                                              2 * context_.options.limits.max_append_bytes)));
+}
+
+void HttpSession::Reject(http::status status, const Status& error) {
+  context_.metrics.RecordError(error.code());
+  Response response(status, 11);
+  response.set(http::field::content_type, "application/json");
+  response.body() = StatusToJson(error);
+  // The rest of the request was not read: the connection cannot be reused.
+  response.keep_alive(false);
+  stopping_ = true;
+  Write(std::move(response));
+}
+
+void HttpSession::Write(Response response) {
+  if (released_) return;
+  const bool keep = parser_ && parser_->is_done() ? parser_->get().keep_alive() : false;
+  const bool closing = stopping_ || context_.stopping.load() || !keep;
+  response.set(http::field::server, "indelible");
+  response.keep_alive(!closing);
+  response.prepare_payload();
+  context_.metrics.RecordResponse(response.result_int());
+  if (context_.options.log_requests) {
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started_)
+            .count();
+    std::string line = fmt::format(
+        R"({{"method":{},"target":{},"status":{},"bytes":{},"ms":{:.3f}}})", QuoteJson(method_),
+        QuoteJson(target_), response.result_int(), response.body().size(), ms);
+    line += '\n';
+    std::fwrite(line.data(), 1, line.size(), stderr);
+  }
+  auto message = std::make_shared<Response>(std::move(response));
+  stream_.expires_after(std::chrono::seconds(60));
+  http::async_write(
+      stream_, *message,
+      [self = shared_from_this(), message, closing](beast::error_code ec, std::size_t) {
+        if (ec || closing) return self->Close();
+        self->ReadHeader();
+      });
+}
+
+asio::ip::tcp::socket HttpSession::ReleaseSocket() {
+  released_ = true;
+  stream_.expires_never();
+  return stream_.release_socket();
+}
+
+// Closes after a last answer. The peer may still be sending (a body we
+// refused): closing with unread data would reset the connection and could
+// destroy the answer before the peer reads it, so half-close, then read and
+// discard for a moment (bounded in time and bytes) before closing.
+void HttpSession::Close() {
+  if (released_ || closed_) return;
+  closed_ = true;
+  beast::error_code ec;
+  stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ec);
+  if (ec) {
+    stream_.socket().close(ec);
+    return;
+  }
+  Drain(0);
+}
+
+void HttpSession::Drain(std::size_t drained) {
+  constexpr std::size_t kMaxDrainBytes = 1 << 20;
+  stream_.expires_after(std::chrono::seconds(1));
+  stream_.async_read_some(asio::buffer(drain_buffer_), [self = shared_from_this(), drained](
+                                                           beast::error_code ec, std::size_t n) {
+    if (ec || drained + n > kMaxDrainBytes) {
+      beast::error_code ignored;
+      self->stream_.socket().close(ignored);
+      return;
+    }
+    self->Drain(drained + n);
+  });
+}
+
+}  // namespace indelible::server

@@ -1,0 +1,92 @@
+#include "server/metrics.h"
+
+#include <fmt/format.h>
+
+namespace indelible::server {
+
+void Metrics::RecordAppend(std::size_t events, std::size_t bytes,
+                           std::chrono::nanoseconds latency) {
+  appends_.fetch_add(1, std::memory_order_relaxed);
+  append_events_.fetch_add(events, std::memory_order_relaxed);
+  append_bytes_.fetch_add(bytes, std::memory_order_relaxed);
+  latency_sum_ns_.fetch_add(static_cast<std::uint64_t>(latency.count()), std::memory_order_relaxed);
+  const double seconds = std::chrono::duration<double>(latency).count();
+  std::size_t bucket = 0;
+  while (bucket < kBuckets.size() && seconds > kBuckets[bucket]) ++bucket;
+  latency_buckets_[bucket].fetch_add(1, std::memory_order_relaxed);
+}
+
+void Metrics::RecordError(ErrorCode code) {
+  const auto i = static_cast<std::size_t>(code);
+  if (i < errors_.size()) errors_[i].fetch_add(1, std::memory_order_relaxed);
+}
+
+void Metrics::RecordResponse(unsigned status) {
+  const std::size_t i = status >= 100 && status < 600 ? status / 100 - 1 : 5;
+  responses_[i].fetch_add(1, std::memory_order_relaxed);
+}
+
+std::string Metrics::Render(const Store& store) const {
+  auto load = [](const std::atomic<std::uint64_t>& a) { return a.load(std::memory_order_relaxed); };
+  std::string out;
+  auto counter = [&](std::string_view name, std::string_view help, std::uint64_t value) {
+    out += fmt::format("# HELP {0} {1}\n# TYPE {0} counter\n{0} {2}\n", name, help, value);
+  };
+  auto gauge = [&](std::string_view name, std::string_view help, double value) {
+    out += fmt::format("# HELP {0} {1}\n# TYPE {0} gauge\n{0} {2}\n", name, help, value);
+  };
+
+  counter("indelible_appends_total", "Appends acknowledged (idempotent replays included).",
+          load(appends_));
+  counter("indelible_append_events_total", "Events in acknowledged appends.", load(append_events_));
+  counter("indelible_append_bytes_total", "Bytes of acknowledged events, as the store counts them.",
+          load(append_bytes_));
+
+  out +=
+      "# HELP indelible_append_duration_seconds Time from a complete append request to its "
+      "acknowledgement.\n# TYPE indelible_append_duration_seconds histogram\n";
+  std::uint64_t cumulative = 0;
+  for (std::size_t i = 0; i < kBuckets.size(); ++i) {
+    cumulative += load(latency_buckets_[i]);
+    out += fmt::format("indelible_append_duration_seconds_bucket{{le=\"{}\"}} {}\n", kBuckets[i],
+                       cumulative);
+  }
+  cumulative += load(latency_buckets_.back());
+  out += fmt::format("indelible_append_duration_seconds_bucket{{le=\"+Inf\"}} {}\n", cumulative);
+  out += fmt::format("indelible_append_duration_seconds_sum {}\n",
+                     static_cast<double>(load(latency_sum_ns_)) / 1e9);
+  out += fmt::format("indelible_append_duration_seconds_count {}\n", cumulative);
+
+  const StoreStats stats = store.stats();
+  counter("indelible_store_commits_total", "Commits the store wrote.", stats.commits);
+  counter("indelible_store_events_total", "Events the store wrote.", stats.events);
+  counter("indelible_store_syncs_total", "Durable syncs that acknowledged commits.", stats.syncs);
+  gauge("indelible_store_events_per_sync", "Events written per durable sync since start.",
+        stats.syncs == 0 ? 0.0
+                         : static_cast<double>(stats.events) / static_cast<double>(stats.syncs));
+  gauge("indelible_store_last_position", "Position of the last committed event.",
+        static_cast<double>(store.LastPosition().value()));
+
+  gauge("indelible_http_connections_open", "Open HTTP connections (subscribers included).",
+        static_cast<double>(open_connections.load(std::memory_order_relaxed)));
+  gauge("indelible_subscribers", "Open Server-Sent Events subscriptions.",
+        static_cast<double>(subscribers.load(std::memory_order_relaxed)));
+
+  out +=
+      "# HELP indelible_errors_total Requests answered with an error, by kind.\n"
+      "# TYPE indelible_errors_total counter\n";
+  for (std::size_t i = 1; i < errors_.size(); ++i)
+    out += fmt::format("indelible_errors_total{{error=\"{}\"}} {}\n",
+                       ErrorCodeName(static_cast<ErrorCode>(i)), load(errors_[i]));
+  out +=
+      "# HELP indelible_http_responses_total Responses by status class.\n"
+      "# TYPE indelible_http_responses_total counter\n";
+  static constexpr std::array<std::string_view, 6> kClasses = {"1xx", "2xx", "3xx",
+                                                               "4xx", "5xx", "other"};
+  for (std::size_t i = 0; i < responses_.size(); ++i)
+    out += fmt::format("indelible_http_responses_total{{code=\"{}\"}} {}\n", kClasses[i],
+                       load(responses_[i]));
+  return out;
+}
+
+}  // namespace indelible::server

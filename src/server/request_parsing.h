@@ -1,0 +1,36 @@
+// Reading what a request asks for: expectations from If-Match and
+// If-None-Match, numbers from the query, the content type of writes. Each
+// error names the header or parameter and what is allowed.
+#pragma once
+
+#include <indelible/options.h>
+#include <indelible/result.h>
+#include <indelible/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "server/http.h"
+
+namespace indelible::server {
+
+// neither: any; If-Match "N": exactly(N); If-Match *: exists;
+// If-None-Match *: no_stream.
+Result<Expected> ExpectedFromHeaders(const Request& request);
+
+// `"N"`: the ETag of a stream whose last version is N.
+std::string ETagFor(StreamVersion version);
+
+// An integer query parameter in [min, max]; `fallback` when absent.
+Result<std::int64_t> IntegerParam(const Exchange& exchange, const std::string& key,
+                                  std::int64_t fallback, std::int64_t min, std::int64_t max);
+
+// Writes must send JSON: application/json, with parameters allowed. A write
+// without a Content-Type is taken as JSON.
+Status CheckJsonContentType(const Request& request);
+
+// category, prefix and type, repeated or comma-separated.
+AllFilter FilterFromQuery(const Exchange& exchange);
+
+}  // namespace indelible::server

@@ -1,0 +1,21 @@
+// The standard API of docs/HTTP.md, one function per group of routes.
+#pragma once
+
+#include "server/context.h"
+#include "server/http.h"
+
+namespace indelible::server {
+
+void AddStreamRoutes(Router& router, ServerContext& context);     // /streams/...
+void AddAllRoutes(Router& router, ServerContext& context);        // /all
+void AddSubscribeRoutes(Router& router, ServerContext& context);  // /subscribe/...
+void AddOpsRoutes(Router& router, ServerContext& context);        // /health, /metrics
+
+inline void AddStandardRoutes(Router& router, ServerContext& context) {
+  AddStreamRoutes(router, context);
+  AddAllRoutes(router, context);
+  AddSubscribeRoutes(router, context);
+  AddOpsRoutes(router, context);
+}
+
+}  // namespace indelible::server

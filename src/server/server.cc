@@ -1,0 +1,173 @@
+#include "server/server.h"
+
+#include <fmt/format.h>
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/strand.hpp>
+#include <condition_variable>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
+#include "server/context.h"
+#include "server/event_stream.h"
+#include "server/http_session.h"
+#include "server/routes.h"
+
+namespace indelible::server {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+Result<tcp::endpoint> ParseListen(const std::string& listen) {
+  const auto colon = listen.rfind(':');
+  const auto bad = [&] {
+    return Status::Invalid("listen",
+                           fmt::format("'{}' is not HOST:PORT (like 127.0.0.1:2113)", listen));
+  };
+  if (colon == std::string::npos) return bad();
+  std::string host = listen.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  int port = 0;
+  try {
+    std::size_t used = 0;
+    port = std::stoi(listen.substr(colon + 1), &used);
+    if (used != listen.size() - colon - 1 || port < 0 || port > 65535) return bad();
+  } catch (const std::exception&) {
+    return bad();
+  }
+  boost::system::error_code ec;
+  auto address = asio::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
+  if (ec)
+    return Status::Invalid("listen",
+                           fmt::format("'{}' is not an IP address: {}", host, ec.message()));
+  return tcp::endpoint(address, static_cast<unsigned short>(port));
+}
+
+class Listener : public std::enable_shared_from_this<Listener> {
+ public:
+  Listener(ServerContext& context, tcp::acceptor acceptor)
+      : context_(context), acceptor_(std::move(acceptor)) {}
+
+  void Accept() {
+    acceptor_.async_accept(
+        asio::make_strand(context_.ioc),
+        [self = shared_from_this()](boost::system::error_code ec, tcp::socket socket) {
+          if (ec == asio::error::operation_aborted || self->stopped_) return;
+          if (!ec) {
+            boost::system::error_code ignored;
+            socket.set_option(tcp::no_delay(true), ignored);
+            std::make_shared<HttpSession>(std::move(socket), self->context_)->Start();
+          }
+          // Out of descriptors or similar: keep accepting.
+          self->Accept();
+        });
+  }
+
+  void Stop() {
+    asio::post(acceptor_.get_executor(), [self = shared_from_this()] {
+      self->stopped_ = true;
+      boost::system::error_code ec;
+      self->acceptor_.close(ec);
+    });
+  }
+
+ private:
+  ServerContext& context_;
+  tcp::acceptor acceptor_;
+  bool stopped_ = false;
+};
+
+// Shutdown, in order: stop accepting and report "stopping" on /health;
+// close idle connections and subscriptions; let appends in flight finish
+// and their answers go out; then stop the I/O threads.
+void Shutdown(ServerContext& context, Listener& listener) {
+  context.stopping = true;
+  listener.Stop();
+  std::vector<std::shared_ptr<HttpSession>> sessions;
+  std::vector<std::shared_ptr<EventStream>> streams;
+  {
+    std::lock_guard lock(context.live_mu);
+    for (auto& [_, weak] : context.sessions)
+      if (auto s = weak.lock()) sessions.push_back(std::move(s));
+    for (auto& [_, weak] : context.streams)
+      if (auto s = weak.lock()) streams.push_back(std::move(s));
+  }
+  for (auto& s : sessions) s->Stop();
+  for (auto& s : streams) s->Stop();
+}
+
+}  // namespace
+
+Status RunServer(Store& store, const ServerOptions& options) {
+  auto endpoint = ParseListen(options.listen);
+  if (!endpoint.ok()) return endpoint.status();
+  const int threads = options.io_threads > 0
+                          ? options.io_threads
+                          : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  asio::io_context ioc(threads);
+  ServerContext context(store, options, ioc);
+  AddStandardRoutes(context.router, context);
+  if (options.extra_routes) options.extra_routes(context.router, context);
+
+  tcp::acceptor acceptor(ioc);
+  boost::system::error_code ec;
+  acceptor.open(endpoint->protocol(), ec);
+  if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor.bind(*endpoint, ec);
+  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec)
+    return Status::Unavailable(
+        fmt::format("cannot listen on {}: {}; is another server there? "
+                    "pick another with --listen",
+                    options.listen, ec.message()));
+  const tcp::endpoint bound = acceptor.local_endpoint();
+  auto listener = std::make_shared<Listener>(context, std::move(acceptor));
+  listener->Accept();
+
+  // After a signal, a watchdog gives connections kShutdownGrace to finish
+  // (a long poll may wait up to a minute otherwise), then stops the I/O.
+  constexpr auto kShutdownGrace = std::chrono::seconds(10);
+  std::mutex done_mu;
+  std::condition_variable done_cv;
+  bool done = false;
+  std::thread watchdog;
+  asio::signal_set signals(ioc, SIGINT, SIGTERM);
+  signals.async_wait([&](boost::system::error_code wait_ec, int) {
+    if (wait_ec) return;
+    std::fprintf(stderr, "indelible: shutting down: finishing appends in flight\n");
+    Shutdown(context, *listener);
+    watchdog = std::thread([&] {
+      std::unique_lock lock(done_mu);
+      if (!done_cv.wait_for(lock, kShutdownGrace, [&] { return done; })) ioc.stop();
+    });
+  });
+
+  // Scripts and tests wait for this line (with the port, when it was 0).
+  std::printf("listening on http://%s:%u\n", bound.address().to_string().c_str(),
+              static_cast<unsigned>(bound.port()));
+  std::fflush(stdout);
+
+  std::vector<std::thread> pool;
+  for (int i = 1; i < threads; ++i) pool.emplace_back([&ioc] { ioc.run(); });
+  // The I/O threads return once shutdown closed every connection and no
+  // answer is left to write: appends in flight hold their connection open
+  // until they are answered.
+  ioc.run();
+  for (auto& t : pool) t.join();
+  {
+    std::lock_guard lock(done_mu);
+    done = true;
+  }
+  done_cv.notify_all();
+  if (watchdog.joinable()) watchdog.join();
+  context.blocking.join();
+  context.watcher.Stop();
+  return Status::Ok();
+}
+
+}  // namespace indelible::server

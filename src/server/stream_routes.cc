@@ -1,0 +1,161 @@
+// /streams/{stream}: append (POST), read (GET), soft delete (DELETE), head.
+#include <fmt/format.h>
+
+#include <boost/asio/post.hpp>
+#include <boost/url/encode.hpp>
+#include <boost/url/rfc/pchars.hpp>
+
+#include "core/event_json.h"
+#include "server/request_parsing.h"
+#include "server/routes.h"
+
+namespace indelible::server {
+namespace {
+
+constexpr std::int64_t kMaxPage = 10000;
+
+std::string PathOf(const std::string& stream) {
+  return "/streams/" + boost::urls::encode(stream, boost::urls::pchars);
+}
+
+// The answer to a successful append or delete.
+void RespondAppended(Exchange& exchange, const AppendResult& result, http::status status) {
+  Response response(status, exchange.request().version());
+  response.set(http::field::content_type, "application/json");
+  response.set(http::field::etag, ETagFor(result.last_version));
+  response.set(http::field::location, PathOf(result.stream));
+  if (result.replayed) response.set("Idempotent-Replay", "true");
+  response.body() = AppendResultToJson(result);
+  exchange.Respond(std::move(response));
+}
+
+// A conflict carries the stream's current ETag when it has one.
+void RespondStoreError(Exchange& exchange, const Status& status) {
+  if (status.code() == ErrorCode::kConflict && status.actual_version()) {
+    exchange.RecordError(status.code());
+    Response response(http::status::conflict, exchange.request().version());
+    response.set(http::field::content_type, "application/json");
+    response.set(http::field::etag, ETagFor(StreamVersion(*status.actual_version())));
+    response.body() = StatusToJson(status);
+    exchange.Respond(std::move(response));
+    return;
+  }
+  exchange.RespondError(status);
+}
+
+void Append(ServerContext& context, std::shared_ptr<Exchange> exchange) {
+  const Request& request = exchange->request();
+  if (Status s = CheckJsonContentType(request); !s.ok())
+    return exchange->RespondError(http::status::unsupported_media_type, s);
+  auto expected = ExpectedFromHeaders(request);
+  if (!expected.ok()) return exchange->RespondError(expected.status());
+  auto events = EventsFromJson(request.body());
+  if (!events.ok()) return exchange->RespondError(events.status());
+  std::size_t bytes = 0;
+  for (const auto& e : *events) bytes += e.data.size() + e.metadata.size() + e.type.size();
+
+  // The append waits for its group commit's sync: off the I/O threads.
+  boost::asio::post(context.blocking, [&context, exchange, expected = *expected,
+                                       events = std::move(*events), bytes]() mutable {
+    const auto started = std::chrono::steady_clock::now();
+    const std::size_t count = events.size();
+    auto result = context.store.Append(exchange->params()[0], expected, std::move(events));
+    if (!result.ok()) return RespondStoreError(*exchange, result.status());
+    context.metrics.RecordAppend(count, bytes, std::chrono::steady_clock::now() - started);
+    RespondAppended(*exchange, *result, http::status::created);
+  });
+}
+
+void Delete(ServerContext& context, std::shared_ptr<Exchange> exchange) {
+  auto expected = ExpectedFromHeaders(exchange->request());
+  if (!expected.ok()) return exchange->RespondError(expected.status());
+  if (expected->kind() == Expected::Kind::kNoStream)
+    return exchange->RespondError(
+        Status::Invalid("If-None-Match", "a delete needs an existing stream; drop If-None-Match"));
+  boost::asio::post(context.blocking, [&context, exchange, expected = *expected] {
+    auto result = context.store.Delete(exchange->params()[0], expected);
+    if (!result.ok()) return RespondStoreError(*exchange, result.status());
+    RespondAppended(*exchange, *result, http::status::ok);
+  });
+}
+
+void Read(ServerContext& context, const std::shared_ptr<Exchange>& exchange) {
+  const std::string& stream = exchange->params()[0];
+  ReadStreamOptions options;
+  auto limit = IntegerParam(*exchange, "limit", 100, 1, kMaxPage);
+  if (!limit.ok()) return exchange->RespondError(limit.status());
+  auto from = IntegerParam(*exchange, "from", -1, 0, INT64_MAX);
+  if (!from.ok()) return exchange->RespondError(from.status());
+  if (*from >= 0) options.from = StreamVersion(*from);
+  if (auto direction = exchange->Query("direction")) {
+    if (*direction == "backward") {
+      options.direction = Direction::kBackward;
+    } else if (*direction != "forward") {
+      return exchange->RespondError(Status::Invalid(
+          "direction", fmt::format("'{}' is not a direction: forward or backward", *direction)));
+    }
+  }
+  if (auto include = exchange->Query("includeDeleted")) {
+    if (*include != "true" && *include != "false")
+      return exchange->RespondError(
+          Status::Invalid("includeDeleted", "includeDeleted is true or false"));
+    options.include_deleted = *include == "true";
+  }
+  // The head first: an ETag older than the events returned only costs the
+  // client a conflict, one newer would let it write on what it did not see.
+  auto head = context.store.Head(stream);
+  if (!head.ok()) return exchange->RespondError(head.status());
+  if (head->deleted && !options.include_deleted)
+    return exchange->RespondError(Status::NotFound(
+        fmt::format("stream '{}' was deleted; add includeDeleted=true to read it", stream), true));
+  // One more than asked, to know whether a next page exists.
+  options.limit = static_cast<std::size_t>(*limit) + 1;
+  auto cursor = context.store.ReadStream(stream, options);
+  if (!cursor.ok()) return exchange->RespondError(cursor.status());
+  std::string body = R"({"stream":)" + QuoteJson(stream) + R"(,"events":[)";
+  std::int64_t returned = 0;
+  std::optional<std::int64_t> next;
+  for (; (*cursor)->Valid(); (*cursor)->Next()) {
+    if (returned == *limit) {
+      next = (*cursor)->event().version.value();
+      break;
+    }
+    if (returned++ > 0) body += ',';
+    AppendEventJson((*cursor)->event(), &body);
+  }
+  if (!(*cursor)->status().ok()) return exchange->RespondError((*cursor)->status());
+  body += R"(],"nextVersion":)";
+  body += next ? std::to_string(*next) : "null";
+  body += '}';
+  Response response(http::status::ok, exchange->request().version());
+  response.set(http::field::content_type, "application/json");
+  response.set(http::field::etag, ETagFor(head->version));
+  response.body() = std::move(body);
+  exchange->Respond(std::move(response));
+}
+
+void Head(ServerContext& context, const std::shared_ptr<Exchange>& exchange) {
+  const std::string& stream = exchange->params()[0];
+  auto head = context.store.Head(stream);
+  if (!head.ok()) return exchange->RespondError(head.status());
+  Response response(http::status::ok, exchange->request().version());
+  response.set(http::field::content_type, "application/json");
+  response.set(http::field::etag, ETagFor(head->version));
+  response.body() = HeadToJson(stream, *head);
+  exchange->Respond(std::move(response));
+}
+
+}  // namespace
+
+void AddStreamRoutes(Router& router, ServerContext& context) {
+  router.Add(http::verb::post, "/streams/{}",
+             [&context](std::shared_ptr<Exchange> e) { Append(context, std::move(e)); });
+  router.Add(http::verb::get, "/streams/{}",
+             [&context](std::shared_ptr<Exchange> e) { Read(context, e); });
+  router.Add(http::verb::delete_, "/streams/{}",
+             [&context](std::shared_ptr<Exchange> e) { Delete(context, std::move(e)); });
+  router.Add(http::verb::get, "/streams/{}/head",
+             [&context](std::shared_ptr<Exchange> e) { Head(context, e); });
+}
+
+}  // namespace indelible::server
