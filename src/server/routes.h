@@ -10,6 +10,8 @@ void AddStreamRoutes(Router& router, ServerContext& context);     // /streams/..
 void AddAllRoutes(Router& router, ServerContext& context);        // /all
 void AddSubscribeRoutes(Router& router, ServerContext& context);  // /subscribe/...
 void AddOpsRoutes(Router& router, ServerContext& context);        // /health, /metrics
+// ServerOptions::routes, the program's own (custom_routes.cc).
+void AddCustomRoutes(Router& router, ServerContext& context);
 
 inline void AddStandardRoutes(Router& router, ServerContext& context) {
   AddStreamRoutes(router, context);

@@ -112,7 +112,7 @@ Status RunServer(Store& store, const ServerOptions& options) {
   asio::io_context ioc(threads);
   ServerContext context(store, options, ioc);
   AddStandardRoutes(context.router, context);
-  if (options.extra_routes) options.extra_routes(context.router, context);
+  AddCustomRoutes(context.router, context);
 
   tcp::acceptor acceptor(ioc);
   boost::system::error_code ec;

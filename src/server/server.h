@@ -10,6 +10,7 @@
 #pragma once
 
 #include <indelible/options.h>
+#include <indelible/server.h>
 #include <indelible/status.h>
 #include <indelible/store.h>
 
@@ -17,11 +18,9 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace indelible::server {
-
-class Router;
-struct ServerContext;
 
 struct ServerOptions {
   // HOST:PORT to listen on; port 0 picks a free one. The bound address is
@@ -42,9 +41,8 @@ struct ServerOptions {
   std::size_t max_header_bytes = 64 * 1024;
   // The store's limits; a request body may be twice max_append_bytes.
   Limits limits;
-  // Adds routes before the server starts (the todo example mounts its own
-  // beside the standard API). Called once, before listening.
-  std::function<void(Router&, ServerContext&)> extra_routes;
+  // Served beside the standard API (include/indelible/server.h).
+  std::vector<HttpRoute> routes;
 };
 
 // Serves `store` until SIGTERM/SIGINT, then stops accepting, lets in-flight

@@ -1,0 +1,36 @@
+// indelible-todo: the todo service of the reference design (todo_service.h),
+// with the standard API on the same port, so /streams/todo-{id} shows the
+// events behind each todo.
+#include <indelible/server.h>
+#include <indelible/store.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "todo_read_model.h"
+#include "todo_service.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"indelible-todo: a todo REST service on event streams"};
+  indelible::ServeOptions options;
+  std::string store_url = "file:./todo-data";
+  app.add_option("--listen", options.listen, "HOST:PORT to listen on (port 0: any free)")
+      ->capture_default_str();
+  app.add_option("--store", store_url, "store URL: file:PATH or memory:")->capture_default_str();
+  app.add_flag("--log-requests", options.log_requests, "one JSON line per request on stderr");
+  CLI11_PARSE(app, argc, argv);
+
+  auto store = indelible::Store::Open(store_url);
+  if (!store.ok()) {
+    std::fprintf(stderr, "indelible-todo: %s\n", store.status().ToString().c_str());
+    return 1;
+  }
+  todo::TodoReadModel model(**store);
+  options.routes = todo::TodoRoutes(**store, model);
+  indelible::Status served = indelible::Serve(**store, options);
+  if (!served.ok()) {
+    std::fprintf(stderr, "indelible-todo: %s\n", served.ToString().c_str());
+    return 1;
+  }
+  return 0;
+}
