@@ -8,6 +8,7 @@ declare -A allowed=(
   [core]="core"
   [storage]="core storage"
   [server]="core storage server"
+  [client]="core client"
   [cli]="core storage cli bench server client"
 )
 status=0
