@@ -12,6 +12,7 @@ void AddAdminVerbs(CLI::App& app, Cli& cli) {
       "check", "verify every record's checksum and every index of the data folder");
   check->callback([&cli] {
     cli.run = [&cli]() -> int {
+      if (Status s = cli.RequireLocal("check"); !s.ok()) return cli.Fail(s);
       auto store = cli.OpenReader();
       if (!store.ok()) return cli.Fail(store.status());
       Progress progress("check", 0);
@@ -39,7 +40,10 @@ void AddAdminVerbs(CLI::App& app, Cli& cli) {
   bench->set_help_flag();  // --help goes to the benchmarks' own parser
   bench->callback([&cli, bench, args] {
     *args = bench->remaining();
-    cli.run = [args] { return indelible::bench::Main(*args); };
+    cli.run = [&cli, args] {
+      if (Status s = cli.RequireLocal("bench"); !s.ok()) return cli.Fail(s);
+      return indelible::bench::Main(*args);
+    };
   });
 }
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "core/event_json.h"
+#include "indelible/client.h"
 
 namespace indelible::cli {
 
@@ -43,12 +44,24 @@ Result<std::unique_ptr<Store>> Open(const std::string& data, const StoreOptions&
 
 }  // namespace
 
-Result<std::unique_ptr<Store>> Cli::OpenStore() const { return Open(data, StoreOptions()); }
+Result<std::unique_ptr<Store>> Cli::OpenStore() const {
+  if (remote()) return OpenRemoteStore(url);
+  return Open(data, StoreOptions());
+}
 
 Result<std::unique_ptr<Store>> Cli::OpenReader() const {
+  if (remote()) return OpenRemoteStore(url);
   StoreOptions options;
   options.follower = true;
   return Open(data, options);
+}
+
+Status Cli::RequireLocal(std::string_view verb) const {
+  if (!remote()) return Status::Ok();
+  return Status::Invalid(
+      "url", fmt::format("{} works on a local data folder, not through a server: run `indelible "
+                         "--data DIR {}` on the machine that holds the folder",
+                         verb, verb));
 }
 
 int Cli::Fail(const Status& status) const {

@@ -16,14 +16,20 @@ int ExitCode(ErrorCode code);
 
 struct Cli {
   std::string data = "./indelible-data";  // --data
+  std::string url;                        // --url: a server instead of --data
   bool json = false;                      // --json
   // Set by the chosen verb's callback; main runs it after parsing.
   std::function<int()> run;
 
   // Writers open the store; readers open it as a follower, so a running
-  // `tail` or `export` never locks an `append` out of the folder.
+  // `tail` or `export` never locks an `append` out of the folder. With --url
+  // both are the server's store, reached through the HTTP client.
   Result<std::unique_ptr<Store>> OpenStore() const;
   Result<std::unique_ptr<Store>> OpenReader() const;
+  bool remote() const { return !url.empty(); }
+  // For verbs that work on a local folder only (check, bench): invalid,
+  // saying to use --data, when --url was given.
+  Status RequireLocal(std::string_view verb) const;
   // Prints the error (text or JSON) to stderr and returns its exit code.
   int Fail(const Status& status) const;
 };

@@ -53,10 +53,12 @@ int RunExport(const Cli& cli, const ExportArgs& args) {
 // Import keeps streams, versions, ids and timestamps: consecutive events of
 // one stream become one append expecting the version before them, so a
 // re-run is idempotent (same ids) and a clash with existing data is a
-// conflict, not a silent renumbering.
+// conflict, not a silent renumbering. Through a server (--url) timestamps
+// cannot be kept: the server stamps each event when it commits it.
 class Importer {
  public:
-  Importer(Store& store, const Limits& limits) : store_(store), limits_(limits) {}
+  Importer(Store& store, const Limits& limits, bool keep_timestamps)
+      : store_(store), limits_(limits), keep_timestamps_(keep_timestamps) {}
 
   Status Add(ExportedEvent exported) {
     const bool continues = !pending_.empty() && exported.stream == stream_ &&
@@ -90,7 +92,7 @@ class Importer {
           restarts ? Expected::no_stream() : Expected::exactly(StreamVersion(first_version_ - 1));
     }
     CommitOptions options;
-    options.keep_timestamps = true;
+    options.keep_timestamps = keep_timestamps_;
     options.allow_reserved = pending_.front().type == kDeletedEventType;
     std::vector<AppendRequest> appends;
     appends.push_back(AppendRequest{stream_, expected, std::move(pending_)});
@@ -105,6 +107,7 @@ class Importer {
   static constexpr std::size_t kMaxBatchEvents = 500;
   Store& store_;
   const Limits limits_;
+  const bool keep_timestamps_;
   std::string stream_;
   std::int64_t first_version_ = 0;
   std::int64_t next_version_ = 0;
@@ -126,7 +129,12 @@ int RunImport(const Cli& cli, const std::string& in_path) {
   }
   auto store = cli.OpenStore();
   if (!store.ok()) return cli.Fail(store.status());
-  Importer importer(**store, Limits{});
+  if (cli.remote())
+    std::fprintf(stderr,
+                 "indelible: note: through a server the events get the time of this import as "
+                 "their timestamps, and deleted streams new tombstone ids (the HTTP API cannot "
+                 "keep them); use --data to keep them\n");
+  Importer importer(**store, Limits{}, /*keep_timestamps=*/!cli.remote());
   Progress progress("import", 0);
   std::string line;
   std::uint64_t number = 0;

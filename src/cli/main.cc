@@ -9,8 +9,11 @@ int main(int argc, char** argv) {
   CLI::App app{"indelible: an event store. Append facts to streams, read them back."};
   app.require_subcommand(1);
   Cli cli;
-  app.add_option("--data", cli.data, "data folder of the embedded store (or a store URL)")
-      ->capture_default_str();
+  CLI::Option* data =
+      app.add_option("--data", cli.data, "data folder of the embedded store (or a store URL)")
+          ->capture_default_str();
+  app.add_option("--url", cli.url, "a server (http://HOST:PORT) to use instead of --data")
+      ->excludes(data);
   app.add_flag("--json", cli.json, "machine-readable output: one JSON value per line");
   indelible::cli::AddWriteVerbs(app, cli);
   indelible::cli::AddReadVerbs(app, cli);

@@ -27,7 +27,12 @@ std::optional<std::string> Base64Decode(std::string_view text) {
   namespace b64 = boost::beast::detail::base64;
   std::string out(b64::decoded_size(text.size()), '\0');
   auto [written, read] = b64::decode(out.data(), text.data(), text.size());
-  if (read != text.size()) return std::nullopt;
+  // Beast stops at the first '=' and does not count it as read: what is left
+  // must be the padding, at most two '=' completing a group of four.
+  const std::string_view rest = text.substr(read);
+  const bool padding_only =
+      rest.size() <= 2 && rest.find_first_not_of('=') == std::string_view::npos;
+  if (!padding_only || (!rest.empty() && text.size() % 4 != 0)) return std::nullopt;
   out.resize(written);
   return out;
 }

@@ -37,7 +37,9 @@ void HttpSession::Start() {
 void HttpSession::Stop() {
   asio::post(stream_.get_executor(), [self = shared_from_this()] {
     self->stopping_ = true;
-    if (!self->busy_ && !self->released_) self->Close();
+    // Idle between requests, a header read is pending: cancel it and let
+    // OnHeader close. Closing here would start a second read on the stream.
+    if (!self->busy_ && !self->released_ && !self->closed_) self->stream_.cancel();
   });
 }
 

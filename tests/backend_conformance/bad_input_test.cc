@@ -94,5 +94,18 @@ TEST_P(ConformanceTest, BadInputIsRejectedAndNothingIsWritten) {
   EXPECT_TRUE(store().Append("s", Expected::any(), {bytes}).ok());
 }
 
+// Reads name the malformed stream name as invalid (not "not found", which
+// would hide the caller's bug); the store's reserved names stay readable.
+TEST_P(ConformanceTest, ReadsOfMalformedStreamNamesAreInvalid) {
+  for (const std::string& name :
+       {std::string(), std::string(257, 'a'), std::string("bad\xC3("), std::string("bad\nname")}) {
+    EXPECT_EQ(store().Head(name).status().code(), ErrorCode::kInvalid) << name;
+    EXPECT_EQ(store().Head(name).status().field(), "stream") << name;
+    EXPECT_EQ(store().ReadStream(name).status().code(), ErrorCode::kInvalid) << name;
+  }
+  EXPECT_EQ(store().Head("$parked-x").status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(store().ReadStream("$parked-x").status().code(), ErrorCode::kNotFound);
+}
+
 }  // namespace
 }  // namespace indelible::conformance

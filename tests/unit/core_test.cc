@@ -110,6 +110,22 @@ TEST(EventJsonTest, ClientEventsNameTheBadField) {
   EXPECT_EQ(EventsFromJson("7").status().code(), ErrorCode::kInvalid);
 }
 
+TEST(EventJsonTest, Base64DataDecodesWithAndWithoutPadding) {
+  auto data_of = [](std::string_view base64) -> Result<std::string> {
+    auto events =
+        EventsFromJson(std::string(R"({"type":"Blob","contentType":"application/octet-stream",)") +
+                       R"("dataEncoding":"base64","data":")" + std::string(base64) + "\"}");
+    if (!events.ok()) return events.status();
+    return (*events)[0].data;
+  };
+  EXPECT_EQ(*data_of("AAEC"), std::string("\x00\x01\x02", 3));
+  EXPECT_EQ(*data_of("AAEC/w=="), std::string("\x00\x01\x02\xff", 4));
+  EXPECT_EQ(*data_of("AAEC//8="), std::string("\x00\x01\x02\xff\xff", 5));
+  EXPECT_EQ(*data_of(""), "");
+  for (const char* bad : {"AAEC/w=", "AAEC/w===", "AA=C", "AAEC*w==", "AAEC/w==x"})
+    EXPECT_EQ(data_of(bad).status().field(), "data") << bad;
+}
+
 TEST(StatusJsonTest, ConflictsCarryTheActualVersion) {
   EXPECT_EQ(StatusToJson(Status::Conflict("m", 4)),
             R"({"error":"conflict","message":"m","actualVersion":4})");

@@ -434,6 +434,9 @@ void EmbeddedStore::DecideAndStage(Writer& writer, Group& group) {
 }
 
 Result<StreamHead> EmbeddedStore::Head(std::string_view stream) {
+  // A name no append could have written is a caller's mistake, not a missing
+  // stream; reserved ($) names are readable (they hold the store's own streams).
+  if (Status valid = ValidateStreamName(stream, /*allow_reserved=*/true); !valid.ok()) return valid;
   std::string value;
   rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), heads(), ToSlice(stream), &value);
   if (s.IsNotFound())

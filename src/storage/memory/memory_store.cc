@@ -97,6 +97,9 @@ class MemoryStore final : public Store {
   }
 
   Result<StreamHead> Head(std::string_view stream) override {
+    // As the embedded engine: a malformed name is invalid, a reserved one readable.
+    if (Status valid = ValidateStreamName(stream, /*allow_reserved=*/true); !valid.ok())
+      return valid;
     std::lock_guard lock(mu_);
     auto it = streams_.find(std::string(stream));
     if (it == streams_.end())

@@ -1,0 +1,214 @@
+// Client: the C++ client of indelible's HTTP API (docs/HTTP.md), and a Store
+// that works through it (OpenRemoteStore), so code written against Store runs
+// against a server as well as against a local folder.
+//
+// Concurrency: a Client is safe for concurrent use by many threads without
+// external synchronization. Each call borrows an idle keep-alive connection
+// from the client's pool (or opens one) and gives it back when the answer has
+// been read, so calls from several threads run in parallel on separate
+// connections. A Subscription belongs to one thread. The Store returned by
+// OpenRemoteStore is thread-safe like every Store; its cursors belong to one
+// thread each.
+//
+// Lifetime: Subscriptions and cursors copy what they need; they may outlive
+// the Client or Store that made them.
+//
+// Errors: every call answers in the vocabulary of status.h. An HTTP error
+// answer maps back to its code with the server's message, field, actual
+// version (conflicts) and deleted flag, so callers cannot tell a remote error
+// from a local one. The transport adds two meanings: unavailable when the
+// server cannot be reached, does not answer within ClientOptions::timeout,
+// or drops the connection (safe to retry with the same event ids), and
+// internal when the server answers something that is not the API.
+//
+// Retries: Append gives every event without an id a random one before
+// sending, so an append is always safe to retry, and the client does so once
+// by itself when a reused keep-alive connection turns out to be closed by the
+// server before any answer. Deletes are never retried by the client.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "indelible/event.h"
+#include "indelible/options.h"
+#include "indelible/result.h"
+#include "indelible/status.h"
+#include "indelible/store.h"
+#include "indelible/types.h"
+
+namespace indelible {
+
+struct ClientOptions {
+  // The longest one request may take: connecting, sending, and reading the
+  // whole answer. A long poll (ReadAll with a wait) gets its wait on top.
+  // Past it the connection is closed and the call answers unavailable.
+  std::chrono::milliseconds timeout{30000};
+  // Idle keep-alive connections kept for reuse; a connection given back when
+  // this many are idle is closed instead.
+  std::size_t max_idle_connections = 8;
+};
+
+// The most events the server returns in one page (docs/HTTP.md). Larger
+// limits are cut to this.
+inline constexpr std::size_t kMaxPageEvents = 10000;
+
+// One page of a stream (GET /streams/{stream}).
+struct StreamPage {
+  std::string stream;
+  std::vector<RecordedEvent> events;
+  // Where the next page in the same direction starts; nullopt when the
+  // stream has no more events in that direction.
+  std::optional<StreamVersion> next_version;
+  // The stream's last version (the ETag), for an append with exactly(V).
+  StreamVersion last_version;
+};
+
+// One page of $all (GET /all).
+struct AllPage {
+  std::vector<RecordedEvent> events;
+  // The next position to read, past events the filter skipped: pass it as
+  // the next page's `from`, so paging never rescans.
+  Position next;
+};
+
+struct ServerHealth {
+  std::string status;      // "ok", "starting" or "stopping"
+  Position last_position;  // of the server's store
+};
+
+// Where a subscription starts. The first of these that is set wins.
+struct SubscribeOptions {
+  // Resume: only events after this position (sent as Last-Event-ID). Give
+  // the last position your handler finished with.
+  std::optional<Position> after;
+  // Only events committed after the subscription starts (from=end).
+  bool from_end = false;
+  // Otherwise, $all: the first position (0 or 1: the beginning) ...
+  Position from_position{1};
+  // ... or, for a stream: the first version.
+  StreamVersion from_version{0};
+  // $all only: category, stream prefix and type filters.
+  AllFilter filter;
+  // No byte at all (not even the server's heartbeat comment, every 15 s by
+  // default) for this long: the connection is taken for dead and reopened.
+  std::chrono::milliseconds idle_timeout{45000};
+};
+
+// A live subscription over Server-Sent Events: stored events first, then
+// new ones as they are committed, with no gap and no duplicate.
+//
+// Reconnection: when the connection drops (server restart, network, idle
+// timeout), Next() reopens it with Last-Event-ID set to last_position() and
+// goes on, so a caller never sees the seam. The server decides where a
+// resumed subscription continues; the client does not filter duplicates.
+//
+// Concurrency: one thread. Next() blocks at most its timeout, so the owner
+// can check its own stop flag between calls.
+class Subscription {
+ public:
+  virtual ~Subscription() = default;
+
+  // The next event, or nullopt when `timeout` passed without one.
+  // Errors: not_found or invalid from the server (bad stream name or filter)
+  // are final; unavailable when the server could not be reached within
+  // `timeout` (call Next again to keep trying; nothing is lost).
+  virtual Result<std::optional<RecordedEvent>> Next(std::chrono::milliseconds timeout) = 0;
+
+  // The position of the last event Next() returned (the `after` given, or 0,
+  // before the first): what to persist to resume later.
+  virtual Position last_position() const = 0;
+  // True once the server marked the switch from stored to live events on the
+  // current connection (the ": caught-up" comment).
+  virtual bool caught_up() const = 0;
+  // How many times the connection was reopened.
+  virtual std::uint64_t reconnects() const = 0;
+  // Drops the current connection now; the next Next() reconnects and
+  // resumes after last_position(). For callers that know the connection is
+  // bad, and for tests of resumption.
+  virtual void Disconnect() = 0;
+};
+
+class Client {
+ public:
+  // url: "http://HOST:PORT", optionally with a path prefix (a reverse proxy's
+  // "http://HOST:PORT/events"); the port defaults to 80. Opens one connection
+  // to check that the server is there. Errors: invalid (a malformed or https
+  // URL, field "url"), unavailable (cannot connect).
+  static Result<std::unique_ptr<Client>> Connect(std::string_view url,
+                                                 const ClientOptions& options = {});
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  // POST /streams/{stream}. `expected` travels as If-Match / If-None-Match.
+  // Events are checked here first (names, JSON, ids) with the errors the
+  // store gives; size limits are the server's. An idempotent retry answers
+  // the original result. AppendResult::first_position is derived from the
+  // answer's position (the events of one append are contiguous).
+  // Errors: as Store::Commit, and conflict with the stream's actual version.
+  Result<AppendResult> Append(std::string_view stream, Expected expected,
+                              std::vector<EventData> events);
+
+  // DELETE /streams/{stream}: a soft delete (tombstone). `expected` is any,
+  // exists or exactly(V); no_stream is invalid.
+  Result<AppendResult> Delete(std::string_view stream, Expected expected = Expected::any());
+
+  // GET /streams/{stream}/head. not_found if the stream never existed.
+  Result<StreamHead> Head(std::string_view stream);
+
+  // GET /streams/{stream}: one page of at most min(options.limit,
+  // kMaxPageEvents) events. not_found as Store::ReadStream.
+  Result<StreamPage> ReadStream(std::string_view stream, const ReadStreamOptions& options = {});
+
+  // GET /all: one page of at most min(options.limit, kMaxPageEvents) events.
+  // `wait` (at most 60 s) long-polls: with no event at or past options.from,
+  // the server answers when one is committed or when the wait is over (an
+  // empty page).
+  Result<AllPage> ReadAll(const ReadAllOptions& options = {},
+                          std::chrono::milliseconds wait = std::chrono::milliseconds(0));
+
+  // GET /health. A server that is starting or stopping answers unavailable.
+  Result<ServerHealth> Health();
+
+  // GET /subscribe/all and GET /subscribe/streams/{stream}. The connection
+  // opens on the first Next(), so these fail only on bad options.
+  Result<std::unique_ptr<Subscription>> SubscribeAll(const SubscribeOptions& options = {});
+  Result<std::unique_ptr<Subscription>> SubscribeStream(std::string_view stream,
+                                                        const SubscribeOptions& options = {});
+
+  // The URL given to Connect.
+  const std::string& url() const;
+
+ private:
+  struct Impl;
+  explicit Client(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// A Store whose every call is a request to the server at `url` (as
+// Client::Connect). What differs from a local store:
+// - Commit takes exactly one append (the HTTP API v1 appends to one stream per
+//   request); a commit over several streams is invalid. A commit of one
+//   `$deleted` event with allow_reserved is sent as DELETE (what
+//   Store::Delete does); the server then makes the tombstone's id itself.
+// - CommitOptions::keep_timestamps is invalid: the server stamps every event
+//   with its commit time and the API has no way to ask otherwise.
+// - ReadStream and ReadAll cursors read page by page (kRemotePageEvents at a
+//   time). A ReadAll cursor stops at the last position the server reported
+//   when the cursor was made, so it too sees no later commits.
+// - WaitForCommit long-polls GET /all?from=after+1&limit=1&waitMs=...
+// - LastPosition asks GET /health; if that fails it answers the last
+//   position it knew (it has no way to report an error).
+// - Check answers invalid (it verifies a local folder); stats() is zeros.
+inline constexpr std::size_t kRemotePageEvents = 500;
+Result<std::unique_ptr<Store>> OpenRemoteStore(std::string_view url,
+                                               const ClientOptions& options = {});
+
+}  // namespace indelible

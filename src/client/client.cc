@@ -1,0 +1,230 @@
+// Client: one method per route of docs/HTTP.md.
+#include "indelible/client.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "client/client_impl.h"
+#include "client/wire.h"
+#include "core/append_validation.h"
+
+namespace indelible {
+namespace {
+
+namespace http = client::http;
+using client::PercentEncode;
+
+constexpr std::chrono::milliseconds kMaxWait{60000};  // the server's waitMs limit
+
+std::string StreamPath(std::string_view stream) { return "/streams/" + PercentEncode(stream); }
+
+void AddQuery(std::string* target, std::string_view key, std::string_view value) {
+  target->push_back(target->find('?') == std::string::npos ? '?' : '&');
+  target->append(key);
+  target->push_back('=');
+  target->append(PercentEncode(value));
+}
+
+void AddFilterQuery(std::string* target, const AllFilter& filter) {
+  for (const auto& c : filter.categories) AddQuery(target, "category", c);
+  for (const auto& p : filter.stream_prefixes) AddQuery(target, "prefix", p);
+  for (const auto& t : filter.types) AddQuery(target, "type", t);
+}
+
+void SetExpected(client::Request& request, Expected expected) {
+  switch (expected.kind()) {
+    case Expected::Kind::kAny:
+      break;
+    case Expected::Kind::kNoStream:
+      request.set(http::field::if_none_match, "*");
+      break;
+    case Expected::Kind::kExists:
+      request.set(http::field::if_match, "*");
+      break;
+    case Expected::Kind::kExactly:
+      request.set(http::field::if_match, fmt::format("\"{}\"", expected.version().value()));
+      break;
+  }
+}
+
+// ok when the answer has the status `want`, else the error the answer says.
+Status Expect(const client::Response& answer, http::status want) {
+  if (answer.result() == want) return Status::Ok();
+  return client::StatusFromAnswer(answer.result_int(), answer.body());
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Client>> Client::Connect(std::string_view url,
+                                                const ClientOptions& options) {
+  auto endpoint = client::ParseUrl(url);
+  if (!endpoint.ok()) return endpoint.status();
+  auto impl = std::make_unique<Impl>(std::move(*endpoint), options);
+  auto connection = client::Connection::Open(impl->endpoint, options.timeout);
+  if (!connection.ok()) return connection.status();
+  impl->Release(std::move(*connection));
+  return std::unique_ptr<Client>(new Client(std::move(impl)));
+}
+
+Client::Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Client::~Client() = default;
+
+const std::string& Client::url() const { return impl_->endpoint.url; }
+
+Result<AppendResult> Client::Append(std::string_view stream, Expected expected,
+                                    std::vector<EventData> events) {
+  std::vector<AppendRequest> appends;
+  appends.push_back(AppendRequest{std::string(stream), expected, std::move(events)});
+  // The store's own checks, so bad input gets the errors it gets locally,
+  // events get their ids here (which makes the request safe to resend), and
+  // data and metadata are known to be JSON before they are copied into the
+  // body. Sizes are left to the server, whose limits may not be the defaults.
+  const Limits unlimited{SIZE_MAX, SIZE_MAX, SIZE_MAX};
+  if (Status s = ValidateCommit(appends, unlimited, CommitOptions{}); !s.ok()) return s;
+  client::Request request = impl_->MakeRequest(http::verb::post, StreamPath(stream));
+  SetExpected(request, expected);
+  request.set(http::field::content_type, kJsonContentType);
+  request.body() = client::EventsToJson(appends.front().events);
+  request.prepare_payload();
+  auto answer = impl_->Call(request, /*retry_safe=*/true);
+  if (!answer.ok()) return answer.status();
+  if (Status s = Expect(*answer, http::status::created); !s.ok()) return s;
+  return client::AppendResultFromJson(answer->body());
+}
+
+Result<AppendResult> Client::Delete(std::string_view stream, Expected expected) {
+  if (expected.kind() == Expected::Kind::kNoStream)
+    return Status::Invalid("expected", "delete expects any, exists or a version, not no_stream");
+  if (Status s = ValidateStreamName(stream); !s.ok()) return s;
+  client::Request request = impl_->MakeRequest(http::verb::delete_, StreamPath(stream));
+  SetExpected(request, expected);
+  // Not resent: without event ids a second tombstone could follow the first.
+  auto answer = impl_->Call(request, /*retry_safe=*/false);
+  if (!answer.ok()) return answer.status();
+  if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
+  return client::AppendResultFromJson(answer->body());
+}
+
+Result<StreamHead> Client::Head(std::string_view stream) {
+  if (Status s = ValidateStreamName(stream, /*allow_reserved=*/true); !s.ok()) return s;
+  auto answer = impl_->Call(impl_->MakeRequest(http::verb::get, StreamPath(stream) + "/head"),
+                            /*retry_safe=*/true);
+  if (!answer.ok()) return answer.status();
+  if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
+  return client::HeadFromJson(answer->body());
+}
+
+Result<StreamPage> Client::ReadStream(std::string_view stream, const ReadStreamOptions& options) {
+  if (Status s = ValidateStreamName(stream, /*allow_reserved=*/true); !s.ok()) return s;
+  std::string target = StreamPath(stream);
+  if (options.from) AddQuery(&target, "from", std::to_string(options.from->value()));
+  AddQuery(&target, "limit", std::to_string(std::min(options.limit, kMaxPageEvents)));
+  if (options.direction == Direction::kBackward) AddQuery(&target, "direction", "backward");
+  if (options.include_deleted) AddQuery(&target, "includeDeleted", "true");
+  auto answer = impl_->Call(impl_->MakeRequest(http::verb::get, target), /*retry_safe=*/true);
+  if (!answer.ok()) return answer.status();
+  if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
+  auto page = client::StreamPageFromJson(answer->body());
+  if (!page.ok()) return page.status();
+  auto etag = client::VersionFromETag((*answer)[http::field::etag]);
+  if (!etag.ok()) return etag.status();
+  page->last_version = *etag;
+  return page;
+}
+
+Result<AllPage> Client::ReadAll(const ReadAllOptions& options, std::chrono::milliseconds wait) {
+  std::string target = "/all";
+  AddQuery(&target, "from", std::to_string(std::max<std::uint64_t>(options.from.value(), 1)));
+  AddQuery(&target, "limit", std::to_string(std::min(options.limit, kMaxPageEvents)));
+  AddFilterQuery(&target, options.filter);
+  wait = std::clamp(wait, std::chrono::milliseconds(0), kMaxWait);
+  if (wait.count() > 0) AddQuery(&target, "waitMs", std::to_string(wait.count()));
+  auto answer = impl_->Call(impl_->MakeRequest(http::verb::get, target), /*retry_safe=*/true, wait);
+  if (!answer.ok()) return answer.status();
+  if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
+  return client::AllPageFromJson(answer->body());
+}
+
+Result<ServerHealth> Client::Health() {
+  auto answer = impl_->Call(impl_->MakeRequest(http::verb::get, "/health"), /*retry_safe=*/true);
+  if (!answer.ok()) return answer.status();
+  // 503 says "starting" or "stopping": an answer, not a failure, here.
+  if (answer->result() == http::status::service_unavailable) {
+    if (auto health = client::HealthFromJson(answer->body()); health.ok()) return health;
+  }
+  if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
+  return client::HealthFromJson(answer->body());
+}
+
+Result<std::unique_ptr<Subscription>> Client::SubscribeAll(const SubscribeOptions& options) {
+  std::string target = "/subscribe/all";
+  AddQuery(&target, "from",
+           std::to_string(std::max<std::uint64_t>(options.from_position.value(), 1)));
+  AddFilterQuery(&target, options.filter);
+  return client::MakeSseSubscription(impl_->endpoint, impl_->options, std::move(target), options);
+}
+
+Result<std::unique_ptr<Subscription>> Client::SubscribeStream(std::string_view stream,
+                                                              const SubscribeOptions& options) {
+  if (Status s = ValidateStreamName(stream, /*allow_reserved=*/true); !s.ok()) return s;
+  if (options.from_version.value() < 0)
+    return Status::Invalid("from_version", "a stream subscription starts at version 0 or later");
+  std::string target = "/subscribe/streams/" + PercentEncode(stream);
+  AddQuery(&target, "from", std::to_string(options.from_version.value()));
+  return client::MakeSseSubscription(impl_->endpoint, impl_->options, std::move(target), options);
+}
+
+// The pool.
+
+client::Request Client::Impl::MakeRequest(http::verb method, const std::string& target) const {
+  client::Request request(method, endpoint.base_path + target, 11);
+  request.set(http::field::host, endpoint.host_header);
+  request.set(http::field::user_agent, "indelible-client/0.1");
+  request.keep_alive(true);
+  return request;
+}
+
+Result<client::Response> Client::Impl::Call(const client::Request& request, bool retry_safe,
+                                            std::chrono::milliseconds extra) {
+  const auto timeout = options.timeout + extra;
+  for (int attempt = 0;; ++attempt) {
+    bool reused = false;
+    auto connection = Acquire(&reused);
+    if (!connection.ok()) return connection.status();
+    client::Response answer;
+    const client::NetError ec = (*connection)->RoundTrip(request, &answer, timeout);
+    if (!ec) {
+      Release(std::move(*connection));
+      return answer;
+    }
+    // A keep-alive connection the server closed while it sat in the pool
+    // (its idle timeout) fails on first use without the request being read.
+    if (reused && retry_safe && attempt == 0 && client::IsClosedByPeer(ec)) continue;
+    return Status::Unavailable(client::DescribeTransportError(endpoint, ec, timeout));
+  }
+}
+
+Result<std::unique_ptr<client::Connection>> Client::Impl::Acquire(bool* reused) {
+  {
+    std::lock_guard lock(mu_);
+    while (!idle_.empty()) {
+      std::unique_ptr<client::Connection> connection = std::move(idle_.back());
+      idle_.pop_back();
+      if (connection->Reusable()) {
+        *reused = true;
+        return connection;
+      }
+    }
+  }
+  *reused = false;
+  return client::Connection::Open(endpoint, options.timeout);
+}
+
+void Client::Impl::Release(std::unique_ptr<client::Connection> connection) {
+  if (!connection->Reusable()) return;
+  std::lock_guard lock(mu_);
+  if (idle_.size() < options.max_idle_connections) idle_.push_back(std::move(connection));
+}
+
+}  // namespace indelible

@@ -1,0 +1,25 @@
+// Cursors of the remote Store: they read page by page through a Client and
+// look, to the code that uses them, like a local store's cursors.
+#pragma once
+
+#include <memory>
+#include <string_view>
+
+#include "indelible/client.h"
+#include "indelible/store.h"
+
+namespace indelible::client {
+
+// Reads the first page now, so a missing or deleted stream is not_found
+// here, as Store::ReadStream promises.
+Result<std::unique_ptr<EventCursor>> OpenRemoteStreamCursor(std::shared_ptr<Client> client,
+                                                            std::string_view stream,
+                                                            const ReadStreamOptions& options);
+
+// Stops after position `end` (the server's last position when the cursor was
+// made), so the cursor sees no later commits, like a local one.
+Result<std::unique_ptr<EventCursor>> OpenRemoteAllCursor(std::shared_ptr<Client> client,
+                                                         const ReadAllOptions& options,
+                                                         Position end);
+
+}  // namespace indelible::client

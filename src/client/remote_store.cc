@@ -1,0 +1,114 @@
+// The Store over HTTP (OpenRemoteStore in client.h says what differs from a
+// local store, and why).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+#include "client/remote_cursors.h"
+#include "indelible/client.h"
+
+namespace indelible {
+namespace {
+
+constexpr std::chrono::milliseconds kMaxWait{60000};  // the server's waitMs limit
+
+class RemoteStore final : public Store {
+ public:
+  explicit RemoteStore(std::shared_ptr<Client> client) : client_(std::move(client)) {}
+
+  Result<CommitResult> Commit(std::vector<AppendRequest> appends,
+                              const CommitOptions& options) override {
+    if (options.keep_timestamps)
+      return Status::Invalid(
+          "keep_timestamps",
+          "the server stamps every event with its own commit time; the HTTP API cannot keep "
+          "original timestamps (use a local store, --data, to keep them)");
+    if (appends.size() != 1)
+      return Status::Invalid(
+          "appends", appends.empty()
+                         ? "a commit needs at least one append"
+                         : fmt::format("a commit over {} streams cannot be sent to a server: the "
+                                       "HTTP API (v1) appends to one stream per request",
+                                       appends.size()));
+    AppendRequest& append = appends.front();
+    // Store::Delete commits a tombstone; the API has a route for it.
+    const bool tombstone = options.allow_reserved && append.events.size() == 1 &&
+                           append.events.front().type == kDeletedEventType;
+    auto result = tombstone
+                      ? client_->Delete(append.stream, append.expected)
+                      : client_->Append(append.stream, append.expected, std::move(append.events));
+    if (!result.ok()) return result.status();
+    Remember(result->position);
+    CommitResult commit;
+    commit.position = result->position;
+    commit.appends.push_back(std::move(*result));
+    return commit;
+  }
+
+  Result<StreamHead> Head(std::string_view stream) override { return client_->Head(stream); }
+
+  Result<std::unique_ptr<EventCursor>> ReadStream(std::string_view stream,
+                                                  const ReadStreamOptions& options) override {
+    return client::OpenRemoteStreamCursor(client_, stream, options);
+  }
+
+  Result<std::unique_ptr<EventCursor>> ReadAll(const ReadAllOptions& options) override {
+    auto health = client_->Health();
+    if (!health.ok()) return health.status();
+    Remember(health->last_position);
+    return client::OpenRemoteAllCursor(client_, options, health->last_position);
+  }
+
+  Position LastPosition() const override {
+    if (auto health = client_->Health(); health.ok()) Remember(health->last_position);
+    return Position(last_known_.load());
+  }
+
+  Position WaitForCommit(Position after, std::chrono::milliseconds timeout) override {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      ReadAllOptions options;
+      options.from = after.next();
+      options.limit = 1;
+      auto page =
+          client_->ReadAll(options, std::clamp(left, std::chrono::milliseconds(0), kMaxWait));
+      if (page.ok() && !page->events.empty()) break;
+      if (left.count() <= 0) break;
+      // A failing server answers at once; do not turn the wait into a spin.
+      if (!page.ok()) std::this_thread::sleep_for(std::min(left, std::chrono::milliseconds(100)));
+    }
+    return LastPosition();
+  }
+
+  Status Check(const ProgressFn&) override {
+    return Status::Invalid("url",
+                           "check verifies a local data folder; run it with --data on the "
+                           "machine that holds the server's folder");
+  }
+
+ private:
+  void Remember(Position position) const {
+    std::uint64_t known = last_known_.load();
+    while (known < position.value() &&
+           !last_known_.compare_exchange_weak(known, position.value())) {
+    }
+  }
+
+  const std::shared_ptr<Client> client_;
+  mutable std::atomic<std::uint64_t> last_known_{0};
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> OpenRemoteStore(std::string_view url, const ClientOptions& options) {
+  auto client = Client::Connect(url, options);
+  if (!client.ok()) return client.status();
+  return std::unique_ptr<Store>(
+      std::make_unique<RemoteStore>(std::shared_ptr<Client>(std::move(*client))));
+}
+
+}  // namespace indelible

@@ -1,0 +1,324 @@
+// The C++ client (include/indelible/client.h) against the real `indelible
+// serve` on a free port, a fresh store per test. No stand-in for the server:
+// what the client maps and resumes is what the server really says.
+#include "indelible/client.h"
+
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <future>
+#include <memory>
+#include <thread>
+
+#include "testutil/server_process.h"
+#include "testutil/temp_dir.h"
+
+namespace indelible {
+namespace {
+
+using std::chrono::milliseconds;
+
+EventData Event(std::string type, std::string data = "{}", std::string id = "") {
+  EventData event;
+  event.type = std::move(type);
+  event.data = std::move(data);
+  if (!id.empty()) event.id = *EventId::Parse(id);
+  return event;
+}
+
+class ClientTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_ = std::make_unique<testutil::ServerProcess>(
+        INDELIBLE_PATH, std::vector<std::string>{"serve", "--store", "file:" + tmp_.Sub("data")});
+    ASSERT_TRUE(server_->Start()) << "the server did not start: " << server_->output();
+    auto client = Client::Connect(server_->url());
+    ASSERT_TRUE(client.ok()) << client.status().ToString();
+    client_ = std::move(*client);
+  }
+
+  // Appends `n` events of type T to `stream`, one append each.
+  void AppendSome(std::string_view stream, int n) {
+    for (int i = 0; i < n; ++i) {
+      auto r = client_->Append(stream, Expected::any(), {Event("T", std::to_string(i))});
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+    }
+  }
+
+  testutil::TempDir tmp_;
+  std::unique_ptr<testutil::ServerProcess> server_;
+  std::unique_ptr<Client> client_;
+};
+
+TEST_F(ClientTest, ConflictsCarryTheActualVersion) {
+  auto first = client_->Append("acc-1", Expected::no_stream(), {Event("Opened")});
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_EQ(first->last_version, StreamVersion(0));
+  EXPECT_EQ(first->position, Position(1));
+  EXPECT_EQ(first->first_position, Position(1));
+
+  auto again = client_->Append("acc-1", Expected::no_stream(), {Event("Opened")});
+  ASSERT_EQ(again.status().code(), ErrorCode::kConflict) << again.status().ToString();
+  EXPECT_EQ(again.status().actual_version(), std::optional<std::int64_t>(0));
+  auto stale = client_->Append("acc-1", Expected::exactly(StreamVersion(5)), {Event("X")});
+  ASSERT_EQ(stale.status().code(), ErrorCode::kConflict) << stale.status().ToString();
+  EXPECT_EQ(stale.status().actual_version(), std::optional<std::int64_t>(0));
+  EXPECT_FALSE(stale.status().message().empty());
+  auto missing = client_->Append("nobody", Expected::exists(), {Event("X")});
+  ASSERT_EQ(missing.status().code(), ErrorCode::kConflict) << missing.status().ToString();
+  EXPECT_EQ(missing.status().actual_version(), std::nullopt);
+
+  auto two = client_->Append("acc-1", Expected::exactly(StreamVersion(0)),
+                             {Event("A"), Event("B"), Event("C")});
+  ASSERT_TRUE(two.ok()) << two.status().ToString();
+  EXPECT_EQ(two->first_version, StreamVersion(1));
+  EXPECT_EQ(two->last_version, StreamVersion(3));
+  EXPECT_EQ(two->first_position, Position(2));
+  EXPECT_EQ(two->position, Position(4));
+
+  auto deleted = client_->Delete("acc-1", Expected::exactly(StreamVersion(3)));
+  ASSERT_TRUE(deleted.ok()) << deleted.status().ToString();
+  EXPECT_EQ(deleted->last_version, StreamVersion(4));
+  auto read = client_->ReadStream("acc-1");
+  EXPECT_EQ(read.status().code(), ErrorCode::kNotFound);
+  EXPECT_TRUE(read.status().deleted());
+  auto head = client_->Head("acc-1");
+  ASSERT_TRUE(head.ok()) << head.status().ToString();
+  EXPECT_TRUE(head->deleted);
+  EXPECT_EQ(head->version, StreamVersion(4));
+  auto exists = client_->Append("acc-1", Expected::exists(), {Event("X")});
+  EXPECT_EQ(exists.status().code(), ErrorCode::kConflict) << exists.status().ToString();
+}
+
+TEST_F(ClientTest, AnIdempotentRetryAnswersTheOriginalResult) {
+  const std::vector<EventData> events = {Event("A", "1", "0d6f2a52-8c1e-4d3b-9a57-3c2b1e0f9a11"),
+                                         Event("B", "2", "0d6f2a52-8c1e-4d3b-9a57-3c2b1e0f9a12")};
+  auto first = client_->Append("s", Expected::no_stream(), events);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  AppendSome("other", 1);
+  auto retry = client_->Append("s", Expected::no_stream(), events);
+  ASSERT_TRUE(retry.ok()) << retry.status().ToString();
+  EXPECT_EQ(retry->stream, first->stream);
+  EXPECT_EQ(retry->first_version, first->first_version);
+  EXPECT_EQ(retry->last_version, first->last_version);
+  EXPECT_EQ(retry->first_position, first->first_position);
+  EXPECT_EQ(retry->position, first->position);
+  auto head = client_->Head("s");
+  ASSERT_TRUE(head.ok());
+  EXPECT_EQ(head->version, StreamVersion(1));  // nothing written twice
+  // Only some of the ids: a conflict, not a retry.
+  auto partial = client_->Append("s", Expected::any(), {events[0], Event("C")});
+  EXPECT_EQ(partial.status().code(), ErrorCode::kConflict) << partial.status().ToString();
+}
+
+TEST_F(ClientTest, ReadsPageAndFilterAndKeepTheStoredBytes) {
+  const std::string stream = "BANK_ACCOUNT/1 \xc3\xa9?#%";
+  const std::string data = R"({"s":"q\"uote\\","n":[1,2,{"k":null}],"u":"é"})";
+  auto appended = client_->Append(stream, Expected::no_stream(), {Event("Opened", data)});
+  ASSERT_TRUE(appended.ok()) << appended.status().ToString();
+  EXPECT_EQ(appended->stream, stream);
+  AppendSome(stream, 4);
+  AppendSome("user-1", 2);
+
+  auto page = client_->ReadStream(stream, ReadStreamOptions{Direction::kForward, {}, 2, false});
+  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  ASSERT_EQ(page->events.size(), 2u);
+  EXPECT_EQ(page->events[0].data, data);
+  EXPECT_EQ(page->events[0].stream, stream);
+  EXPECT_EQ(page->next_version, StreamVersion(2));
+  EXPECT_EQ(page->last_version, StreamVersion(4));
+  auto back = client_->ReadStream(
+      stream, ReadStreamOptions{Direction::kBackward, StreamVersion(1), 10, false});
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_EQ(back->events.size(), 2u);
+  EXPECT_EQ(back->events[0].version, StreamVersion(1));
+  EXPECT_EQ(back->next_version, std::nullopt);
+
+  ReadAllOptions users;
+  users.filter.categories = {"user"};
+  auto all = client_->ReadAll(users);
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  ASSERT_EQ(all->events.size(), 2u);
+  EXPECT_EQ(all->events[0].position, Position(6));
+  EXPECT_EQ(all->next, Position(8));
+
+  // Through the Store interface, cursors page (500 at a time) past the first page.
+  auto store = OpenRemoteStore(server_->url());
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  std::vector<EventData> many;
+  for (int i = 0; i < 1000; ++i) many.push_back(Event("Bulk", std::to_string(i)));
+  ASSERT_TRUE((*store)->Append("bulk", Expected::no_stream(), std::move(many)).ok());
+  ASSERT_TRUE((*store)->Append("bulk", Expected::any(), {Event("Bulk", "1000")}).ok());
+  auto events = ReadStreamEvents(**store, "bulk");
+  ASSERT_TRUE(events.ok()) << events.status().ToString();
+  ASSERT_EQ(events->size(), 1001u);
+  EXPECT_EQ(events->back().data, "1000");
+  ReadAllOptions bulk;
+  bulk.filter.types = {"Bulk"};
+  bulk.from = Position(3);
+  bulk.limit = 700;
+  auto cursor = (*store)->ReadAll(bulk);
+  ASSERT_TRUE(cursor.ok()) << cursor.status().ToString();
+  std::size_t n = 0;
+  for (; (*cursor)->Valid(); (*cursor)->Next()) ++n;
+  EXPECT_TRUE((*cursor)->status().ok()) << (*cursor)->status().ToString();
+  EXPECT_EQ(n, 700u);
+  EXPECT_EQ((*cursor)->resume_from(), 8 + 700);
+}
+
+TEST_F(ClientTest, ReadAllLongPollsUntilACommit) {
+  AppendSome("s", 1);
+  const auto start = std::chrono::steady_clock::now();
+  auto empty = client_->ReadAll(ReadAllOptions{Position(2), 10, {}}, milliseconds(300));
+  ASSERT_TRUE(empty.ok()) << empty.status().ToString();
+  EXPECT_TRUE(empty->events.empty());
+  EXPECT_GE(std::chrono::steady_clock::now() - start, milliseconds(250));
+
+  auto waiting = std::async(std::launch::async, [&] {
+    return client_->ReadAll(ReadAllOptions{Position(2), 10, {}}, milliseconds(20000));
+  });
+  std::this_thread::sleep_for(milliseconds(200));
+  AppendSome("s", 1);  // a second connection from the pool, while the first waits
+  ASSERT_EQ(waiting.wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  auto page = waiting.get();
+  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  ASSERT_EQ(page->events.size(), 1u);
+  EXPECT_EQ(page->events[0].position, Position(2));
+
+  auto store = OpenRemoteStore(server_->url());
+  ASSERT_TRUE(store.ok());
+  EXPECT_EQ((*store)->LastPosition(), Position(2));
+  EXPECT_EQ((*store)->WaitForCommit(Position(1), milliseconds(10)), Position(2));
+}
+
+TEST_F(ClientTest, ASubscriptionResumesWithLastEventIdWithoutGapOrDuplicate) {
+  AppendSome("a-1", 3);
+  AppendSome("b-1", 2);
+  auto sub = client_->SubscribeAll();
+  ASSERT_TRUE(sub.ok()) << sub.status().ToString();
+  std::vector<std::uint64_t> seen;
+  auto take = [&](Subscription& s, std::size_t count) {
+    while (seen.size() < count) {
+      auto next = s.Next(milliseconds(5000));
+      ASSERT_TRUE(next.ok()) << next.status().ToString();
+      ASSERT_TRUE(next->has_value()) << "no event within 5 s after " << seen.size();
+      seen.push_back((*next)->position.value());
+    }
+  };
+  take(**sub, 3);
+  (*sub)->Disconnect();
+  AppendSome("a-1", 2);  // while nobody listens
+  take(**sub, 7);
+  EXPECT_EQ((*sub)->reconnects(), 1u);
+  auto idle = (*sub)->Next(milliseconds(300));  // caught up: nothing more
+  ASSERT_TRUE(idle.ok());
+  EXPECT_FALSE(idle->has_value());
+  EXPECT_TRUE((*sub)->caught_up());
+  std::thread writer([&] {
+    std::this_thread::sleep_for(milliseconds(100));
+    AppendSome("b-1", 1);
+  });
+  take(**sub, 8);  // live
+  writer.join();
+  EXPECT_EQ(seen, (std::vector<std::uint64_t>{1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ((*sub)->last_position(), Position(8));
+
+  // A new subscription resuming after a stored position, filtered.
+  SubscribeOptions resume;
+  resume.after = Position(3);
+  resume.filter.categories = {"a"};
+  auto later = client_->SubscribeAll(resume);
+  ASSERT_TRUE(later.ok());
+  seen.clear();
+  take(**later, 2);
+  EXPECT_EQ(seen, (std::vector<std::uint64_t>{6, 7}));
+
+  // A stream subscription: ids are positions there too.
+  auto stream = client_->SubscribeStream("b-1");
+  ASSERT_TRUE(stream.ok());
+  seen.clear();
+  take(**stream, 2);
+  (*stream)->Disconnect();
+  take(**stream, 3);
+  EXPECT_EQ(seen, (std::vector<std::uint64_t>{4, 5, 8}));
+}
+
+TEST_F(ClientTest, ASubscriptionFromTheEndSeesOnlyNewEvents) {
+  AppendSome("s", 2);
+  SubscribeOptions options;
+  options.from_end = true;
+  auto sub = client_->SubscribeStream("s", options);
+  ASSERT_TRUE(sub.ok());
+  auto nothing = (*sub)->Next(milliseconds(300));  // connects; pins the end at 2
+  ASSERT_TRUE(nothing.ok()) << nothing.status().ToString();
+  EXPECT_FALSE(nothing->has_value());
+  (*sub)->Disconnect();
+  AppendSome("s", 1);  // while disconnected: still after the pinned end
+  auto next = (*sub)->Next(milliseconds(5000));
+  ASSERT_TRUE(next.ok()) << next.status().ToString();
+  ASSERT_TRUE(next->has_value());
+  EXPECT_EQ((*next)->position, Position(3));
+  EXPECT_EQ((*next)->version, StreamVersion(2));
+}
+
+TEST_F(ClientTest, TheRemoteStoreRefusesWhatHttpCannotCarry) {
+  auto store = OpenRemoteStore(server_->url());
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  std::vector<AppendRequest> two;
+  two.push_back(AppendRequest{"a", Expected::any(), {Event("T")}});
+  two.push_back(AppendRequest{"b", Expected::any(), {Event("T")}});
+  auto multi = (*store)->Commit(std::move(two));
+  EXPECT_EQ(multi.status().code(), ErrorCode::kInvalid);
+  EXPECT_NE(multi.status().message().find("one stream per request"), std::string::npos);
+  std::vector<AppendRequest> one;
+  one.push_back(AppendRequest{"a", Expected::any(), {Event("T")}});
+  CommitOptions keep;
+  keep.keep_timestamps = true;
+  EXPECT_EQ((*store)->Commit(std::move(one), keep).status().code(), ErrorCode::kInvalid);
+  EXPECT_EQ((*store)->Check().code(), ErrorCode::kInvalid);
+  EXPECT_EQ((*store)->LastPosition(), Position(0));  // nothing was written
+  // Store::Delete goes through Commit and becomes DELETE.
+  ASSERT_TRUE((*store)->Append("a", Expected::any(), {Event("T")}).ok());
+  auto deleted = (*store)->Delete("a", Expected::exactly(StreamVersion(0)));
+  ASSERT_TRUE(deleted.ok()) << deleted.status().ToString();
+  EXPECT_EQ(deleted->last_version, StreamVersion(1));
+}
+
+TEST_F(ClientTest, TransportFailuresAreUnavailable) {
+  EXPECT_EQ(Client::Connect("https://127.0.0.1:1").status().code(), ErrorCode::kInvalid);
+  EXPECT_EQ(Client::Connect("http://127.0.0.1:99999").status().field(), "url");
+  auto bad = client_->Append("s", Expected::any(), {Event("T", "{not json")});
+  EXPECT_EQ(bad.status().code(), ErrorCode::kInvalid);
+  EXPECT_EQ(bad.status().field(), "events[0].data");
+
+  // A server that accepts connections but never answers: the timeout ends it.
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(address);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&address), length), 0);
+  ASSERT_EQ(::listen(fd, 8), 0);
+  ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length), 0);
+  ClientOptions quick;
+  quick.timeout = milliseconds(300);
+  auto silent =
+      Client::Connect("http://127.0.0.1:" + std::to_string(ntohs(address.sin_port)), quick);
+  ASSERT_TRUE(silent.ok()) << silent.status().ToString();
+  const auto start = std::chrono::steady_clock::now();
+  auto head = (*silent)->Head("s");
+  EXPECT_EQ(head.status().code(), ErrorCode::kUnavailable) << head.status().ToString();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(3000));
+  ::close(fd);
+
+  const std::string url = server_->url();
+  server_->Kill();
+  EXPECT_EQ(client_->Head("s").status().code(), ErrorCode::kUnavailable);
+  EXPECT_EQ(Client::Connect(url).status().code(), ErrorCode::kUnavailable);
+}
+
+}  // namespace
+}  // namespace indelible

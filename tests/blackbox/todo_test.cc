@@ -1,0 +1,125 @@
+// indelible-todo end to end: the real binary on a free port, its whole
+// REST flow as DESIGN.md states it, the standard API on the same port, and
+// the read side (a projection fed by a subscription) rebuilt after a restart.
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <chrono>
+#include <memory>
+#include <thread>
+
+#include "server_fixture.h"
+
+namespace indelible {
+namespace {
+
+class TodoTest : public ::testing::Test {
+ protected:
+  void SetUp() override { Start(); }
+
+  void Start() {
+    if (server_) server_->Kill();
+    server_ = std::make_unique<testutil::ServerProcess>(
+        INDELIBLE_TODO_PATH, std::vector<std::string>{"--store", "file:" + tmp_.Sub("data")});
+    ASSERT_TRUE(server_->Start()) << "indelible-todo did not start: " << server_->output();
+    http_ = std::make_unique<HttpClient>(server_->port());
+  }
+
+  HttpClient& http() { return *http_; }
+
+  HttpResponse Create(const std::string& id, const std::string& title) {
+    return http().Post(
+        "/todo", R"({"id":")" + id + R"(","title":")" + title + R"(","message":"from the test"})");
+  }
+
+  // The titles the read side lists, once it shows `expected` todos (the
+  // projection follows the log asynchronously).
+  std::vector<std::string> ListedTitles(std::size_t expected) {
+    std::vector<std::string> titles;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      titles.clear();
+      const json::value body = http().Get("/todo").Json();
+      if (body.is_object() && body.as_object().contains("todos")) {
+        for (const auto& todo : body.at("todos").as_array())
+          titles.push_back(std::string(todo.at("title").as_string()));
+      }
+      if (titles.size() == expected) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return titles;
+  }
+
+  testutil::TempDir tmp_;
+  std::unique_ptr<testutil::ServerProcess> server_;
+  std::unique_ptr<HttpClient> http_;
+};
+
+TEST_F(TodoTest, TheWholeReferenceFlow) {
+  const std::string id = NewUuid();
+  const std::string path = "/todo/" + id;
+
+  HttpResponse created = Create(id, "milk");
+  ASSERT_EQ(created.status, 201u) << created.body;
+  EXPECT_EQ(created.Header("ETag"), "\"0\"");
+  EXPECT_EQ(Member(created.Json(), "title"), "\"milk\"");
+  EXPECT_TRUE(IsError(Create(id, "again"), 409, "conflict"));
+
+  HttpResponse got = http().Get(path);
+  ASSERT_EQ(got.status, 200u) << got.body;
+  EXPECT_EQ(got.Header("ETag"), "\"0\"");
+  EXPECT_EQ(Member(got.Json(), "message"), "\"from the test\"");
+
+  HttpResponse updated = http().Post(path, R"({"title":"oat milk"})", {{"If-Match", "\"0\""}});
+  ASSERT_EQ(updated.status, 200u) << updated.body;
+  EXPECT_EQ(updated.Header("ETag"), "\"1\"");
+  EXPECT_EQ(Member(updated.Json(), "title"), "\"oat milk\"");
+
+  HttpResponse stale = http().Post(path, R"({"title":"soy milk"})", {{"If-Match", "\"0\""}});
+  EXPECT_TRUE(IsError(stale, 409, "conflict"));
+  EXPECT_EQ(stale.Header("ETag"), "\"1\"") << "a conflict tells the current version";
+  EXPECT_EQ(http().Post(path, R"({"title":"soy milk"})").status, 428u);
+
+  const std::string unknown = "/todo/" + NewUuid();
+  EXPECT_TRUE(IsError(http().Get(unknown), 404, "not_found"));
+  EXPECT_EQ(http().Post(unknown, R"({"title":"x"})", {{"If-Match", "\"0\""}}).status, 404u);
+
+  HttpResponse deleted = http().Delete(path, {{"If-Match", "\"1\""}});
+  ASSERT_EQ(deleted.status, 200u) << deleted.body;
+  EXPECT_EQ(deleted.Header("ETag"), "\"2\"");
+  EXPECT_TRUE(IsError(http().Get(path), 404, "not_found"));
+  EXPECT_EQ(http().Post(path, R"({"title":"x"})", {{"If-Match", "\"2\""}}).status, 404u);
+
+  // The events stay, readable with the standard API on the same port.
+  HttpResponse events = http().Get("/streams/todo-" + id);
+  ASSERT_EQ(events.status, 200u) << events.body;
+  std::vector<std::string> types;
+  for (const auto& event : EventsOf(events.Json())) types.push_back(StringOf(event, "type"));
+  EXPECT_EQ(types, (std::vector<std::string>{"Todo.Created", "Todo.Updated", "Todo.Deleted"}));
+  EXPECT_EQ(events.Header("ETag"), "\"2\"");
+}
+
+TEST_F(TodoTest, BadCommandsAre4xxAndWriteNothing) {
+  EXPECT_TRUE(IsError(http().Post("/todo", R"({"id":"not-a-uuid","title":"x"})"), 400, "invalid"));
+  EXPECT_TRUE(IsError(http().Post("/todo", R"({"id":")" + NewUuid() + R"("})"), 400, "invalid"));
+  EXPECT_TRUE(IsError(http().Post("/todo", "{oops"), 400, "invalid"));
+  const std::string id = NewUuid();
+  ASSERT_EQ(Create(id, "milk").status, 201u);
+  EXPECT_EQ(http().Post("/todo/" + id, R"({"title":"x"})", {{"If-Match", "zero"}}).status, 400u);
+  const HttpResponse all = http().Get("/all");
+  EXPECT_EQ(EventsOf(all.Json()).size(), 1u) << all.body;
+}
+
+TEST_F(TodoTest, TheReadSideFollowsAndIsRebuiltAfterARestart) {
+  const std::string first = NewUuid(), second = NewUuid();
+  ASSERT_EQ(Create(first, "milk").status, 201u);
+  ASSERT_EQ(Create(second, "bread").status, 201u);
+  ASSERT_EQ(http().Delete("/todo/" + first, {{"If-Match", "\"0\""}}).status, 200u);
+  EXPECT_EQ(ListedTitles(1), (std::vector<std::string>{"bread"}));
+
+  ASSERT_NO_FATAL_FAILURE(Start());
+  EXPECT_EQ(ListedTitles(1), (std::vector<std::string>{"bread"}));
+  EXPECT_EQ(http().Get("/todo/" + second).status, 200u);
+}
+
+}  // namespace
+}  // namespace indelible
