@@ -63,8 +63,9 @@ struct ServeOptions {
   std::string listen = "127.0.0.1:2113";
   // 0: one per core.
   int io_threads = 0;
-  // Appends (and extra-route handlers) in flight at once; each is a
-  // sleeping thread most of the time, so this can be large.
+  // Deletes and extra-route handlers in flight at once (appends of the
+  // standard API are batched without a thread each); each is a sleeping
+  // thread most of the time, so this can be large.
   int write_threads = 128;
   // A comment line on idle subscriptions, so proxies keep them open.
   std::chrono::milliseconds heartbeat{15000};

@@ -93,6 +93,12 @@ class EventCursor {
   virtual std::int64_t resume_from() const = 0;
 };
 
+// One commit of Store::CommitEach.
+struct CommitRequest {
+  std::vector<AppendRequest> appends;
+  CommitOptions options;
+};
+
 class Store {
  public:
   // Opens (creating if needed) the store named by url:
@@ -118,6 +124,13 @@ class Store {
   // version), unavailable (storage failure; safe to retry with the same ids).
   virtual Result<CommitResult> Commit(std::vector<AppendRequest> appends,
                                       const CommitOptions& options = {}) = 0;
+
+  // Several independent commits in one call: each is all or nothing on its
+  // own, one failing does not affect the others, and the results come in
+  // order. The embedded engine gives them as few group commits (syncs) as it
+  // can, so a server can gather many clients' appends without a blocked
+  // thread for each. The default runs Commit for each in turn.
+  virtual std::vector<Result<CommitResult>> CommitEach(std::vector<CommitRequest> commits);
 
   // One stream: Commit({{stream, expected, events}}).
   Result<AppendResult> Append(std::string stream, Expected expected, std::vector<EventData> events);

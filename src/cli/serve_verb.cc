@@ -29,7 +29,7 @@ void AddServeVerb(CLI::App& app, Cli& cli) {
       ->check(CLI::Range(0, 256));
   serve
       ->add_option("--write-threads", flags->server.write_threads,
-                   "appends in flight at once (blocking threads)")
+                   "deletes and custom-route handlers in flight at once (blocking threads)")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
   serve->add_option("--heartbeat-ms", flags->heartbeat_ms, "heartbeat of idle subscriptions")

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "server/append_batcher.h"
 #include "server/commit_watcher.h"
 #include "server/http.h"
 #include "server/metrics.h"
@@ -27,13 +28,19 @@ struct ServerContext {
         options(o),
         ioc(io),
         blocking(static_cast<std::size_t>(o.write_threads)),
+        batcher(s, kCommitters),
         watcher(s) {}
+
+  // Two, so one gathers the next batch while the other's group syncs.
+  static constexpr int kCommitters = 2;
 
   Store& store;
   const ServerOptions& options;
   boost::asio::io_context& ioc;
-  // Appends and deletes block until their group commit syncs; they run here.
+  // Deletes and custom routes block on the store (a group commit's sync):
+  // they run here. Appends go through the batcher.
   boost::asio::thread_pool blocking;
+  AppendBatcher batcher;
   CommitWatcher watcher;
   Metrics metrics;
   Router router;

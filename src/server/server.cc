@@ -165,6 +165,7 @@ Status RunServer(Store& store, const ServerOptions& options) {
   }
   done_cv.notify_all();
   if (watchdog.joinable()) watchdog.join();
+  context.batcher.Stop();
   context.blocking.join();
   context.watcher.Stop();
   return Status::Ok();

@@ -3,10 +3,11 @@
 // Concurrency: RunServer() blocks the calling thread until the server stops
 // (SIGTERM/SIGINT or a fatal error). Inside, `io_threads` threads run every
 // socket asynchronously (Boost.Asio), so idle keep-alive connections and
-// subscribers cost memory, not threads. Appends and deletes wait for their
-// group commit's sync, so they run on a pool of `write_threads` blocking
-// threads instead of the I/O threads; concurrent appends from many
-// connections then share syncs, as they do in the library.
+// subscribers cost memory, not threads. Appends wait for their group
+// commit's sync off the I/O threads: an AppendBatcher hands everything
+// queued to the store as one CommitEach, so concurrent appends from many
+// connections share syncs. Deletes and custom routes block on a pool of
+// `write_threads` threads.
 #pragma once
 
 #include <indelible/options.h>
@@ -28,8 +29,8 @@ struct ServerOptions {
   std::string listen = "127.0.0.1:2113";
   // 0: one per core.
   int io_threads = 0;
-  // Appends in flight at once; more wait in a queue. Each is a sleeping
-  // thread most of the time, so this can be large.
+  // Deletes and custom-route handlers in flight at once; more wait in a
+  // queue. Each is a sleeping thread most of the time, so this can be large.
   int write_threads = 128;
   // A comment line on idle subscriptions, so proxies keep them open.
   std::chrono::milliseconds heartbeat{15000};

@@ -54,16 +54,18 @@ void Append(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   std::size_t bytes = 0;
   for (const auto& e : *events) bytes += e.data.size() + e.metadata.size() + e.type.size();
 
-  // The append waits for its group commit's sync: off the I/O threads.
-  boost::asio::post(context.blocking, [&context, exchange, expected = *expected,
-                                       events = std::move(*events), bytes]() mutable {
-    const auto started = std::chrono::steady_clock::now();
-    const std::size_t count = events.size();
-    auto result = context.store.Append(exchange->params()[0], expected, std::move(events));
-    if (!result.ok()) return RespondStoreError(*exchange, result.status());
-    context.metrics.RecordAppend(count, bytes, std::chrono::steady_clock::now() - started);
-    RespondAppended(*exchange, *result, http::status::created);
-  });
+  // The append waits for its group commit's sync: the batcher gathers it
+  // with the other connections' appends, off the I/O threads.
+  CommitRequest commit;
+  commit.appends.push_back(AppendRequest{exchange->params()[0], *expected, std::move(*events)});
+  const std::size_t count = commit.appends.front().events.size();
+  context.batcher.Submit(
+      std::move(commit), [&context, exchange, count, bytes,
+                          started = std::chrono::steady_clock::now()](Result<CommitResult> result) {
+        if (!result.ok()) return RespondStoreError(*exchange, result.status());
+        context.metrics.RecordAppend(count, bytes, std::chrono::steady_clock::now() - started);
+        RespondAppended(*exchange, result->appends.front(), http::status::created);
+      });
 }
 
 void Delete(ServerContext& context, std::shared_ptr<Exchange> exchange) {

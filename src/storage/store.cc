@@ -19,6 +19,13 @@ Result<std::unique_ptr<Store>> Store::Open(std::string_view url, const StoreOpti
       "url", fmt::format("unknown store URL '{}': use file:PATH (embedded) or memory:", url));
 }
 
+std::vector<Result<CommitResult>> Store::CommitEach(std::vector<CommitRequest> commits) {
+  std::vector<Result<CommitResult>> results;
+  results.reserve(commits.size());
+  for (auto& commit : commits) results.push_back(Commit(std::move(commit.appends), commit.options));
+  return results;
+}
+
 Result<AppendResult> Store::Append(std::string stream, Expected expected,
                                    std::vector<EventData> events) {
   std::vector<AppendRequest> appends;

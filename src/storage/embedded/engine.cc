@@ -237,43 +237,77 @@ Result<CommitResult> EmbeddedStore::Commit(std::vector<AppendRequest> appends,
   writer.options = &options;
   for (const auto& append : appends)
     for (const auto& event : append.events) writer.bytes += EventBytes(event);
+  Submit({&writer});
+  return std::move(*writer.result);
+}
 
-  // Tickets: writers are numbered as they queue, and a group is always a
-  // prefix of the queue, so one number says everything: every ticket up to
-  // done_through_ has its result, and ticket done_through_ + 1 leads next.
-  // Followers wait on that one atomic, and the leader wakes a whole group
-  // with one futex call (broadcast.h), not one per writer.
-  std::uint64_t ticket;
+std::vector<Result<CommitResult>> EmbeddedStore::CommitEach(std::vector<CommitRequest> commits) {
+  std::vector<Writer> writers(commits.size());
+  std::vector<Writer*> queued;
+  queued.reserve(commits.size());
+  for (std::size_t i = 0; i < commits.size(); ++i) {
+    Writer& writer = writers[i];
+    writer.appends = &commits[i].appends;
+    writer.options = &commits[i].options;
+    if (options_.follower) {
+      writer.result = Status::Invalid("store", "this store was opened as a read-only follower");
+    } else if (Status s = ValidateCommit(commits[i].appends, options_.limits, commits[i].options);
+               !s.ok()) {
+      writer.result = s;  // refused before it queues: nothing to write
+    } else {
+      for (const auto& append : commits[i].appends)
+        for (const auto& event : append.events) writer.bytes += EventBytes(event);
+      queued.push_back(&writer);
+    }
+  }
+  if (!queued.empty()) Submit(queued);
+  std::vector<Result<CommitResult>> results;
+  results.reserve(writers.size());
+  for (Writer& writer : writers) results.push_back(std::move(*writer.result));
+  return results;
+}
+
+// Tickets: writers are numbered as they queue, and a group is always a
+// prefix of the queue, so one number says everything: every ticket up to
+// done_through_ has its result, and the writer of ticket done_through_ + 1
+// leads next. Waiters watch that one atomic, and a leader wakes a whole
+// group with one futex call (broadcast.h), not one per writer. A caller with
+// several writers (CommitEach) holds consecutive tickets and leads whenever
+// the queue's front is one of them, until all of them are done.
+void EmbeddedStore::Submit(const std::vector<Writer*>& mine) {
+  std::uint64_t first, last;
   {
     std::lock_guard lock(writers_mu_);
-    ticket = ++last_ticket_;
-    writers_.push_back(&writer);
+    first = last_ticket_ + 1;
+    for (Writer* writer : mine) writers_.push_back(writer);
+    last_ticket_ += mine.size();
+    last = last_ticket_;
   }
-  std::uint64_t done;
   for (;;) {
     const std::uint32_t generation = group_done_.Generation();
-    done = done_through_.load(std::memory_order_acquire);
-    if (done + 1 >= ticket) break;
-    group_done_.Wait(generation);
-  }
-  if (done >= ticket) return std::move(*writer.result);
-
-  // This writer leads: take the queue's front, up to the group size limit.
-  std::vector<Writer*> group;
-  {
-    std::lock_guard lock(writers_mu_);
-    std::size_t bytes = 0;
-    for (Writer* w : writers_) {
-      if (!group.empty() && bytes + w->bytes > kMaxGroupBytes) break;
-      group.push_back(w);
-      bytes += w->bytes;
+    const std::uint64_t done = done_through_.load(std::memory_order_acquire);
+    if (done >= last) return;
+    if (done + 1 < first) {
+      group_done_.Wait(generation);
+      continue;
     }
-    writers_.erase(writers_.begin(), writers_.begin() + static_cast<std::ptrdiff_t>(group.size()));
+    // The queue's front is ours: lead a group, up to the group size limit.
+    std::vector<Writer*> group;
+    {
+      std::lock_guard lock(writers_mu_);
+      std::size_t bytes = 0;
+      for (Writer* w : writers_) {
+        if (!group.empty() && bytes + w->bytes > kMaxGroupBytes) break;
+        group.push_back(w);
+        bytes += w->bytes;
+      }
+      writers_.erase(writers_.begin(),
+                     writers_.begin() + static_cast<std::ptrdiff_t>(group.size()));
+    }
+    CommitGroup(group);
+    done_through_.store(done + group.size(), std::memory_order_release);
+    group_done_.NotifyAll();
   }
-  CommitGroup(group);
-  done_through_.store(ticket + group.size() - 1, std::memory_order_release);
-  group_done_.NotifyAll();
-  return std::move(*writer.result);
 }
 
 void EmbeddedStore::CommitGroup(const std::vector<Writer*>& group) {

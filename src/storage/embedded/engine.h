@@ -45,6 +45,7 @@ class EmbeddedStore final : public Store {
 
   Result<CommitResult> Commit(std::vector<AppendRequest> appends,
                               const CommitOptions& options) override;
+  std::vector<Result<CommitResult>> CommitEach(std::vector<CommitRequest> commits) override;
   Result<StreamHead> Head(std::string_view stream) override;
   Result<std::unique_ptr<EventCursor>> ReadStream(std::string_view stream,
                                                   const ReadStreamOptions& options) override;
@@ -78,6 +79,9 @@ class EmbeddedStore final : public Store {
 
   EmbeddedStore(const StoreOptions& options) : options_(options) {}
 
+  // Queues the writers (consecutive tickets) and returns when every one has
+  // its result, leading the groups that start with one of them.
+  void Submit(const std::vector<Writer*>& mine);
   // Leader only: decides and writes every writer of the group.
   void CommitGroup(const std::vector<Writer*>& group);
   // Leader only: decides one writer's commit against the group's staged
