@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# The README's first command: install what is missing, build, and run
-# indelible on the embedded default store (./indelible-data).
-#
-# Until `indelible serve` lands (issue 3) this follows $all live with the CLI:
-# append from another terminal and watch the events arrive.
+# The README's first command: install what is missing, build, and start
+# `indelible serve` on the embedded default store (./indelible-data),
+# listening on 127.0.0.1:2113 (INDELIBLE_LISTEN and INDELIBLE_DATA change them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-scripts/build.sh release indelible
+scripts/build.sh release indelible indelible-todo
 bin=build/release/src/cli/indelible
 data=${INDELIBLE_DATA:-./indelible-data}
-echo "indelible: following \$all in $data (Ctrl-C to stop). From another terminal, try:"
-echo "  $bin --data $data append demo-1 --type Demo.Happened --data '{\"hello\":\"world\"}'"
-exec "$bin" --data "$data" tail --from 0
+listen=${INDELIBLE_LISTEN:-127.0.0.1:2113}
+echo "indelible: serving $data on http://$listen (Ctrl-C stops it). From another terminal, try:"
+echo "  curl -i -X POST http://$listen/streams/demo-1 -H 'Content-Type: application/json' \\"
+echo "       -d '{\"type\":\"Demo.Happened\",\"data\":{\"hello\":\"world\"}}'"
+echo "  curl http://$listen/all"
+exec "$bin" serve --store "file:$data" --listen "$listen"

@@ -1,0 +1,219 @@
+// indelible-http-bench: a closed-loop HTTP load generator for `indelible
+// serve` (scripts/bench-http.sh starts the servers and calls it).
+//
+//   append   N connections, each appending one 200-byte JSON event at a time
+//            to its own stream with the exact If-Match (durable server)
+//   head     N connections, GET /streams/{s}/head; and the same request to
+//            the static yardstick server, in the same run, for the ratio
+//   sse      one subscriber on /subscribe/streams/{s}; one writer appends
+//            events one at a time; latency = delivery time minus the
+//            append's acknowledgement time (0 if delivery came first)
+//
+// One thread drives every connection (asio), so the client takes at most
+// one of the machine's cores.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <boost/asio.hpp>
+#include <boost/beast.hpp>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Tally {
+  std::uint64_t ok = 0, failed = 0;
+  std::vector<double> latencies_us;
+  double seconds = 0;
+};
+
+double Quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size())))];
+}
+
+std::string RandomUuid(std::mt19937_64& rng) {
+  const std::uint64_t a = rng(), b = rng();
+  return fmt::format("{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}", a >> 32, (a >> 16) & 0xffff,
+                     a & 0xfff, b >> 52, b & 0xffffffffffffULL);
+}
+
+// A 200-byte JSON payload, as in the store benchmarks.
+std::string EventBody(std::mt19937_64& rng, std::uint64_t seq) {
+  std::string data = fmt::format(R"({{"seq":{},"amount":{},"memo":")", seq, rng() % 100000);
+  data.append(200 - data.size() - 2, 'x');
+  data += "\"}";
+  return fmt::format(R"({{"id":"{}","type":"Deposited","data":{}}})", RandomUuid(rng), data);
+}
+
+using MakeRequest = std::function<http::request<http::string_body>(int conn, std::uint64_t seq)>;
+
+// Connection `conn` sends make(conn, 0), make(conn, 1), ... one at a time
+// until the deadline; a response with `want` counts as ok.
+class Conn : public std::enable_shared_from_this<Conn> {
+ public:
+  Conn(asio::io_context& ioc, int index, const MakeRequest& make, http::status want,
+       Clock::time_point deadline, Tally& tally)
+      : socket_(ioc), index_(index), make_(make), want_(want), deadline_(deadline), tally_(tally) {}
+
+  void Start(const tcp::endpoint& endpoint) {
+    socket_.async_connect(endpoint, [self = shared_from_this()](beast::error_code ec) {
+      if (ec) {
+        ++self->tally_.failed;
+        return;
+      }
+      self->socket_.set_option(tcp::no_delay(true));
+      self->Send();
+    });
+  }
+
+ private:
+  void Send() {
+    if (Clock::now() >= deadline_) return;
+    request_ = make_(index_, seq_++);
+    request_.prepare_payload();
+    started_ = Clock::now();
+    http::async_write(
+        socket_, request_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+          if (ec) return void(++self->tally_.failed);
+          self->response_ = {};
+          http::async_read(
+              self->socket_, self->buffer_, self->response_,
+              [self](beast::error_code ec2, std::size_t) {
+                if (ec2) return void(++self->tally_.failed);
+                const auto end = Clock::now();
+                if (end <= self->deadline_) {
+                  if (self->response_.result() == self->want_) {
+                    ++self->tally_.ok;
+                    self->tally_.latencies_us.push_back(
+                        std::chrono::duration<double, std::micro>(end - self->started_).count());
+                  } else {
+                    ++self->tally_.failed;
+                  }
+                }
+                self->Send();
+              });
+        });
+  }
+
+  tcp::socket socket_;
+  int index_;
+  const MakeRequest& make_;
+  http::status want_;
+  Clock::time_point deadline_;
+  Tally& tally_;
+  std::uint64_t seq_ = 0;
+  Clock::time_point started_;
+  beast::flat_buffer buffer_;
+  http::request<http::string_body> request_;
+  http::response<http::string_body> response_;
+};
+
+Tally ClosedLoop(const tcp::endpoint& endpoint, int connections, double seconds,
+                 const MakeRequest& make, http::status want) {
+  asio::io_context ioc(1);
+  Tally tally;
+  const auto start = Clock::now();
+  const auto deadline =
+      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  for (int c = 0; c < connections; ++c)
+    std::make_shared<Conn>(ioc, c, make, want, deadline, tally)->Start(endpoint);
+  ioc.run();
+  tally.seconds = std::chrono::duration<double>(std::min(Clock::now(), deadline) - start).count();
+  return tally;
+}
+
+http::request<http::string_body> Get(const std::string& target) {
+  http::request<http::string_body> r(http::verb::get, target, 11);
+  r.set(http::field::host, "127.0.0.1");
+  return r;
+}
+
+void Print(const std::string& bench, const std::string& figure, double value,
+           const std::string& conditions) {
+  std::printf("bench=%s figure=%s value=%.0f %s\n", bench.c_str(), figure.c_str(), value,
+              conditions.c_str());
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int RunSse(const tcp::endpoint& endpoint, int events, const std::string& stream);
+
+int main(int argc, char** argv) {
+  CLI::App app{"indelible-http-bench: closed-loop HTTP load for indelible serve"};
+  int port = 0, static_port = 0, connections = 64, sse_events = 2000;
+  double seconds = 5;
+  std::string run_id = std::to_string(Clock::now().time_since_epoch().count());
+  app.add_option("--port", port, "port of indelible serve on 127.0.0.1")->required();
+  app.add_option("--static-port", static_port, "port of indelible-static-server")->required();
+  app.add_option("--connections", connections)->capture_default_str();
+  app.add_option("--seconds", seconds, "duration of each closed-loop phase")->capture_default_str();
+  app.add_option("--sse-events", sse_events)->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  const tcp::endpoint server(asio::ip::make_address("127.0.0.1"),
+                             static_cast<unsigned short>(port));
+  const tcp::endpoint yardstick(asio::ip::make_address("127.0.0.1"),
+                                static_cast<unsigned short>(static_port));
+  const std::string conditions = fmt::format(
+      "connections={} seconds={} event_bytes=200 "
+      "keep_alive=yes client_threads=1",
+      connections, seconds);
+
+  // append: each connection its own stream, the exact expected version.
+  std::vector<std::mt19937_64> rngs;
+  for (int c = 0; c < connections; ++c) rngs.emplace_back(1000 + c);
+  MakeRequest append = [&](int conn, std::uint64_t seq) {
+    http::request<http::string_body> r(http::verb::post,
+                                       fmt::format("/streams/http-{}-{}", run_id, conn), 11);
+    r.set(http::field::host, "127.0.0.1");
+    r.set(http::field::content_type, "application/json");
+    if (seq == 0) {
+      r.set(http::field::if_none_match, "*");
+    } else {
+      r.set(http::field::if_match, fmt::format("\"{}\"", seq - 1));
+    }
+    r.body() = EventBody(rngs[static_cast<std::size_t>(conn)], seq);
+    return r;
+  };
+  Tally appended = ClosedLoop(server, connections, seconds, append, http::status::created);
+  Print("http_append", "events_per_s", static_cast<double>(appended.ok) / appended.seconds,
+        fmt::format("{} durability=sync failed={} target_min=30000", conditions, appended.failed));
+  Print("http_append", "p50_us", Quantile(appended.latencies_us, 0.5), conditions);
+  Print("http_append", "p99_us", Quantile(appended.latencies_us, 0.99), conditions);
+
+  // head, then the yardstick, back to back.
+  const std::string head_target = fmt::format("/streams/http-{}-0/head", run_id);
+  MakeRequest head = [&](int, std::uint64_t) { return Get(head_target); };
+  MakeRequest fixed = [&](int, std::uint64_t) { return Get("/streams/static/head"); };
+  Tally heads = ClosedLoop(server, connections, seconds, head, http::status::ok);
+  Tally statics = ClosedLoop(yardstick, connections, seconds, fixed, http::status::ok);
+  const double head_rate = static_cast<double>(heads.ok) / heads.seconds;
+  const double static_rate = static_cast<double>(statics.ok) / statics.seconds;
+  Print("http_head", "requests_per_s", head_rate,
+        fmt::format("{} ratio_to_static={:.2f} target_min_ratio=0.5 met={} failed={}", conditions,
+                    head_rate / static_rate, head_rate >= 0.5 * static_rate ? "yes" : "no",
+                    heads.failed));
+  Print("http_head", "p50_us", Quantile(heads.latencies_us, 0.5), conditions);
+  Print("http_head", "p99_us", Quantile(heads.latencies_us, 0.99), conditions);
+  Print("http_static", "requests_per_s", static_rate,
+        fmt::format("{} failed={}", conditions, statics.failed));
+  Print("http_static", "p50_us", Quantile(statics.latencies_us, 0.5), conditions);
+  Print("http_static", "p99_us", Quantile(statics.latencies_us, 0.99), conditions);
+
+  return RunSse(server, sse_events, fmt::format("sse-{}", run_id));
+}
