@@ -37,9 +37,9 @@ std::function<Status(Context&)> WorkloadWith(int clients) {
 
 std::vector<Scenario> Scenarios(const std::string& name) {
   std::vector<Scenario> all = {
-      {"fsync", RunFsync}, {"append", RunAppend},    {"concurrent", RunConcurrent},
-      {"batch", RunBatch}, {"read", RunRead},        {"read-all", RunReadAll},
-      {"open", RunOpen},   {"workload", RunWorkload}};
+      {"fsync", RunFsync}, {"append", RunAppend},       {"concurrent", RunConcurrent},
+      {"batch", RunBatch}, {"read", RunRead},           {"read-all", RunReadAll},
+      {"open", RunOpen},   {"subscribe", RunSubscribe}, {"workload", RunWorkload}};
   if (name != "all") {
     auto it =
         std::find_if(all.begin(), all.end(), [&](const Scenario& s) { return s.name == name; });
@@ -74,10 +74,11 @@ int Main(const std::vector<std::string>& args) {
   std::uint64_t streams = 0;
   std::size_t page = 0;
   app.add_option("scenario", scenario,
-                 "fsync | append | concurrent | batch | read | read-all | open | workload | all")
+                 "fsync | append | concurrent | batch | read | read-all | open | subscribe | "
+                 "workload | all")
       ->required()
       ->check(CLI::IsMember({"fsync", "append", "concurrent", "batch", "read", "read-all", "open",
-                             "workload", "all"}));
+                             "subscribe", "workload", "all"}));
   app.add_option("--data", options.data, "Folder on the disk to measure")->required();
   app.add_flag("--keep", options.keep, "Keep each scenario's store folder");
   app.add_option("--runs", options.runs, "Run everything this many times; print medians")

@@ -21,6 +21,8 @@ Status RunRead(Context& context);
 Status RunReadAll(Context& context);
 // Append 10,000,000 events watching memory, then time a reopen (open_bench.cc).
 Status RunOpen(Context& context);
+// Subscription catch-up throughput and live latency (subscribe_bench.cc).
+Status RunSubscribe(Context& context);
 // WORKLOAD.md "ledger-append v1" (workload_bench.cc).
 Status RunWorkload(Context& context);
 

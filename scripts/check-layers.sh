@@ -7,9 +7,10 @@ cd "$(dirname "$0")/.."
 declare -A allowed=(
   [core]="core"
   [storage]="core storage"
-  [server]="core storage server"
+  [subscriptions]="core storage subscriptions"
+  [server]="core storage subscriptions server"
   [client]="core client"
-  [cli]="core storage cli bench server client"
+  [cli]="core storage subscriptions cli bench server client"
 )
 status=0
 for module in "${!allowed[@]}"; do

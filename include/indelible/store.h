@@ -11,8 +11,10 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "indelible/event.h"
@@ -159,6 +161,21 @@ class Store {
   // Blocks until an event past `after` is committed or the timeout passes;
   // returns LastPosition() at that moment. Lets subscribers wait without polling.
   virtual Position WaitForCommit(Position after, std::chrono::milliseconds timeout) = 0;
+
+  // Checkpoint records: small named values the layers above keep beside the
+  // events (consumer groups: their definition and checkpoint). They are not
+  // events and never appear in $all or a stream. The last save wins, and a
+  // save is as durable as an append in the store's durability mode. Names
+  // are 1 to 256 bytes without control characters; values up to 64 KiB.
+  // A backend that keeps none (a remote store) answers invalid.
+  virtual Status SaveCheckpoint(std::string_view name, std::string_view value);
+  // nullopt if there is no record of that name.
+  virtual Result<std::optional<std::string>> LoadCheckpoint(std::string_view name);
+  // Every record whose name starts with `prefix`, in name order.
+  virtual Result<std::vector<std::pair<std::string, std::string>>> ListCheckpoints(
+      std::string_view prefix);
+  // Removes the record; ok if there was none.
+  virtual Status DeleteCheckpoint(std::string_view name);
 
   virtual StoreTraits traits() const { return {}; }
 

@@ -26,6 +26,22 @@ std::vector<Result<CommitResult>> Store::CommitEach(std::vector<CommitRequest> c
   return results;
 }
 
+namespace {
+Status NoCheckpoints() {
+  return Status::Invalid("store",
+                         "this store keeps no checkpoint records; use a file: or memory: store");
+}
+}  // namespace
+
+Status Store::SaveCheckpoint(std::string_view, std::string_view) { return NoCheckpoints(); }
+Result<std::optional<std::string>> Store::LoadCheckpoint(std::string_view) {
+  return NoCheckpoints();
+}
+Result<std::vector<std::pair<std::string, std::string>>> Store::ListCheckpoints(std::string_view) {
+  return NoCheckpoints();
+}
+Status Store::DeleteCheckpoint(std::string_view) { return NoCheckpoints(); }
+
 Result<AppendResult> Store::Append(std::string stream, Expected expected,
                                    std::vector<EventData> events) {
   std::vector<AppendRequest> appends;

@@ -158,6 +158,15 @@ Status EmbeddedStore::Check(const ProgressFn& progress) {
   for (it->SeekToFirst(); it->Valid(); it->Next()) ++id_count;
   if (!problems.full() && id_count != events)
     problems.Add(fmt::format("{} id records for {} events", id_count, events));
+  // 4. Checkpoint records (consumer groups): each sound.
+  it.reset(db_->NewIterator(read, families_[0]));
+  for (it->Seek(ToSlice(kCheckpointKeyPrefix));
+       it->Valid() && ToView(it->key()).starts_with(kCheckpointKeyPrefix) && !problems.full();
+       it->Next()) {
+    if (!DecodeCheckpoint(ToView(it->key()), ToView(it->value()), true))
+      problems.Add(fmt::format("checkpoint record '{}' fails its checksum",
+                               Printable(ToView(it->key()).substr(kCheckpointKeyPrefix.size()))));
+  }
   if (progress) progress(last * 2, last * 2);
   return problems.ToStatus();
 }

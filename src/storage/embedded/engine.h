@@ -53,6 +53,11 @@ class EmbeddedStore final : public Store {
   Position LastPosition() const override { return Position(last_position_.load()); }
   Position WaitForCommit(Position after, std::chrono::milliseconds timeout) override;
   Status Check(const ProgressFn& progress) override;
+  Status SaveCheckpoint(std::string_view name, std::string_view value) override;
+  Result<std::optional<std::string>> LoadCheckpoint(std::string_view name) override;
+  Result<std::vector<std::pair<std::string, std::string>>> ListCheckpoints(
+      std::string_view prefix) override;
+  Status DeleteCheckpoint(std::string_view name) override;
   StoreStats stats() const override {
     return {commits_.load(std::memory_order_relaxed), events_.load(std::memory_order_relaxed),
             syncs_.load(std::memory_order_relaxed)};

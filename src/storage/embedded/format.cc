@@ -215,4 +215,23 @@ std::optional<StoredId> DecodeId(std::string_view key, std::string_view value, b
   return stored;
 }
 
+std::string CheckpointKey(std::string_view name) {
+  std::string key(kCheckpointKeyPrefix);
+  key.append(name);
+  return key;
+}
+
+std::string EncodeCheckpoint(std::string_view key, std::string_view payload) {
+  std::string out(4, '\0');
+  out.append(payload);
+  SealRecord(key, &out);
+  return out;
+}
+
+std::optional<std::string_view> DecodeCheckpoint(std::string_view key, std::string_view value,
+                                                 bool verify) {
+  if (value.size() < 4 || (verify && !CrcMatches(key, value))) return std::nullopt;
+  return value.substr(4);
+}
+
 }  // namespace indelible::storage::embedded

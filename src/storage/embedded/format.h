@@ -71,4 +71,15 @@ struct StoredId {
 std::string EncodeId(const EventId& id, const StoredId& stored);
 std::optional<StoredId> DecodeId(std::string_view key, std::string_view value, bool verify);
 
+// Checkpoint records (Store::SaveCheckpoint) live in the default family
+// under "checkpoint/" + name; the value is a CRC over key and payload, then
+// the payload.
+inline constexpr std::string_view kCheckpointKeyPrefix = "checkpoint/";
+std::string CheckpointKey(std::string_view name);
+std::string EncodeCheckpoint(std::string_view key, std::string_view payload);
+// The payload, viewed in `value`; nullopt if the checksum fails (verify) or
+// the value is too short.
+std::optional<std::string_view> DecodeCheckpoint(std::string_view key, std::string_view value,
+                                                 bool verify);
+
 }  // namespace indelible::storage::embedded

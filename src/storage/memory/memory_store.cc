@@ -4,11 +4,13 @@
 
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <unordered_map>
 
 #include "core/append_validation.h"
 #include "core/text.h"
+#include "storage/checkpoints.h"
 #include "storage/decide.h"
 
 namespace indelible::storage {
@@ -123,6 +125,35 @@ class MemoryStore final : public Store {
     return Position(log_.size());
   }
 
+  Status SaveCheckpoint(std::string_view name, std::string_view value) override {
+    if (Status s = ValidateCheckpoint(name, value); !s.ok()) return s;
+    std::lock_guard lock(mu_);
+    checkpoints_[std::string(name)] = std::string(value);
+    return Status::Ok();
+  }
+  Result<std::optional<std::string>> LoadCheckpoint(std::string_view name) override {
+    if (Status s = ValidateCheckpointName(name); !s.ok()) return s;
+    std::lock_guard lock(mu_);
+    auto it = checkpoints_.find(std::string(name));
+    if (it == checkpoints_.end()) return std::optional<std::string>();
+    return std::optional(it->second);
+  }
+  Result<std::vector<std::pair<std::string, std::string>>> ListCheckpoints(
+      std::string_view prefix) override {
+    std::lock_guard lock(mu_);
+    std::vector<std::pair<std::string, std::string>> found;
+    for (auto it = checkpoints_.lower_bound(std::string(prefix));
+         it != checkpoints_.end() && it->first.starts_with(prefix); ++it)
+      found.emplace_back(it->first, it->second);
+    return found;
+  }
+  Status DeleteCheckpoint(std::string_view name) override {
+    if (Status s = ValidateCheckpointName(name); !s.ok()) return s;
+    std::lock_guard lock(mu_);
+    checkpoints_.erase(std::string(name));
+    return Status::Ok();
+  }
+
   StoreStats stats() const override {
     std::lock_guard lock(mu_);
     return {commits_, log_.size(), 0};
@@ -168,6 +199,7 @@ class MemoryStore final : public Store {
   std::unordered_map<std::string, StreamState> streams_;
   std::unordered_map<EventId, IdRecord> ids_;
   std::uint64_t commits_ = 0;
+  std::map<std::string, std::string> checkpoints_;
 };
 
 class MemoryAllCursor final : public EventCursor {

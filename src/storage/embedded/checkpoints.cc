@@ -1,0 +1,65 @@
+// EmbeddedStore's checkpoint records: keys "checkpoint/NAME" in the default
+// column family (docs/FORMAT.md), written with the store's durability.
+#include "storage/checkpoints.h"
+
+#include <rocksdb/db.h>
+
+#include <memory>
+
+#include "storage/embedded/engine.h"
+#include "storage/embedded/format.h"
+
+namespace indelible::storage::embedded {
+
+Status EmbeddedStore::SaveCheckpoint(std::string_view name, std::string_view value) {
+  if (follower()) return Status::Invalid("store", "this store was opened as a read-only follower");
+  if (Status s = ValidateCheckpoint(name, value); !s.ok()) return s;
+  const std::string key = CheckpointKey(name);
+  rocksdb::WriteOptions write;
+  write.sync = options_.durability == Durability::kSync;
+  rocksdb::Status s = db_->Put(write, db_->DefaultColumnFamily(), ToSlice(key),
+                               ToSlice(EncodeCheckpoint(key, value)));
+  return s.ok() ? Status::Ok() : FromRocks(s, "saving a checkpoint");
+}
+
+Result<std::optional<std::string>> EmbeddedStore::LoadCheckpoint(std::string_view name) {
+  if (Status s = ValidateCheckpointName(name); !s.ok()) return s;
+  const std::string key = CheckpointKey(name);
+  std::string value;
+  rocksdb::Status s =
+      db_->Get(rocksdb::ReadOptions(), db_->DefaultColumnFamily(), ToSlice(key), &value);
+  if (s.IsNotFound()) return std::optional<std::string>();
+  if (!s.ok()) return FromRocks(s, "loading a checkpoint");
+  auto payload = DecodeCheckpoint(key, value, true);
+  if (!payload)
+    return Status::Internal("a checkpoint record fails its checksum (run `indelible check`)");
+  return std::optional<std::string>(*payload);
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> EmbeddedStore::ListCheckpoints(
+    std::string_view prefix) {
+  const std::string start = CheckpointKey(prefix);
+  std::vector<std::pair<std::string, std::string>> found;
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), db_->DefaultColumnFamily()));
+  for (it->Seek(ToSlice(start)); it->Valid() && ToView(it->key()).starts_with(start); it->Next()) {
+    auto payload = DecodeCheckpoint(ToView(it->key()), ToView(it->value()), true);
+    if (!payload)
+      return Status::Internal("a checkpoint record fails its checksum (run `indelible check`)");
+    found.emplace_back(std::string(ToView(it->key()).substr(kCheckpointKeyPrefix.size())),
+                       std::string(*payload));
+  }
+  if (!it->status().ok()) return FromRocks(it->status(), "listing checkpoints");
+  return found;
+}
+
+Status EmbeddedStore::DeleteCheckpoint(std::string_view name) {
+  if (follower()) return Status::Invalid("store", "this store was opened as a read-only follower");
+  if (Status s = ValidateCheckpointName(name); !s.ok()) return s;
+  rocksdb::WriteOptions write;
+  write.sync = options_.durability == Durability::kSync;
+  rocksdb::Status s = db_->Delete(write, db_->DefaultColumnFamily(), ToSlice(CheckpointKey(name)));
+  return s.ok() ? Status::Ok() : FromRocks(s, "deleting a checkpoint");
+}
+
+}  // namespace indelible::storage::embedded

@@ -1,0 +1,129 @@
+#include <indelible/subscription.h>
+
+#include <algorithm>
+#include <utility>
+
+namespace indelible {
+namespace {
+
+Status Validate(const SubscriptionOptions& options) {
+  if (options.page_events == 0)
+    return Status::Invalid("page_events", "a subscription page must hold at least one event");
+  if (options.page_bytes == 0)
+    return Status::Invalid("page_bytes", "a subscription page must hold at least one byte");
+  if (options.stream.empty()) return Status::Ok();
+  if (!options.filter.empty())
+    return Status::Invalid("filter",
+                           "filters apply to $all subscriptions; a stream subscription "
+                           "delivers every event of its stream");
+  // Reserved names are allowed: `$parked-<group>` streams are read this way.
+  return ValidateStreamName(options.stream, /*allow_reserved=*/true);
+}
+
+std::size_t PayloadBytes(const EventView& event) {
+  return event.data.size() + event.metadata.size() + event.type.size() + event.stream.size();
+}
+
+}  // namespace
+
+Subscription::Subscription(Store& store, SubscriptionOptions options)
+    : store_(store),
+      options_(std::move(options)),
+      invalid_(Validate(options_)),
+      position_(options_.after) {}
+
+Result<SubscriptionBatch> Subscription::Next(std::chrono::milliseconds timeout) {
+  if (!invalid_.ok()) return invalid_;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    // Read LastPosition before the page: a commit that lands after the read
+    // is then past `last`, so the wait below returns at once instead of
+    // sleeping through it.
+    const Position last = store_.LastPosition();
+    auto batch = ReadPage();
+    if (!batch.ok()) return batch.status();
+    if (!batch->events.empty()) {
+      if (batch->caught_up) caught_up_ = true;
+      return batch;
+    }
+    if (!batch->caught_up) continue;  // a page of skipped events: read on
+    if (!caught_up_) {
+      caught_up_ = true;  // the caught-up signal comes at once, even empty
+      return batch;
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return batch;
+    store_.WaitForCommit(std::max(last, position_),
+                         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now) +
+                             std::chrono::milliseconds(1));
+  }
+}
+
+Result<SubscriptionBatch> Subscription::ReadPage() {
+  return options_.stream.empty() ? ReadAllPage() : ReadStreamPage();
+}
+
+Result<SubscriptionBatch> Subscription::ReadAllPage() {
+  ReadAllOptions read;
+  read.from = position_.next();
+  read.limit = options_.page_events;
+  read.filter = options_.filter;
+  auto cursor = store_.ReadAll(read);
+  if (!cursor.ok()) return cursor.status();
+  SubscriptionBatch batch;
+  std::size_t bytes = 0;
+  bool full_by_bytes = false;
+  for (; (*cursor)->Valid(); (*cursor)->Next()) {
+    const EventView& event = (*cursor)->event();
+    batch.events.push_back(event.ToOwned());
+    bytes += PayloadBytes(event);
+    if (bytes >= options_.page_bytes) {
+      full_by_bytes = true;
+      break;
+    }
+  }
+  if (Status s = (*cursor)->status(); !s.ok()) return s;
+  // The cursor's resume point is past the events the filter skipped too,
+  // so a checkpoint does not make the next read scan them again.
+  const Position scanned =
+      full_by_bytes ? batch.events.back().position : Position((*cursor)->resume_from() - 1);
+  position_ = std::max(position_, scanned);
+  batch.caught_up = !full_by_bytes && batch.events.size() < options_.page_events;
+  return batch;
+}
+
+Result<SubscriptionBatch> Subscription::ReadStreamPage() {
+  ReadStreamOptions read;
+  read.from = next_version_;
+  read.limit = options_.page_events;
+  read.include_deleted = true;  // deliver the tombstone and a restarted life
+  auto cursor = store_.ReadStream(options_.stream, read);
+  if (!cursor.ok()) {
+    // Not written yet: nothing to deliver until it is.
+    if (cursor.status().code() == ErrorCode::kNotFound) return SubscriptionBatch{{}, true};
+    return cursor.status();
+  }
+  SubscriptionBatch batch;
+  std::size_t bytes = 0, read_events = 0;
+  bool full_by_bytes = false;
+  for (; (*cursor)->Valid(); (*cursor)->Next()) {
+    const EventView& event = (*cursor)->event();
+    next_version_ = StreamVersion(event.version.value() + 1);
+    ++read_events;
+    // A resumed subscription starts reading the stream at version 0 and
+    // skips what it delivered before (versions do not map to positions).
+    if (event.position <= position_) continue;
+    batch.events.push_back(event.ToOwned());
+    position_ = event.position;
+    bytes += PayloadBytes(event);
+    if (bytes >= options_.page_bytes) {
+      full_by_bytes = true;
+      break;
+    }
+  }
+  if (Status s = (*cursor)->status(); !s.ok()) return s;
+  batch.caught_up = !full_by_bytes && read_events < options_.page_events;
+  return batch;
+}
+
+}  // namespace indelible
