@@ -37,9 +37,10 @@ std::function<Status(Context&)> WorkloadWith(int clients) {
 
 std::vector<Scenario> Scenarios(const std::string& name) {
   std::vector<Scenario> all = {
-      {"fsync", RunFsync}, {"append", RunAppend},       {"concurrent", RunConcurrent},
-      {"batch", RunBatch}, {"read", RunRead},           {"read-all", RunReadAll},
-      {"open", RunOpen},   {"subscribe", RunSubscribe}, {"workload", RunWorkload}};
+      {"fsync", RunFsync},      {"append", RunAppend},       {"concurrent", RunConcurrent},
+      {"batch", RunBatch},      {"read", RunRead},           {"read-all", RunReadAll},
+      {"open", RunOpen},        {"subscribe", RunSubscribe}, {"group", RunGroup},
+      {"workload", RunWorkload}};
   if (name != "all") {
     auto it =
         std::find_if(all.begin(), all.end(), [&](const Scenario& s) { return s.name == name; });
@@ -78,7 +79,7 @@ int Main(const std::vector<std::string>& args) {
                  "workload | all")
       ->required()
       ->check(CLI::IsMember({"fsync", "append", "concurrent", "batch", "read", "read-all", "open",
-                             "subscribe", "workload", "all"}));
+                             "subscribe", "group", "workload", "all"}));
   app.add_option("--data", options.data, "Folder on the disk to measure")->required();
   app.add_flag("--keep", options.keep, "Keep each scenario's store folder");
   app.add_option("--runs", options.runs, "Run everything this many times; print medians")

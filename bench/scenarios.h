@@ -23,6 +23,8 @@ Status RunReadAll(Context& context);
 Status RunOpen(Context& context);
 // Subscription catch-up throughput and live latency (subscribe_bench.cc).
 Status RunSubscribe(Context& context);
+// Consumer group delivery throughput and live latency (group_bench.cc).
+Status RunGroup(Context& context);
 // WORKLOAD.md "ledger-append v1" (workload_bench.cc).
 Status RunWorkload(Context& context);
 

@@ -1,0 +1,131 @@
+// group: a consumer group (include/indelible/consumer_group.h) with a no-op
+// handler, in process.
+//   catch-up: 1,000,000 stored events (written first, 100 per append over
+//             1,000 streams, untimed), pulled in batches of 1,000 and
+//             acknowledged until the checkpoint reaches the last event.
+//             Target: >= 1,000,000 events/s.
+//   live:     one writer appends 2,000 single events, durable, closed loop;
+//             a consumer thread pulls and acks. Latency = when Pull returned
+//             the event minus when its append was acknowledged (0 when
+//             Pull returned first). Target: p99 < 2 ms.
+#include <fmt/format.h>
+#include <indelible/consumer_group.h>
+
+#include <algorithm>
+#include <random>
+#include <thread>
+
+#include "bench/events.h"
+#include "bench/fill.h"
+#include "bench/scenarios.h"
+
+namespace indelible::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+Status RunCatchUp(Context& context) {
+  const Options& options = context.options();
+  const std::uint64_t events = options.events.value_or(1000000);
+  ScratchFolder folder(context, "group");
+  if (!folder.error().empty()) return Status::Unavailable(folder.error());
+  auto store = OpenStore(context, folder.path());
+  if (!store.ok()) return store.status();
+  FillSpec fill;
+  fill.events = events;
+  fill.streams = 1000;
+  fill.per_append = 100;
+  fill.event_bytes = options.event_bytes;
+  fill.label = "group: writing";
+  if (Status s = Fill(**store, fill); !s.ok()) return s;
+  if (Status s = ConsumerGroup::Create(**store, "bench", {}); !s.ok()) return s;
+  auto group = ConsumerGroup::Open(**store, "bench");
+  if (!group.ok()) return group.status();
+
+  Progress progress("group: consuming", events);
+  Stopwatch watch;
+  std::uint64_t delivered = 0;
+  std::vector<Position> positions;
+  while (delivered < events) {
+    auto batch = (*group)->Pull("bench", 1000, std::chrono::milliseconds(100));
+    if (!batch.ok()) return batch.status();
+    positions.clear();
+    for (const Delivery& d : *batch) positions.push_back(d.event.position);
+    if (Status s = (*group)->Ack(positions); !s.ok()) return s;
+    delivered += batch->size();
+    progress.Update(delivered);
+  }
+  const double seconds = watch.Seconds();
+  const double cpu = watch.CpuSeconds();
+  progress.Finish();
+  if (delivered != events || (*group)->info().checkpoint.value() != events)
+    return Status::Internal(fmt::format("group: {} deliveries for {} events, checkpoint {}",
+                                        delivered, events, (*group)->info().checkpoint.value()));
+  const Conditions conditions{events, 1, options.event_bytes, 100, 1000};
+  Line extra;
+  extra.Add("batch", 1000).Add("handler", "no-op").Add("cpu_s", cpu, 3).Add("seconds", seconds, 3);
+  context.AddFigure("group", "events_per_s", static_cast<double>(events) / seconds, 0, conditions,
+                    Target::AtLeast(1000000), false, extra);
+  return Status::Ok();
+}
+
+Status RunLive(Context& context) {
+  constexpr std::uint64_t kEvents = 2000;
+  ScratchFolder folder(context, "group-live");
+  if (!folder.error().empty()) return Status::Unavailable(folder.error());
+  auto store = OpenStore(context, folder.path());
+  if (!store.ok()) return store.status();
+  if (Status s = ConsumerGroup::Create(**store, "live", {}); !s.ok()) return s;
+  auto group = ConsumerGroup::Open(**store, "live");
+  if (!group.ok()) return group.status();
+  std::vector<Clock::time_point> acked(kEvents + 1), received(kEvents + 1);
+  Status failed;
+  std::thread consumer([&] {
+    std::uint64_t seen = 0;
+    while (seen < kEvents) {
+      auto batch = (*group)->Pull("live", 100, std::chrono::seconds(10));
+      if (!batch.ok()) return void(failed = batch.status());
+      const auto now = Clock::now();
+      for (const Delivery& d : *batch) {
+        if (d.event.position.value() != seen + 1)
+          return void(failed = Status::Internal("group-live: a position was skipped"));
+        received[++seen] = now;
+        if (Status s = (*group)->Ack(d.event.position); !s.ok()) return void(failed = s);
+      }
+    }
+  });
+  std::mt19937 rng(7);
+  for (std::uint64_t i = 0; i < kEvents; ++i) {
+    auto r =
+        (*store)->Append("account-000000", Expected::any(),
+                         {DepositedEvent("account-000000", i, context.options().event_bytes, rng)});
+    if (!r.ok()) {
+      consumer.detach();
+      return r.status();
+    }
+    acked[r->position.value()] = Clock::now();
+  }
+  consumer.join();
+  if (!failed.ok()) return failed;
+  std::vector<double> latencies;
+  for (std::uint64_t p = 1; p <= kEvents; ++p)
+    latencies.push_back(
+        std::max(0.0, std::chrono::duration<double, std::micro>(received[p] - acked[p]).count()));
+  const Conditions conditions{kEvents, 1, context.options().event_bytes, 1, 1};
+  Line extra;
+  extra.Add("consumers", 1).Add("measured", "pull_time_minus_ack_time");
+  context.AddFigure("group-live", "p50_us", Quantile(latencies, 0.5), 0, conditions, Target::None(),
+                    false, extra);
+  context.AddFigure("group-live", "p99_us", Quantile(latencies, 0.99), 0, conditions,
+                    Target::AtMost(2000), false, extra);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status RunGroup(Context& context) {
+  if (Status s = RunCatchUp(context); !s.ok()) return s;
+  return RunLive(context);
+}
+
+}  // namespace indelible::bench

@@ -1,0 +1,152 @@
+// ConsumerGroup: a named, durable subscription whose checkpoint the store
+// keeps, shared by any number of consumers, delivering every event at least
+// once and each stream's events in order.
+//
+// Operation:
+//
+//   ConsumerGroup::Create(store, "mailer", {.filter = {.categories = {"order"}}});
+//   auto group = ConsumerGroup::Open(store, "mailer");
+//   for (;;) {
+//     auto batch = (*group)->Pull("worker-1", 100, std::chrono::seconds(1));
+//     for (const Delivery& d : *batch) {
+//       if (Status s = Handle(d.event); s.ok()) (*group)->Ack(d.event.position);
+//       else (*group)->Nack(d.event.position, s.message());
+//     }
+//   }
+//
+// Delivery. Events come in position order. An event is handed out only when
+// every earlier event of its stream is acknowledged, or goes out in the same
+// batch: so each stream's events are handled in order even with several
+// consumers, which share the streams between them (partition by stream). A
+// consumer that gets several events of one stream in a batch and fails on
+// one must not acknowledge the later ones.
+//
+// Failure. A nack, or a lease that expires (the consumer died or hung), is a
+// failed attempt: the event is delivered again after a back-off that doubles
+// from `initial_backoff` up to `max_backoff`. After `max_attempts` the
+// group's policy applies: kBlock stops the whole group at that event (the
+// default; info() says why) until an operator calls Retry or Skip.
+//
+// Checkpoint. The highest position at or below which every event is
+// acknowledged (or filtered out); never past an unacknowledged event. It is
+// saved with Store::SaveCheckpoint at most every `checkpoint_interval`, on
+// Skip and on Flush: after a crash, the events acknowledged since the last
+// save are delivered again (at-least-once).
+//
+// Memory: at most `window` events are held (in flight, waiting or acked
+// behind an unacknowledged one); the group reads further only as the window
+// drains.
+//
+// Concurrency: a ConsumerGroup is safe for concurrent use by many threads.
+// Open one object per group per process; the Store must outlive it.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "indelible/event.h"
+#include "indelible/options.h"
+#include "indelible/result.h"
+#include "indelible/store.h"
+#include "indelible/types.h"
+
+namespace indelible {
+
+enum class FailurePolicy : std::uint8_t {
+  // Default. The group stops at the failing event until Retry or Skip.
+  kBlock,
+};
+
+struct ConsumerGroupOptions {
+  AllFilter filter;
+  // Exclusive start: the first event delivered is the first matching one
+  // after this position. Position(0): from the beginning of $all.
+  Position start{0};
+  FailurePolicy policy = FailurePolicy::kBlock;
+  // Deliveries of one event (the first and the retries) before the policy applies.
+  int max_attempts = 5;
+  std::chrono::milliseconds initial_backoff{100};
+  std::chrono::milliseconds max_backoff{10000};
+  // How long a consumer may hold an event before it is delivered again.
+  std::chrono::milliseconds lease{30000};
+  // Not saved with the group: per process.
+  std::size_t window = 10000;
+  std::chrono::milliseconds checkpoint_interval{100};
+};
+
+struct Delivery {
+  RecordedEvent event;
+  int attempt = 1;  // 1 on the first delivery
+};
+
+struct ConsumerGroupInfo {
+  std::string name;
+  Position checkpoint;       // everything at or below is acknowledged
+  Position last_position;    // the store's newest event
+  std::uint64_t lag_events;  // last_position - checkpoint (filtered events included)
+  double lag_seconds = 0;    // age of the oldest unacknowledged event held
+  std::uint64_t in_flight = 0;
+  std::uint64_t redeliveries = 0;  // since the group was opened
+  // Set while the group is blocked: the event and why.
+  std::optional<Position> blocked_at;
+  std::string blocked_reason;
+};
+
+class ConsumerGroup {
+ public:
+  // Creates the group (saved in the store). Creating it again with the same
+  // filter, start and policy is ok; with others, a conflict. Names: 1 to 200
+  // bytes of letters, digits, '-', '_' and '.'.
+  static Status Create(Store& store, std::string_view name, const ConsumerGroupOptions& options);
+  // Loads the group and its checkpoint; not_found if it was never created.
+  // The per-process options (window, checkpoint_interval) come from
+  // `local`; the rest from the saved group.
+  static Result<std::unique_ptr<ConsumerGroup>> Open(Store& store, std::string_view name,
+                                                     const ConsumerGroupOptions& local = {});
+  static Result<std::vector<std::string>> List(Store& store);
+  // Removes the group's record. Close every open object of it first: one
+  // still open saves its checkpoint again when it acks or closes.
+  static Status Delete(Store& store, std::string_view name);
+
+  ~ConsumerGroup();  // saves the checkpoint (Flush), errors ignored
+  ConsumerGroup(const ConsumerGroup&) = delete;
+  ConsumerGroup& operator=(const ConsumerGroup&) = delete;
+
+  // Up to `max` events for `consumer`, waiting up to `wait` when none can be
+  // delivered now. Empty when the wait passed, or while the group is blocked.
+  Result<std::vector<Delivery>> Pull(std::string_view consumer, std::size_t max,
+                                     std::chrono::milliseconds wait);
+  // Acknowledges delivered events. Positions at or below the checkpoint are
+  // ok (a repeated ack); a position that was never delivered is invalid.
+  Status Ack(Position position);
+  Status Ack(const std::vector<Position>& positions);
+  // The handler failed on a delivered event: a failed attempt (see above).
+  Status Nack(Position position, std::string_view reason);
+  // Operator decisions on a blocked group: deliver the event again with a
+  // fresh count of attempts, or skip it (acknowledged, saved at once).
+  // invalid if the group is not blocked.
+  Status Retry();
+  Status Skip();
+  // Saves the checkpoint now.
+  Status Flush();
+  // Waits until the checkpoint is at or past `position` (read-your-writes:
+  // the group has handled a write at that position) or the timeout passes;
+  // true if it is. Only this process's acknowledgements move it.
+  bool WaitFor(Position position, std::chrono::milliseconds timeout);
+
+  ConsumerGroupInfo info();
+  const std::string& name() const;
+
+ private:
+  class Impl;
+  explicit ConsumerGroup(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace indelible

@@ -1,0 +1,379 @@
+// ConsumerGroup (include/indelible/consumer_group.h).
+//
+// Operation: one mutex guards the group. A Subscription reads the filtered
+// $all into `window_`, a deque in position order; each entry is waiting
+// (with a time before which it may not go out: its back-off), in flight
+// (with a lease end) or acknowledged. Pull walks the window in order and
+// hands out the waiting entries whose stream has no earlier unacknowledged
+// entry outside the batch being built; Ack marks entries and pops the
+// acknowledged prefix, which is the checkpoint. Waiting for new events uses
+// Store::WaitForCommit in short slices, so a Pull notices new commits at
+// once and other consumers' acks within a slice.
+#include <fmt/format.h>
+#include <indelible/consumer_group.h>
+#include <indelible/subscription.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <unordered_set>
+
+#include "subscriptions/group_record.h"
+
+namespace indelible {
+
+using subscriptions::GroupRecord;
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+namespace {
+
+// How long a waiting Pull sleeps at most before looking at acks from others.
+constexpr milliseconds kWaitSlice{5};
+
+SubscriptionOptions SubscriptionFor(const GroupRecord& record, const ConsumerGroupOptions& local) {
+  SubscriptionOptions options;
+  options.filter = record.options.filter;
+  options.after = record.checkpoint;
+  options.page_events = std::min<std::size_t>(500, local.window);
+  return options;
+}
+
+}  // namespace
+
+class ConsumerGroup::Impl {
+ public:
+  Impl(Store& store, std::string name, GroupRecord record, const ConsumerGroupOptions& local)
+      : store_(store),
+        name_(std::move(name)),
+        record_(std::move(record)),
+        window_limit_(local.window),
+        checkpoint_interval_(local.checkpoint_interval),
+        subscription_(store, SubscriptionFor(record_, local)),
+        checkpoint_(record_.checkpoint),
+        saved_checkpoint_(record_.checkpoint),
+        last_save_(Clock::now()) {}
+
+  const std::string& name() const { return name_; }
+
+  Result<std::vector<Delivery>> Pull(std::string_view consumer, std::size_t max,
+                                     milliseconds wait) {
+    if (max == 0) return Status::Invalid("max", "pull at least 1 event");
+    if (consumer.empty()) return Status::Invalid("consumer", "name the consumer that pulls");
+    const auto deadline = Clock::now() + wait;
+    std::unique_lock lock(mu_);
+    for (;;) {
+      if (Status s = Refill(); !s.ok()) return s;
+      const auto now = Clock::now();
+      ExpireLeases(now);
+      std::vector<Delivery> out;
+      if (!blocked_at_) out = Take(consumer, max, now);
+      if (!out.empty() || now >= deadline) return out;
+      const auto until = std::min(deadline, now + kWaitSlice);
+      if (window_.size() < window_limit_ && !blocked_at_) {
+        // Room for more: sleep until a commit past what was read (at once
+        // if there is one), at most a slice.
+        const Position read_through = subscription_.position();
+        lock.unlock();
+        store_.WaitForCommit(
+            read_through, std::chrono::duration_cast<milliseconds>(until - now) + milliseconds(1));
+        lock.lock();
+      } else {
+        changed_.wait_until(lock, until);
+      }
+    }
+  }
+
+  Status Ack(const std::vector<Position>& positions) {
+    std::lock_guard lock(mu_);
+    for (Position position : positions) {
+      if (position <= checkpoint_) continue;  // a repeated ack
+      Entry* entry = Find(position);
+      if (entry == nullptr || entry->attempts == 0)
+        return Status::Invalid("position",
+                               fmt::format("position {} was not delivered by consumer group '{}'",
+                                           position.value(), name_));
+      entry->state = State::kAcked;
+      if (blocked_at_ == position) Unblock();
+    }
+    Advance();
+    changed_.notify_all();
+    return MaybeSave(false);
+  }
+
+  Status Nack(Position position, std::string_view reason) {
+    std::lock_guard lock(mu_);
+    Entry* entry = position <= checkpoint_ ? nullptr : Find(position);
+    if (entry == nullptr || entry->state != State::kInFlight)
+      return Status::Invalid("position",
+                             fmt::format("position {} is not in flight in consumer group '{}'",
+                                         position.value(), name_));
+    Fail(*entry, reason.empty() ? std::string("nacked") : std::string(reason), Clock::now());
+    changed_.notify_all();
+    return Status::Ok();
+  }
+
+  Status Retry() {
+    std::lock_guard lock(mu_);
+    Entry* entry = BlockedEntry();
+    if (entry == nullptr) return NotBlocked();
+    entry->attempts = 0;
+    entry->state = State::kWaiting;
+    entry->not_before = Clock::now();
+    Unblock();
+    changed_.notify_all();
+    return Status::Ok();
+  }
+
+  Status Skip() {
+    std::lock_guard lock(mu_);
+    Entry* entry = BlockedEntry();
+    if (entry == nullptr) return NotBlocked();
+    entry->state = State::kAcked;
+    Unblock();
+    Advance();
+    changed_.notify_all();
+    return MaybeSave(true);
+  }
+
+  Status Flush() {
+    std::lock_guard lock(mu_);
+    return MaybeSave(true);
+  }
+
+  bool WaitFor(Position position, milliseconds timeout) {
+    std::unique_lock lock(mu_);
+    return changed_.wait_for(lock, timeout, [&] { return checkpoint_ >= position; });
+  }
+
+  ConsumerGroupInfo Info() {
+    std::lock_guard lock(mu_);
+    ConsumerGroupInfo info;
+    info.name = name_;
+    info.checkpoint = checkpoint_;
+    info.last_position = store_.LastPosition();
+    info.lag_events =
+        info.last_position > checkpoint_ ? info.last_position.value() - checkpoint_.value() : 0;
+    for (const Entry& entry : window_) {
+      if (entry.state == State::kAcked) continue;
+      if (info.lag_seconds == 0) {
+        const auto now_ms = std::chrono::duration_cast<milliseconds>(
+                                std::chrono::system_clock::now().time_since_epoch())
+                                .count();
+        info.lag_seconds =
+            std::max<double>(0, static_cast<double>(now_ms - entry.event.timestamp_ms) / 1000.0);
+      }
+      if (entry.state == State::kInFlight) ++info.in_flight;
+    }
+    info.redeliveries = redeliveries_;
+    info.blocked_at = blocked_at_;
+    info.blocked_reason = blocked_reason_;
+    return info;
+  }
+
+ private:
+  enum class State : std::uint8_t { kWaiting, kInFlight, kAcked };
+  struct Entry {
+    RecordedEvent event;
+    State state = State::kWaiting;
+    std::string consumer;
+    Clock::time_point not_before{};  // waiting: its back-off
+    Clock::time_point lease_end{};   // in flight
+    int attempts = 0;
+  };
+
+  // Reads more of $all while the window has room.
+  Status Refill() {
+    while (window_.size() < window_limit_) {
+      auto batch = subscription_.Next(milliseconds(0));
+      if (!batch.ok()) return batch.status();
+      for (RecordedEvent& event : batch->events) {
+        Entry entry;
+        entry.event = std::move(event);
+        window_.push_back(std::move(entry));
+      }
+      if (batch->events.empty() || batch->caught_up) break;
+    }
+    Advance();  // filtered-out events may move the checkpoint of an empty window
+    return Status::Ok();
+  }
+
+  std::vector<Delivery> Take(std::string_view consumer, std::size_t max, Clock::time_point now) {
+    std::vector<Delivery> out;
+    // Streams with an earlier unacknowledged event that is not in this batch.
+    std::unordered_set<std::string_view> held;
+    for (Entry& entry : window_) {
+      if (out.size() >= max) break;
+      if (entry.state == State::kAcked) continue;
+      const std::string_view stream = entry.event.stream;
+      if (held.contains(stream)) continue;
+      if (entry.state == State::kInFlight || entry.not_before > now) {
+        held.insert(stream);
+        continue;
+      }
+      entry.state = State::kInFlight;
+      entry.consumer = std::string(consumer);
+      entry.lease_end = now + record_.options.lease;
+      if (++entry.attempts > 1) ++redeliveries_;
+      out.push_back(Delivery{entry.event, entry.attempts});
+    }
+    return out;
+  }
+
+  void ExpireLeases(Clock::time_point now) {
+    for (Entry& entry : window_)
+      if (entry.state == State::kInFlight && entry.lease_end <= now)
+        Fail(entry,
+             fmt::format("lease of {} ms expired (consumer '{}' did not ack)",
+                         record_.options.lease.count(), entry.consumer),
+             now);
+  }
+
+  // A failed attempt: back off, or apply the policy after max_attempts.
+  void Fail(Entry& entry, std::string reason, Clock::time_point now) {
+    entry.state = State::kWaiting;
+    if (entry.attempts >= record_.options.max_attempts) {
+      entry.not_before = now;
+      if (!blocked_at_) {
+        blocked_at_ = entry.event.position;
+        blocked_reason_ =
+            fmt::format("event {} of stream '{}' failed {} time(s); last: {}",
+                        entry.event.position.value(), entry.event.stream, entry.attempts, reason);
+      }
+      return;
+    }
+    auto backoff = record_.options.initial_backoff;
+    for (int i = 1; i < entry.attempts && backoff < record_.options.max_backoff; ++i) backoff *= 2;
+    entry.not_before = now + std::min(backoff, record_.options.max_backoff);
+  }
+
+  // Pops the acknowledged prefix of the window into the checkpoint.
+  void Advance() {
+    while (!window_.empty() && window_.front().state == State::kAcked) {
+      checkpoint_ = window_.front().event.position;
+      window_.pop_front();
+    }
+    // Nothing held: everything the subscription read (or filtered) is done.
+    if (window_.empty()) checkpoint_ = std::max(checkpoint_, subscription_.position());
+    if (checkpoint_ != saved_checkpoint_) changed_.notify_all();
+  }
+
+  Status MaybeSave(bool force) {
+    if (checkpoint_ == saved_checkpoint_) return Status::Ok();
+    const auto now = Clock::now();
+    if (!force && now - last_save_ < checkpoint_interval_) return Status::Ok();
+    record_.checkpoint = checkpoint_;
+    if (Status s = store_.SaveCheckpoint(subscriptions::RecordName(name_),
+                                         subscriptions::EncodeGroupRecord(record_));
+        !s.ok())
+      return s;
+    saved_checkpoint_ = checkpoint_;
+    last_save_ = now;
+    return Status::Ok();
+  }
+
+  Entry* Find(Position position) {
+    auto it =
+        std::lower_bound(window_.begin(), window_.end(), position,
+                         [](const Entry& entry, Position p) { return entry.event.position < p; });
+    return it != window_.end() && it->event.position == position ? &*it : nullptr;
+  }
+  Entry* BlockedEntry() { return blocked_at_ ? Find(*blocked_at_) : nullptr; }
+  void Unblock() {
+    blocked_at_.reset();
+    blocked_reason_.clear();
+  }
+  Status NotBlocked() const {
+    return Status::Invalid("group", fmt::format("consumer group '{}' is not blocked", name_));
+  }
+
+  Store& store_;
+  const std::string name_;
+  GroupRecord record_;
+  const std::size_t window_limit_;
+  const milliseconds checkpoint_interval_;
+
+  std::mutex mu_;
+  std::condition_variable changed_;
+  Subscription subscription_;  // GUARDED_BY(mu_)
+  std::deque<Entry> window_;   // GUARDED_BY(mu_)
+  Position checkpoint_;        // GUARDED_BY(mu_)
+  Position saved_checkpoint_;  // GUARDED_BY(mu_)
+  Clock::time_point last_save_;
+  std::optional<Position> blocked_at_;  // GUARDED_BY(mu_)
+  std::string blocked_reason_;          // GUARDED_BY(mu_)
+  std::uint64_t redeliveries_ = 0;      // GUARDED_BY(mu_)
+};
+
+Status ConsumerGroup::Create(Store& store, std::string_view name,
+                             const ConsumerGroupOptions& options) {
+  if (Status s = subscriptions::ValidateGroupName(name); !s.ok()) return s;
+  if (Status s = subscriptions::ValidateGroupOptions(options); !s.ok()) return s;
+  const std::string record_name = subscriptions::RecordName(name);
+  auto existing = store.LoadCheckpoint(record_name);
+  if (!existing.ok()) return existing.status();
+  if (existing->has_value()) {
+    auto saved = subscriptions::DecodeGroupRecord(name, **existing);
+    if (!saved.ok()) return saved.status();
+    if (subscriptions::SameDefinition(saved->options, options)) return Status::Ok();
+    return Status::Conflict(
+        fmt::format("consumer group '{}' exists with another filter, start or policy; "
+                    "delete it first or pick another name",
+                    name),
+        std::nullopt);
+  }
+  return store.SaveCheckpoint(record_name,
+                              subscriptions::EncodeGroupRecord({options, options.start}));
+}
+
+Result<std::unique_ptr<ConsumerGroup>> ConsumerGroup::Open(Store& store, std::string_view name,
+                                                           const ConsumerGroupOptions& local) {
+  if (Status s = subscriptions::ValidateGroupName(name); !s.ok()) return s;
+  if (Status s = subscriptions::ValidateGroupOptions(local); !s.ok()) return s;
+  auto text = store.LoadCheckpoint(subscriptions::RecordName(name));
+  if (!text.ok()) return text.status();
+  if (!text->has_value())
+    return Status::NotFound(fmt::format("no consumer group '{}': create it first", name));
+  auto record = subscriptions::DecodeGroupRecord(name, **text);
+  if (!record.ok()) return record.status();
+  return std::unique_ptr<ConsumerGroup>(new ConsumerGroup(
+      std::make_unique<Impl>(store, std::string(name), std::move(*record), local)));
+}
+
+Result<std::vector<std::string>> ConsumerGroup::List(Store& store) {
+  auto records = store.ListCheckpoints(subscriptions::kGroupRecordPrefix);
+  if (!records.ok()) return records.status();
+  std::vector<std::string> names;
+  for (const auto& [key, value] : *records)
+    names.push_back(key.substr(subscriptions::kGroupRecordPrefix.size()));
+  return names;
+}
+
+Status ConsumerGroup::Delete(Store& store, std::string_view name) {
+  if (Status s = subscriptions::ValidateGroupName(name); !s.ok()) return s;
+  return store.DeleteCheckpoint(subscriptions::RecordName(name));
+}
+
+ConsumerGroup::ConsumerGroup(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ConsumerGroup::~ConsumerGroup() { (void)impl_->Flush(); }
+
+Result<std::vector<Delivery>> ConsumerGroup::Pull(std::string_view consumer, std::size_t max,
+                                                  milliseconds wait) {
+  return impl_->Pull(consumer, max, wait);
+}
+Status ConsumerGroup::Ack(Position position) { return impl_->Ack({position}); }
+Status ConsumerGroup::Ack(const std::vector<Position>& positions) { return impl_->Ack(positions); }
+Status ConsumerGroup::Nack(Position position, std::string_view reason) {
+  return impl_->Nack(position, reason);
+}
+Status ConsumerGroup::Retry() { return impl_->Retry(); }
+Status ConsumerGroup::Skip() { return impl_->Skip(); }
+Status ConsumerGroup::Flush() { return impl_->Flush(); }
+bool ConsumerGroup::WaitFor(Position position, milliseconds timeout) {
+  return impl_->WaitFor(position, timeout);
+}
+ConsumerGroupInfo ConsumerGroup::info() { return impl_->Info(); }
+const std::string& ConsumerGroup::name() const { return impl_->name(); }
+
+}  // namespace indelible

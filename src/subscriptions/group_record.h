@@ -1,0 +1,30 @@
+// The saved form of a consumer group: one checkpoint record
+// ("group/NAME", Store::SaveCheckpoint) holding its definition and its
+// checkpoint as JSON, so every backend that keeps checkpoint records keeps
+// groups without a schema of its own.
+#pragma once
+
+#include <indelible/consumer_group.h>
+
+#include <string>
+#include <string_view>
+
+namespace indelible::subscriptions {
+
+inline constexpr std::string_view kGroupRecordPrefix = "group/";
+
+struct GroupRecord {
+  ConsumerGroupOptions options;  // the saved fields only (not window, interval)
+  Position checkpoint;
+};
+
+Status ValidateGroupName(std::string_view name);
+Status ValidateGroupOptions(const ConsumerGroupOptions& options);
+std::string RecordName(std::string_view group);
+std::string EncodeGroupRecord(const GroupRecord& record);
+// internal if the record is not one this version wrote.
+Result<GroupRecord> DecodeGroupRecord(std::string_view group, std::string_view json);
+// The fields Create compares: filter, start and policy.
+bool SameDefinition(const ConsumerGroupOptions& a, const ConsumerGroupOptions& b);
+
+}  // namespace indelible::subscriptions

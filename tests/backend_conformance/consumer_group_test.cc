@@ -1,0 +1,286 @@
+// Consumer groups (include/indelible/consumer_group.h) on every backend:
+// at-least-once delivery, per-stream order across consumers, leases,
+// back-off and the block policy, checkpoints that survive a restart, and
+// read-your-writes with WaitFor.
+#include <indelible/consumer_group.h>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "backend_conformance/conformance.h"
+
+namespace indelible::conformance {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+std::unique_ptr<ConsumerGroup> OpenGroup(Store& store, const std::string& name,
+                                         ConsumerGroupOptions options = {}) {
+  EXPECT_TRUE(ConsumerGroup::Create(store, name, options).ok());
+  auto group = ConsumerGroup::Open(store, name, options);
+  EXPECT_TRUE(group.ok()) << group.status().ToString();
+  return group.ok() ? std::move(*group) : nullptr;
+}
+
+std::vector<std::uint64_t> Positions(const std::vector<Delivery>& batch) {
+  std::vector<std::uint64_t> out;
+  for (const auto& d : batch) out.push_back(d.event.position.value());
+  return out;
+}
+
+std::vector<Delivery> PullOk(ConsumerGroup& group, std::string_view consumer, std::size_t max,
+                             milliseconds wait = milliseconds(200)) {
+  auto batch = group.Pull(consumer, max, wait);
+  EXPECT_TRUE(batch.ok()) << batch.status().ToString();
+  return batch.ok() ? std::move(*batch) : std::vector<Delivery>{};
+}
+
+TEST_P(ConformanceTest, GroupCheckpointIsTheAcknowledgedPrefix) {
+  for (int i = 0; i < 3; ++i) Put("order-" + std::to_string(i), 2);  // positions 1..6
+  auto group = OpenGroup(store(), "mailer");
+  auto batch = PullOk(*group, "w1", 100);
+  // One batch may carry several events of a stream, in order.
+  EXPECT_EQ(Positions(batch), (std::vector<std::uint64_t>{1, 2, 3, 4, 5, 6}));
+  ASSERT_TRUE(group->Ack(Position(2)).ok());
+  EXPECT_EQ(group->info().checkpoint.value(), 0u);  // 1 is still unacknowledged
+  ASSERT_TRUE(group->Ack({Position(1), Position(3)}).ok());
+  EXPECT_EQ(group->info().checkpoint.value(), 3u);
+  ASSERT_TRUE(group->Ack(Position(3)).ok());  // a repeated ack is fine
+  ConsumerGroupInfo info = group->info();
+  EXPECT_EQ(info.in_flight, 3u);
+  EXPECT_EQ(info.lag_events, 3u);
+  EXPECT_FALSE(info.blocked_at.has_value());
+}
+
+TEST_P(ConformanceTest, GroupHandsOutAStreamsNextEventOnlyAfterTheEarlierIsAcked) {
+  Put("order-1", 3);
+  auto group = OpenGroup(store(), "g");
+  auto first = PullOk(*group, "w1", 1);
+  ASSERT_EQ(Positions(first), (std::vector<std::uint64_t>{1}));
+  EXPECT_TRUE(PullOk(*group, "w2", 10, milliseconds(20)).empty()) << "order-1 is held by w1";
+  ASSERT_TRUE(group->Ack(Position(1)).ok());
+  EXPECT_EQ(Positions(PullOk(*group, "w2", 10)), (std::vector<std::uint64_t>{2, 3}));
+}
+
+TEST_P(ConformanceTest, GroupRedeliversABatchWhoseLeaseExpired) {
+  Put("order-1", 3);
+  ConsumerGroupOptions options;
+  options.lease = milliseconds(50);
+  options.initial_backoff = milliseconds(0);
+  auto group = OpenGroup(store(), "g", options);
+  auto batch = PullOk(*group, "dies", 10);
+  ASSERT_EQ(batch.size(), 3u);
+  std::this_thread::sleep_for(milliseconds(80));  // the consumer died mid-batch
+  auto again = PullOk(*group, "w2", 10, seconds(2));
+  EXPECT_EQ(Positions(again), (std::vector<std::uint64_t>{1, 2, 3}));
+  for (const auto& d : again) EXPECT_EQ(d.attempt, 2);
+  EXPECT_EQ(group->info().redeliveries, 3u);
+}
+
+TEST_P(ConformanceTest, GroupCheckpointSurvivesARestartAndUnackedEventsComeAgain) {
+  if (!GetParam().durable) GTEST_SKIP() << "a volatile backend keeps nothing across a reopen";
+  Put("order-1", 10);
+  {
+    auto group = OpenGroup(store(), "g");
+    auto batch = PullOk(*group, "w1", 10);
+    ASSERT_EQ(batch.size(), 10u);
+    ASSERT_TRUE(group->Ack({Position(1), Position(2), Position(3)}).ok());
+    ASSERT_TRUE(group->Flush().ok());
+    // The consumer and its process die here: 4..10 were never acknowledged.
+  }
+  Open();  // the store restarts too
+  auto group = ConsumerGroup::Open(store(), "g");
+  ASSERT_TRUE(group.ok()) << group.status().ToString();
+  EXPECT_EQ((*group)->info().checkpoint.value(), 3u);
+  auto batch = PullOk(**group, "w1", 100);
+  EXPECT_EQ(Positions(batch), (std::vector<std::uint64_t>{4, 5, 6, 7, 8, 9, 10}));
+}
+
+TEST_P(ConformanceTest, GroupBlocksAtExactlyTheFailingEventWhileAnotherGroupGoesOn) {
+  Put("order-1");  // 1
+  Put("order-2");  // 2
+  Put("order-3");  // 3: the handler fails on it
+  Put("order-4");  // 4
+  ConsumerGroupOptions options;
+  options.max_attempts = 3;
+  options.initial_backoff = milliseconds(1);
+  options.max_backoff = milliseconds(4);
+  auto failing = OpenGroup(store(), "failing", options);
+  auto healthy = OpenGroup(store(), "healthy", options);
+
+  int attempts_on_3 = 0;
+  for (int round = 0; round < 50 && !failing->info().blocked_at; ++round) {
+    for (const auto& d : PullOk(*failing, "w", 10, milliseconds(50))) {
+      if (d.event.position.value() == 3) {
+        ++attempts_on_3;
+        ASSERT_TRUE(failing->Nack(d.event.position, "smtp refused").ok());
+      } else {
+        ASSERT_TRUE(failing->Ack(d.event.position).ok());
+      }
+    }
+  }
+  ConsumerGroupInfo info = failing->info();
+  ASSERT_TRUE(info.blocked_at.has_value());
+  EXPECT_EQ(info.blocked_at->value(), 3u);
+  EXPECT_EQ(attempts_on_3, 3);
+  EXPECT_NE(info.blocked_reason.find("smtp refused"), std::string::npos) << info.blocked_reason;
+  EXPECT_EQ(info.checkpoint.value(), 2u);  // never past the unacknowledged event
+  Put("order-5");
+  EXPECT_TRUE(PullOk(*failing, "w", 10, milliseconds(30)).empty()) << "a blocked group stops";
+
+  // The other group is not held up.
+  std::set<std::uint64_t> seen;
+  for (int round = 0; round < 20 && seen.size() < 5; ++round)
+    for (const auto& d : PullOk(*healthy, "w", 10)) {
+      seen.insert(d.event.position.value());
+      ASSERT_TRUE(healthy->Ack(d.event.position).ok());
+    }
+  EXPECT_EQ(seen.size(), 5u);
+  EXPECT_EQ(healthy->info().checkpoint.value(), 5u);
+
+  // Retry delivers it again with a fresh count; Skip moves past it.
+  ASSERT_TRUE(failing->Retry().ok());
+  auto retried = PullOk(*failing, "w", 10);
+  ASSERT_FALSE(retried.empty());
+  EXPECT_EQ(retried[0].event.position.value(), 3u);
+  EXPECT_EQ(retried[0].attempt, 1);
+  for (std::size_t i = 1; i < retried.size(); ++i)  // order-5, now unblocked
+    ASSERT_TRUE(failing->Ack(retried[i].event.position).ok());
+  for (int i = 0; i < 3 && !failing->info().blocked_at; ++i) {
+    ASSERT_TRUE(failing->Nack(Position(3), "still refused").ok());
+    std::this_thread::sleep_for(milliseconds(10));
+    (void)PullOk(*failing, "w", 1, milliseconds(20));
+  }
+  ASSERT_TRUE(failing->info().blocked_at.has_value());
+  ASSERT_TRUE(failing->Skip().ok());
+  EXPECT_FALSE(failing->info().blocked_at.has_value());
+  EXPECT_EQ(failing->Skip().code(), ErrorCode::kInvalid);  // not blocked any more
+  for (const auto& d : PullOk(*failing, "w", 10)) ASSERT_TRUE(failing->Ack(d.event.position).ok());
+  EXPECT_EQ(failing->info().checkpoint.value(), 5u);
+}
+
+TEST_P(ConformanceTest, GroupWaitForReturnsOnceTheCheckpointPasses) {
+  auto group = OpenGroup(store(), "projector");
+  const Position written = Put("todo-1").position;
+  std::atomic<bool> passed{false};
+  std::thread reader([&] { passed = group->WaitFor(written, seconds(20)); });
+  for (const auto& d : PullOk(*group, "w", 10)) ASSERT_TRUE(group->Ack(d.event.position).ok());
+  reader.join();
+  EXPECT_TRUE(passed.load());
+  EXPECT_FALSE(group->WaitFor(Position(written.value() + 1), milliseconds(20)));
+}
+
+TEST_P(ConformanceTest, GroupFilterSkipsEventsAndTheCheckpointPassesThem) {
+  Put("todo-1");
+  Put("user-1", 3);
+  Put("todo-2");
+  Put("user-2");
+  ConsumerGroupOptions options;
+  options.filter.categories = {"todo"};
+  auto group = OpenGroup(store(), "todos", options);
+  auto batch = PullOk(*group, "w", 10);
+  EXPECT_EQ(Positions(batch), (std::vector<std::uint64_t>{1, 5}));
+  ASSERT_TRUE(group->Ack({Position(1), Position(5)}).ok());
+  EXPECT_EQ(group->info().checkpoint.value(), 6u);
+}
+
+TEST_P(ConformanceTest, GroupCreateOpenListDeleteAndBadInput) {
+  ConsumerGroupOptions options;
+  options.filter.types = {"Order.Placed"};
+  ASSERT_TRUE(ConsumerGroup::Create(store(), "a", options).ok());
+  EXPECT_TRUE(ConsumerGroup::Create(store(), "a", options).ok()) << "same definition: ok";
+  ConsumerGroupOptions other;
+  EXPECT_EQ(ConsumerGroup::Create(store(), "a", other).code(), ErrorCode::kConflict);
+  ASSERT_TRUE(ConsumerGroup::Create(store(), "b.c_d-1", other).ok());
+  EXPECT_EQ(ConsumerGroup::List(store()).value(), (std::vector<std::string>{"a", "b.c_d-1"}));
+
+  EXPECT_EQ(ConsumerGroup::Open(store(), "missing").status().code(), ErrorCode::kNotFound);
+  for (const char* bad : {"", "has space", "slash/no", "\x01"})
+    EXPECT_EQ(ConsumerGroup::Create(store(), bad, other).code(), ErrorCode::kInvalid) << bad;
+  ConsumerGroupOptions zero_attempts;
+  zero_attempts.max_attempts = 0;
+  EXPECT_EQ(ConsumerGroup::Create(store(), "z", zero_attempts).code(), ErrorCode::kInvalid);
+
+  Put("order-1", 2);
+  auto group = ConsumerGroup::Open(store(), "b.c_d-1");
+  ASSERT_TRUE(group.ok());
+  EXPECT_EQ((*group)->Ack(Position(2)).code(), ErrorCode::kInvalid) << "never delivered";
+  EXPECT_EQ((*group)->Nack(Position(1), "x").code(), ErrorCode::kInvalid) << "not in flight";
+  EXPECT_EQ((*group)->Pull("w", 0, milliseconds(0)).status().code(), ErrorCode::kInvalid);
+  EXPECT_EQ((*group)->Pull("", 1, milliseconds(0)).status().code(), ErrorCode::kInvalid);
+  EXPECT_EQ((*group)->Retry().code(), ErrorCode::kInvalid) << "not blocked";
+  group->reset();
+
+  ASSERT_TRUE(ConsumerGroup::Delete(store(), "a").ok());
+  EXPECT_EQ(ConsumerGroup::List(store()).value(), (std::vector<std::string>{"b.c_d-1"}));
+  EXPECT_EQ(store().LastPosition().value(), 2u) << "groups write no events";
+}
+
+// Two consumers of one group, a flaky handler and writers still appending:
+// every event is acknowledged at least once, and each stream's events are
+// acknowledged in version order.
+TEST_P(ConformanceTest, ConcurrencyTwoConsumersKeepPerStreamOrderAndSeeEveryEvent) {
+  constexpr int kStreams = 8;
+  constexpr int kPerStream = 60;
+  constexpr std::uint64_t kTotal = kStreams * kPerStream;
+  ConsumerGroupOptions options;
+  options.max_attempts = 1000;
+  options.initial_backoff = milliseconds(0);
+  options.max_backoff = milliseconds(1);
+  auto group = OpenGroup(store(), "shared", options);
+
+  std::thread writer([&] {
+    for (int v = 0; v < kPerStream; ++v)
+      for (int s = 0; s < kStreams; ++s) Put("acct-" + std::to_string(s));
+  });
+  std::mutex mu;
+  std::map<std::string, std::vector<std::int64_t>> acked_versions;  // in ack order
+  std::set<std::uint64_t> acked_positions;
+  std::atomic<bool> order_broken{false};
+  auto consume = [&](const std::string& name, unsigned seed) {
+    std::mt19937 rng(seed);
+    const auto deadline = std::chrono::steady_clock::now() + seconds(120);
+    while (std::chrono::steady_clock::now() < deadline) {
+      {
+        std::lock_guard lock(mu);
+        if (acked_positions.size() == kTotal) return;
+      }
+      auto batch = group->Pull(name, 7, milliseconds(50));
+      ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+      std::set<std::string> failed_streams;  // later events of a failed stream are not acked
+      for (const auto& d : *batch) {
+        const std::string& stream = d.event.stream;
+        if (failed_streams.contains(stream) || rng() % 10 == 0) {
+          failed_streams.insert(stream);
+          ASSERT_TRUE(group->Nack(d.event.position, "flaky").ok());
+          continue;
+        }
+        std::lock_guard lock(mu);
+        auto& versions = acked_versions[stream];
+        const bool repeat = acked_positions.contains(d.event.position.value());
+        if (!repeat) {
+          if (d.event.version.value() != static_cast<std::int64_t>(versions.size()))
+            order_broken = true;
+          versions.push_back(d.event.version.value());
+          acked_positions.insert(d.event.position.value());
+        }
+        ASSERT_TRUE(group->Ack(d.event.position).ok());
+      }
+    }
+  };
+  std::thread a(consume, "a", 1u), b(consume, "b", 2u);
+  a.join();
+  b.join();
+  writer.join();
+  EXPECT_FALSE(order_broken.load());
+  EXPECT_EQ(acked_positions.size(), kTotal);
+  EXPECT_EQ(group->info().checkpoint.value(), kTotal);
+}
+
+}  // namespace
+}  // namespace indelible::conformance
