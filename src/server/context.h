@@ -13,6 +13,7 @@
 
 #include "server/append_batcher.h"
 #include "server/commit_watcher.h"
+#include "server/consumer_registry.h"
 #include "server/http.h"
 #include "server/metrics.h"
 #include "server/server.h"
@@ -29,7 +30,8 @@ struct ServerContext {
         ioc(io),
         blocking(static_cast<std::size_t>(o.write_threads)),
         batcher(s, kCommitters),
-        watcher(s) {}
+        watcher(s),
+        consumers(s) {}
 
   // Two, so one gathers the next batch while the other's group syncs.
   static constexpr int kCommitters = 2;
@@ -42,6 +44,7 @@ struct ServerContext {
   boost::asio::thread_pool blocking;
   AppendBatcher batcher;
   CommitWatcher watcher;
+  ConsumerRegistry consumers;
   Metrics metrics;
   Router router;
   std::atomic<bool> stopping{false};

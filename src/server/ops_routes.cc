@@ -4,6 +4,44 @@
 #include "server/routes.h"
 
 namespace indelible::server {
+namespace {
+
+// Per consumer group open in this server: lag, in flight, redeliveries,
+// blocked. One HELP/TYPE per metric, one sample per group.
+std::string ConsumerMetrics(ConsumerRegistry& consumers) {
+  std::vector<ConsumerGroupInfo> infos;
+  consumers.ForEach([&](ConsumerGroup& group) { infos.push_back(group.info()); });
+  struct Metric {
+    const char* name;
+    const char* type;
+    const char* help;
+    double (*value)(const ConsumerGroupInfo&);
+  };
+  static constexpr Metric kMetrics[] = {
+      {"indelible_consumer_lag_events", "gauge", "Events after the group's checkpoint.",
+       [](const ConsumerGroupInfo& i) { return static_cast<double>(i.lag_events); }},
+      {"indelible_consumer_lag_seconds", "gauge",
+       "Age of the oldest unacknowledged event the group holds.",
+       [](const ConsumerGroupInfo& i) { return i.lag_seconds; }},
+      {"indelible_consumer_in_flight", "gauge", "Events delivered and not yet acknowledged.",
+       [](const ConsumerGroupInfo& i) { return static_cast<double>(i.in_flight); }},
+      {"indelible_consumer_redeliveries_total", "counter",
+       "Deliveries after the first, since the server opened the group.",
+       [](const ConsumerGroupInfo& i) { return static_cast<double>(i.redeliveries); }},
+      {"indelible_consumer_blocked", "gauge", "1 while the group is blocked at an event.",
+       [](const ConsumerGroupInfo& i) { return i.blocked_at ? 1.0 : 0.0; }},
+  };
+  std::string out;
+  if (infos.empty()) return out;
+  for (const Metric& m : kMetrics) {
+    out += fmt::format("# HELP {0} {1}\n# TYPE {0} {2}\n", m.name, m.help, m.type);
+    for (const auto& info : infos)
+      out += fmt::format("{}{{group=\"{}\"}} {}\n", m.name, info.name, m.value(info));
+  }
+  return out;
+}
+
+}  // namespace
 
 void AddOpsRoutes(Router& router, ServerContext& context) {
   // Live and ready while serving; 503 "stopping" once shutdown began, so a
@@ -18,7 +56,7 @@ void AddOpsRoutes(Router& router, ServerContext& context) {
   router.Add(http::verb::get, "/metrics", [&context](std::shared_ptr<Exchange> exchange) {
     Response response(http::status::ok, exchange->request().version());
     response.set(http::field::content_type, "text/plain; version=0.0.4");
-    response.body() = context.metrics.Render(context.store);
+    response.body() = context.metrics.Render(context.store) + ConsumerMetrics(context.consumers);
     exchange->Respond(std::move(response));
   });
 }

@@ -10,6 +10,7 @@ void AddStreamRoutes(Router& router, ServerContext& context);     // /streams/..
 void AddAllRoutes(Router& router, ServerContext& context);        // /all
 void AddSubscribeRoutes(Router& router, ServerContext& context);  // /subscribe/...
 void AddOpsRoutes(Router& router, ServerContext& context);        // /health, /metrics
+void AddConsumerRoutes(Router& router, ServerContext& context);   // /consumers/...
 // ServerOptions::routes, the program's own (custom_routes.cc).
 void AddCustomRoutes(Router& router, ServerContext& context);
 
@@ -18,6 +19,7 @@ inline void AddStandardRoutes(Router& router, ServerContext& context) {
   AddAllRoutes(router, context);
   AddSubscribeRoutes(router, context);
   AddOpsRoutes(router, context);
+  AddConsumerRoutes(router, context);
 }
 
 }  // namespace indelible::server

@@ -254,8 +254,14 @@ class ConsumerGroup::Impl {
       checkpoint_ = window_.front().event.position;
       window_.pop_front();
     }
-    // Nothing held: everything the subscription read (or filtered) is done.
-    if (window_.empty()) checkpoint_ = std::max(checkpoint_, subscription_.position());
+    // The window holds every matching event the subscription read, so what
+    // lies between two of them was filtered out: done too.
+    if (!window_.empty()) {
+      const Position before_front(window_.front().event.position.value() - 1);
+      checkpoint_ = std::max(checkpoint_, before_front);
+    } else {
+      checkpoint_ = std::max(checkpoint_, subscription_.position());
+    }
     if (checkpoint_ != saved_checkpoint_) changed_.notify_all();
   }
 
