@@ -36,6 +36,7 @@
 #include <string_view>
 #include <vector>
 
+#include "indelible/consumer_group.h"
 #include "indelible/event.h"
 #include "indelible/options.h"
 #include "indelible/result.h"
@@ -176,6 +177,27 @@ class Client {
 
   // GET /health. A server that is starting or stopping answers unavailable.
   Result<ServerHealth> Health();
+
+  // Consumer groups held by the server (docs/HTTP.md, "Consumer groups";
+  // the semantics are ConsumerGroup's). Create is ok for an existing group
+  // of the same definition and a conflict for another; only the saved
+  // fields of `options` travel (not window or checkpoint_interval).
+  Status CreateConsumerGroup(std::string_view group, const ConsumerGroupOptions& options = {});
+  Result<std::vector<ConsumerGroupInfo>> ListConsumerGroups();
+  Result<ConsumerGroupInfo> ConsumerGroupStatus(std::string_view group);
+  // Read-your-writes: true once the group's checkpoint is at or past
+  // `position`, false when `timeout` passed first.
+  Result<bool> WaitForConsumerGroup(std::string_view group, Position position,
+                                    std::chrono::milliseconds timeout);
+  Status DeleteConsumerGroup(std::string_view group);
+  Result<std::vector<Delivery>> Pull(std::string_view group, std::string_view consumer,
+                                     std::size_t max,
+                                     std::chrono::milliseconds wait = std::chrono::milliseconds(0));
+  Status Ack(std::string_view group, const std::vector<Position>& positions);
+  Status Nack(std::string_view group, Position position, std::string_view reason);
+  // The operator's answers to a blocked group.
+  Status RetryConsumerGroup(std::string_view group);
+  Status SkipConsumerGroup(std::string_view group);
 
   // GET /subscribe/all and GET /subscribe/streams/{stream}. The connection
   // opens on the first Next(), so these fail only on bad options.

@@ -19,7 +19,8 @@
 // batch: so each stream's events are handled in order even with several
 // consumers, which share the streams between them (partition by stream). A
 // consumer that gets several events of one stream in a batch and fails on
-// one must not acknowledge the later ones.
+// one must not acknowledge the later ones: its Nack takes them back (they
+// go out again after the failed one, without counting an attempt).
 //
 // Failure. A nack, or a lease that expires (the consumer died or hung), is a
 // failed attempt: the event is delivered again after a back-off that doubles

@@ -4,7 +4,7 @@
 //
 // Operation:
 //
-//   Subscription sub(store, {.after = checkpoint, .filter = {.categories = {"todo"}}});
+//   Subscription sub(store, {.filter = {.categories = {"todo"}}, .after = checkpoint});
 //   for (;;) {
 //     auto batch = sub.Next(std::chrono::seconds(1));  // waits at most 1 s
 //     if (!batch.ok()) ...;                            // store error: retry Next or stop

@@ -38,11 +38,12 @@ struct Cli {
 void AddFilterFlags(CLI::App* verb, AllFilter* filter);
 
 // Verbs, by group (one file each).
-void AddWriteVerbs(CLI::App& app, Cli& cli);  // append, delete
-void AddReadVerbs(CLI::App& app, Cli& cli);   // read, head, all, tail
-void AddIoVerbs(CLI::App& app, Cli& cli);     // export, import
-void AddAdminVerbs(CLI::App& app, Cli& cli);  // check, bench
-void AddServeVerb(CLI::App& app, Cli& cli);   // serve
+void AddWriteVerbs(CLI::App& app, Cli& cli);     // append, delete
+void AddReadVerbs(CLI::App& app, Cli& cli);      // read, head, all, tail
+void AddIoVerbs(CLI::App& app, Cli& cli);        // export, import
+void AddAdminVerbs(CLI::App& app, Cli& cli);     // check, bench
+void AddServeVerb(CLI::App& app, Cli& cli);      // serve
+void AddConsumerVerbs(CLI::App& app, Cli& cli);  // consumers ...
 
 // One line per event: text "#position stream@version type data" or JSON.
 void PrintEvent(const Cli& cli, const EventView& event);

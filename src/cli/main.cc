@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   indelible::cli::AddIoVerbs(app, cli);
   indelible::cli::AddAdminVerbs(app, cli);
   indelible::cli::AddServeVerb(app, cli);
+  indelible::cli::AddConsumerVerbs(app, cli);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

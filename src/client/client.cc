@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <boost/json.hpp>
 
 #include "client/client_impl.h"
 #include "client/wire.h"
@@ -155,6 +156,114 @@ Result<ServerHealth> Client::Health() {
   }
   if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
   return client::HealthFromJson(answer->body());
+}
+
+namespace {
+
+std::string GroupPath(std::string_view group) { return "/consumers/" + PercentEncode(group); }
+
+// The status answer of a consumer group route, or its error.
+Result<ConsumerGroupInfo> GroupAnswer(const Result<client::Response>& answer) {
+  if (!answer.ok()) return answer.status();
+  if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
+  return client::ConsumerGroupInfoFromJson(answer->body());
+}
+
+}  // namespace
+
+Status Client::CreateConsumerGroup(std::string_view group, const ConsumerGroupOptions& options) {
+  std::string target = GroupPath(group);
+  AddFilterQuery(&target, options.filter);
+  AddQuery(&target, "start", std::to_string(options.start.value()));
+  AddQuery(&target, "maxAttempts", std::to_string(options.max_attempts));
+  AddQuery(&target, "initialBackoffMs", std::to_string(options.initial_backoff.count()));
+  AddQuery(&target, "maxBackoffMs", std::to_string(options.max_backoff.count()));
+  AddQuery(&target, "leaseMs", std::to_string(options.lease.count()));
+  auto answer = impl_->Call(impl_->MakeRequest(http::verb::put, target), /*retry_safe=*/true);
+  if (!answer.ok()) return answer.status();
+  if (answer->result() == http::status::created) return Status::Ok();
+  return Expect(*answer, http::status::ok);
+}
+
+Result<std::vector<ConsumerGroupInfo>> Client::ListConsumerGroups() {
+  auto answer = impl_->Call(impl_->MakeRequest(http::verb::get, "/consumers"), /*retry_safe=*/true);
+  if (!answer.ok()) return answer.status();
+  if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
+  return client::ConsumerGroupListFromJson(answer->body());
+}
+
+Result<ConsumerGroupInfo> Client::ConsumerGroupStatus(std::string_view group) {
+  return GroupAnswer(
+      impl_->Call(impl_->MakeRequest(http::verb::get, GroupPath(group)), /*retry_safe=*/true));
+}
+
+Result<bool> Client::WaitForConsumerGroup(std::string_view group, Position position,
+                                          std::chrono::milliseconds timeout) {
+  timeout = std::clamp(timeout, std::chrono::milliseconds(0), kMaxWait);
+  std::string target = GroupPath(group);
+  AddQuery(&target, "waitFor", std::to_string(position.value()));
+  AddQuery(&target, "timeout", std::to_string(timeout.count()));
+  auto answer =
+      impl_->Call(impl_->MakeRequest(http::verb::get, target), /*retry_safe=*/true, timeout);
+  if (!answer.ok()) return answer.status();
+  if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
+  return answer->body().find("\"reached\":true") != std::string::npos;
+}
+
+Status Client::DeleteConsumerGroup(std::string_view group) {
+  auto answer =
+      impl_->Call(impl_->MakeRequest(http::verb::delete_, GroupPath(group)), /*retry_safe=*/false);
+  if (!answer.ok()) return answer.status();
+  return Expect(*answer, http::status::ok);
+}
+
+Result<std::vector<Delivery>> Client::Pull(std::string_view group, std::string_view consumer,
+                                           std::size_t max, std::chrono::milliseconds wait) {
+  wait = std::clamp(wait, std::chrono::milliseconds(0), kMaxWait);
+  std::string target = GroupPath(group) + "/pull";
+  AddQuery(&target, "consumer", consumer);
+  AddQuery(&target, "max", std::to_string(max));
+  if (wait.count() > 0) AddQuery(&target, "waitMs", std::to_string(wait.count()));
+  // Not resent: a lost answer's events are in flight and come again when
+  // their lease expires.
+  auto answer =
+      impl_->Call(impl_->MakeRequest(http::verb::post, target), /*retry_safe=*/false, wait);
+  if (!answer.ok()) return answer.status();
+  if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
+  return client::DeliveriesFromJson(answer->body());
+}
+
+Status Client::Ack(std::string_view group, const std::vector<Position>& positions) {
+  std::string body = R"({"positions":[)";
+  for (std::size_t i = 0; i < positions.size(); ++i)
+    body += (i > 0 ? "," : "") + std::to_string(positions[i].value());
+  body += "]}";
+  client::Request request = impl_->MakeRequest(http::verb::post, GroupPath(group) + "/ack");
+  request.set(http::field::content_type, kJsonContentType);
+  request.body() = std::move(body);
+  request.prepare_payload();
+  return GroupAnswer(impl_->Call(request, /*retry_safe=*/true)).status();
+}
+
+Status Client::Nack(std::string_view group, Position position, std::string_view reason) {
+  client::Request request = impl_->MakeRequest(http::verb::post, GroupPath(group) + "/nack");
+  request.set(http::field::content_type, kJsonContentType);
+  request.body() = fmt::format(R"({{"position":{},"reason":{}}})", position.value(),
+                               boost::json::serialize(boost::json::string(reason)));
+  request.prepare_payload();
+  return GroupAnswer(impl_->Call(request, /*retry_safe=*/false)).status();
+}
+
+Status Client::RetryConsumerGroup(std::string_view group) {
+  return GroupAnswer(impl_->Call(impl_->MakeRequest(http::verb::post, GroupPath(group) + "/retry"),
+                                 /*retry_safe=*/false))
+      .status();
+}
+
+Status Client::SkipConsumerGroup(std::string_view group) {
+  return GroupAnswer(impl_->Call(impl_->MakeRequest(http::verb::post, GroupPath(group) + "/skip"),
+                                 /*retry_safe=*/false))
+      .status();
 }
 
 Result<std::unique_ptr<Subscription>> Client::SubscribeAll(const SubscribeOptions& options) {

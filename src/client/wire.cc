@@ -277,4 +277,74 @@ Result<StreamVersion> VersionFromETag(std::string_view etag) {
   return StreamVersion(version);
 }
 
+Result<ConsumerGroupInfo> ConsumerGroupInfoFromJson(const json::object& object) {
+  constexpr std::string_view kWhat = "consumer group status";
+  ConsumerGroupInfo info;
+  info.name = StringMember(object, "group");
+  std::int64_t numbers[5] = {};
+  const char* keys[5] = {"checkpoint", "lastPosition", "lagEvents", "inFlight", "redeliveries"};
+  for (int i = 0; i < 5; ++i) {
+    auto n = RequiredInteger(object, keys[i], kWhat);
+    if (!n.ok()) return n.status();
+    if (*n < 0) return NotOurs(kWhat, fmt::format("'{}' is negative", keys[i]));
+    numbers[i] = *n;
+  }
+  info.checkpoint = Position(static_cast<std::uint64_t>(numbers[0]));
+  info.last_position = Position(static_cast<std::uint64_t>(numbers[1]));
+  info.lag_events = static_cast<std::uint64_t>(numbers[2]);
+  info.in_flight = static_cast<std::uint64_t>(numbers[3]);
+  info.redeliveries = static_cast<std::uint64_t>(numbers[4]);
+  if (const json::value* lag = object.if_contains("lagSeconds"); lag && lag->is_number())
+    info.lag_seconds = lag->to_number<double>();
+  if (const json::value* blocked = object.if_contains("blocked"); blocked && blocked->is_object()) {
+    auto at = RequiredInteger(blocked->as_object(), "position", kWhat);
+    if (!at.ok()) return at.status();
+    info.blocked_at = Position(static_cast<std::uint64_t>(std::max<std::int64_t>(*at, 0)));
+    info.blocked_reason = StringMember(blocked->as_object(), "reason");
+  }
+  return info;
+}
+
+Result<ConsumerGroupInfo> ConsumerGroupInfoFromJson(std::string_view body) {
+  auto object = ParseObject(body, "consumer group status");
+  if (!object.ok()) return object.status();
+  return ConsumerGroupInfoFromJson(*object);
+}
+
+Result<std::vector<ConsumerGroupInfo>> ConsumerGroupListFromJson(std::string_view body) {
+  constexpr std::string_view kWhat = "consumer group list";
+  auto object = ParseObject(body, kWhat);
+  if (!object.ok()) return object.status();
+  const json::value* list = object->if_contains("consumers");
+  if (list == nullptr || !list->is_array()) return NotOurs(kWhat, "no 'consumers' array");
+  std::vector<ConsumerGroupInfo> out;
+  for (const json::value& item : list->as_array()) {
+    if (!item.is_object()) return NotOurs(kWhat, "an entry is not an object");
+    auto info = ConsumerGroupInfoFromJson(item.as_object());
+    if (!info.ok()) return info.status();
+    out.push_back(std::move(*info));
+  }
+  return out;
+}
+
+Result<std::vector<Delivery>> DeliveriesFromJson(std::string_view body) {
+  constexpr std::string_view kWhat = "pull answer";
+  auto object = ParseObject(body, kWhat);
+  if (!object.ok()) return object.status();
+  const json::value* list = object->if_contains("deliveries");
+  if (list == nullptr || !list->is_array()) return NotOurs(kWhat, "no 'deliveries' array");
+  std::vector<Delivery> out;
+  for (const json::value& item : list->as_array()) {
+    const json::value* event = item.is_object() ? item.as_object().if_contains("event") : nullptr;
+    if (event == nullptr || !event->is_object()) return NotOurs(kWhat, "a delivery has no event");
+    auto attempt = RequiredInteger(item.as_object(), "attempt", kWhat);
+    if (!attempt.ok()) return attempt.status();
+    // Re-serialised: the event's data keeps its value, not its exact spacing.
+    auto recorded = StoredEventFromJson(json::serialize(*event));
+    if (!recorded.ok()) return recorded.status();
+    out.push_back(Delivery{std::move(*recorded), static_cast<int>(*attempt)});
+  }
+  return out;
+}
+
 }  // namespace indelible::client

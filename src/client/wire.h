@@ -7,6 +7,7 @@
 // not what the API promises: that is a server bug or not our server.
 #pragma once
 
+#include <boost/json/object.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +36,15 @@ Result<RecordedEvent> StoredEventFromJson(std::string_view text);
 Result<StreamPage> StreamPageFromJson(std::string_view body);
 // {events, next}
 Result<AllPage> AllPageFromJson(std::string_view body);
+
+// A consumer group's status: {group, checkpoint, lastPosition, lagEvents,
+// lagSeconds, inFlight, redeliveries, blocked}.
+Result<ConsumerGroupInfo> ConsumerGroupInfoFromJson(const boost::json::object& object);
+Result<ConsumerGroupInfo> ConsumerGroupInfoFromJson(std::string_view body);
+// {consumers: [status...]}
+Result<std::vector<ConsumerGroupInfo>> ConsumerGroupListFromJson(std::string_view body);
+// {deliveries: [{attempt, event}]}
+Result<std::vector<Delivery>> DeliveriesFromJson(std::string_view body);
 
 // The version in an ETag: `"4"` -> 4.
 Result<StreamVersion> VersionFromETag(std::string_view etag);

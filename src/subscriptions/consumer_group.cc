@@ -110,6 +110,17 @@ class ConsumerGroup::Impl {
                              fmt::format("position {} is not in flight in consumer group '{}'",
                                          position.value(), name_));
     Fail(*entry, reason.empty() ? std::string("nacked") : std::string(reason), Clock::now());
+    // The later events of that stream the consumer got in the same batch
+    // must wait for this one: take them back, without counting an attempt.
+    const std::string consumer = entry->consumer;
+    for (Entry& later : window_) {
+      if (later.event.position <= position || later.state != State::kInFlight ||
+          later.consumer != consumer || later.event.stream != entry->event.stream)
+        continue;
+      later.state = State::kWaiting;
+      later.not_before = Clock::now();
+      --later.attempts;
+    }
     changed_.notify_all();
     return Status::Ok();
   }

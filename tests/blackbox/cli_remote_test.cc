@@ -286,5 +286,61 @@ TEST_F(CliRemoteTest, UrlAndDataAreAlternatives) {
   EXPECT_NE(down.err.find("cannot connect"), std::string::npos) << down.err;
 }
 
+// `indelible consumers` against the server: an operator's session with a
+// failing event, then the same group seen through --data after the server
+// stopped.
+TEST_F(CliRemoteTest, ConsumersCreatePullNackBlockSkipAndStatus) {
+  ASSERT_EQ(Cli("append order-1 --type Placed --data '{\"n\":1}'").exit_code, 0);
+  ASSERT_EQ(Cli("append order-1 --type Placed --data '{\"n\":2}'").exit_code, 0);
+  ASSERT_EQ(Cli("append user-1 --type Renamed").exit_code, 0);
+  Outcome created =
+      Cli("consumers create mailer --category order --max-attempts 2 "
+          "--initial-backoff-ms 0");
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  EXPECT_EQ(created.out, "mailer checkpoint 0 of 3 (lag 3 events, 0.0 s), 0 in flight\n");
+
+  Outcome first = Cli("consumers pull mailer --consumer w");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_EQ(first.out, "#1 order-1@0 Placed {\"n\":1}\n#2 order-1@1 Placed {\"n\":2}\n");
+  // The nack takes back #2 too: it waits behind #1.
+  ASSERT_EQ(Cli("consumers nack mailer 1 --reason 'smtp down'").exit_code, 0);
+  Outcome second = Cli("consumers pull mailer --consumer w");
+  EXPECT_EQ(second.out, "#1 order-1@0 Placed {\"n\":1}\n#2 order-1@1 Placed {\"n\":2}\n");
+  Outcome blocked = Cli("consumers nack mailer 1 --reason 'smtp down'");
+  ASSERT_EQ(blocked.exit_code, 0) << blocked.err;
+  EXPECT_NE(blocked.out.find("BLOCKED at 1: event 1 of stream 'order-1' failed 2 time(s); "
+                             "last: smtp down"),
+            std::string::npos)
+      << blocked.out;
+  EXPECT_EQ(Cli("consumers pull mailer --consumer w").out, "") << "a blocked group stops";
+
+  ASSERT_EQ(Cli("consumers skip mailer").exit_code, 0);
+  Outcome drained = Cli("consumers pull mailer --consumer w --ack");
+  EXPECT_EQ(drained.out, "#2 order-1@1 Placed {\"n\":2}\n");
+  Outcome json = Cli("--json consumers status mailer --wait-for 2 --timeout-ms 5000");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const boost::json::value status = boost::json::parse(json.out);
+  EXPECT_EQ(status.at("checkpoint").as_int64(), 3) << json.out << ": #3 is filtered out";
+  EXPECT_TRUE(status.at("blocked").is_null());
+
+  Outcome missing = Cli("consumers retry nope");
+  EXPECT_EQ(missing.exit_code, 3) << missing.err;  // not_found
+  EXPECT_NE(missing.err.find("no consumer group 'nope'"), std::string::npos) << missing.err;
+  Outcome late = Cli("consumers status mailer --wait-for 99 --timeout-ms 50");
+  EXPECT_EQ(late.exit_code, 8) << late.err;  // unavailable: not reached in time
+
+  // The same group through the folder once the server is gone.
+  ASSERT_EQ(server_->Terminate(), 0);
+  const std::string data = "--data " + tmp_.Sub("server");
+  Outcome listed = Run(data, "consumers list");
+  EXPECT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_EQ(listed.out.substr(0, 23), "mailer checkpoint 3 of ") << listed.out;
+  Outcome skip = Run(data, "consumers skip mailer");
+  EXPECT_EQ(skip.exit_code, 2) << skip.err;  // invalid: needs the server
+  EXPECT_NE(skip.err.find("--url"), std::string::npos) << skip.err;
+  EXPECT_EQ(Run(data, "consumers delete mailer").exit_code, 0);
+  EXPECT_EQ(Run(data, "consumers list").out, "");
+}
+
 }  // namespace
 }  // namespace indelible

@@ -112,6 +112,14 @@ Result<std::unique_ptr<Store>> EmbeddedStore::Open(const std::string& path,
     return Status::NotFound(fmt::format("data folder '{}' does not exist", path));
   if (std::filesystem::exists(path, ec) && !std::filesystem::is_directory(path, ec))
     return Status::Invalid("data", fmt::format("'{}' is not a folder", path));
+  // RocksDB creates only the last folder of the path; make the parents too,
+  // so `--store file:/var/lib/app/events` works on a fresh machine.
+  if (options.create_if_missing && !options.follower) {
+    std::filesystem::create_directories(path, ec);
+    if (ec)
+      return Status::Unavailable(
+          fmt::format("cannot create data folder '{}': {}", path, ec.message()));
+  }
 
   rocksdb::DBOptions db_options;
   db_options.create_if_missing = options.create_if_missing;
