@@ -5,6 +5,8 @@
 //            to its own stream with the exact If-Match (durable server)
 //   head     N connections, GET /streams/{s}/head; and the same request to
 //            the static yardstick server, in the same run, for the ratio
+//   pull     a consumer group's worker pulling and acking batches of 1,000
+//            (group_pull.cc)
 //   sse      one subscriber on /subscribe/streams/{s}; one writer appends
 //            events one at a time; latency = delivery time minus the
 //            append's acknowledgement time (0 if delivery came first)
@@ -153,10 +155,11 @@ void Print(const std::string& bench, const std::string& figure, double value,
 }  // namespace
 
 int RunSse(const tcp::endpoint& endpoint, int events, const std::string& stream);
+int RunGroupPull(const tcp::endpoint& endpoint, int events, const std::string& run);
 
 int main(int argc, char** argv) {
   CLI::App app{"indelible-http-bench: closed-loop HTTP load for indelible serve"};
-  int port = 0, static_port = 0, connections = 64, sse_events = 2000;
+  int port = 0, static_port = 0, connections = 64, sse_events = 2000, pull_events = 200000;
   double seconds = 5;
   std::string run_id = std::to_string(Clock::now().time_since_epoch().count());
   app.add_option("--port", port, "port of indelible serve on 127.0.0.1")->required();
@@ -164,6 +167,8 @@ int main(int argc, char** argv) {
   app.add_option("--connections", connections)->capture_default_str();
   app.add_option("--seconds", seconds, "duration of each closed-loop phase")->capture_default_str();
   app.add_option("--sse-events", sse_events)->capture_default_str();
+  app.add_option("--pull-events", pull_events, "events of the consumer group pull phase")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   const tcp::endpoint server(asio::ip::make_address("127.0.0.1"),
                              static_cast<unsigned short>(port));
@@ -215,5 +220,6 @@ int main(int argc, char** argv) {
   Print("http_static", "p50_us", Quantile(statics.latencies_us, 0.5), conditions);
   Print("http_static", "p99_us", Quantile(statics.latencies_us, 0.99), conditions);
 
-  return RunSse(server, sse_events, fmt::format("sse-{}", run_id));
+  if (int rc = RunSse(server, sse_events, fmt::format("sse-{}", run_id)); rc != 0) return rc;
+  return RunGroupPull(server, pull_events, run_id);
 }

@@ -235,8 +235,10 @@ Result<std::vector<Delivery>> Client::Pull(std::string_view group, std::string_v
 
 Status Client::Ack(std::string_view group, const std::vector<Position>& positions) {
   std::string body = R"({"positions":[)";
-  for (std::size_t i = 0; i < positions.size(); ++i)
-    body += (i > 0 ? "," : "") + std::to_string(positions[i].value());
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    if (i > 0) body += ',';
+    body += std::to_string(positions[i].value());
+  }
   body += "]}";
   client::Request request = impl_->MakeRequest(http::verb::post, GroupPath(group) + "/ack");
   request.set(http::field::content_type, kJsonContentType);
