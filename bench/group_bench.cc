@@ -11,18 +11,12 @@
 #include <fmt/format.h>
 #include <indelible/consumer_group.h>
 
-#include <algorithm>
-#include <random>
-#include <thread>
-
-#include "bench/events.h"
 #include "bench/fill.h"
+#include "bench/live_latency.h"
 #include "bench/scenarios.h"
 
 namespace indelible::bench {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 Status RunCatchUp(Context& context) {
   const Options& options = context.options();
@@ -70,7 +64,6 @@ Status RunCatchUp(Context& context) {
 }
 
 Status RunLive(Context& context) {
-  constexpr std::uint64_t kEvents = 2000;
   ScratchFolder folder(context, "group-live");
   if (!folder.error().empty()) return Status::Unavailable(folder.error());
   auto store = OpenStore(context, folder.path());
@@ -78,47 +71,21 @@ Status RunLive(Context& context) {
   if (Status s = ConsumerGroup::Create(**store, "live", {}); !s.ok()) return s;
   auto group = ConsumerGroup::Open(**store, "live");
   if (!group.ok()) return group.status();
-  std::vector<Clock::time_point> acked(kEvents + 1), received(kEvents + 1);
-  Status failed;
-  std::thread consumer([&] {
-    std::uint64_t seen = 0;
-    while (seen < kEvents) {
-      auto batch = (*group)->Pull("live", 100, std::chrono::seconds(10));
-      if (!batch.ok()) return void(failed = batch.status());
-      const auto now = Clock::now();
-      for (const Delivery& d : *batch) {
-        if (d.event.position.value() != seen + 1)
-          return void(failed = Status::Internal("group-live: a position was skipped"));
-        received[++seen] = now;
-        if (Status s = (*group)->Ack(d.event.position); !s.ok()) return void(failed = s);
-      }
-    }
-  });
-  std::mt19937 rng(7);
-  for (std::uint64_t i = 0; i < kEvents; ++i) {
-    auto r =
-        (*store)->Append("account-000000", Expected::any(),
-                         {DepositedEvent("account-000000", i, context.options().event_bytes, rng)});
-    if (!r.ok()) {
-      consumer.detach();
-      return r.status();
-    }
-    acked[r->position.value()] = Clock::now();
-  }
-  consumer.join();
-  if (!failed.ok()) return failed;
-  std::vector<double> latencies;
-  for (std::uint64_t p = 1; p <= kEvents; ++p)
-    latencies.push_back(
-        std::max(0.0, std::chrono::duration<double, std::micro>(received[p] - acked[p]).count()));
-  const Conditions conditions{kEvents, 1, context.options().event_bytes, 1, 1};
-  Line extra;
-  extra.Add("consumers", 1).Add("measured", "pull_time_minus_ack_time");
-  context.AddFigure("group-live", "p50_us", Quantile(latencies, 0.5), 0, conditions, Target::None(),
-                    false, extra);
-  context.AddFigure("group-live", "p99_us", Quantile(latencies, 0.99), 0, conditions,
-                    Target::AtMost(2000), false, extra);
-  return Status::Ok();
+  return RunLiveLatency(
+      context, **store,
+      {.bench = "group-live", .who = "consumers", .measured = "pull_time_minus_ack_time"},
+      [&](std::uint64_t events, const std::atomic<bool>& stop, const SeenFn& seen) {
+        for (std::uint64_t got = 0; got < events && !stop;) {
+          auto batch = (*group)->Pull("live", 100, std::chrono::milliseconds(100));
+          if (!batch.ok()) return batch.status();
+          for (const Delivery& d : *batch) {
+            if (Status s = seen(d.event.position); !s.ok()) return s;
+            if (Status s = (*group)->Ack(d.event.position); !s.ok()) return s;
+            ++got;
+          }
+        }
+        return Status::Ok();
+      });
 }
 
 }  // namespace

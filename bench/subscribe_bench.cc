@@ -9,18 +9,12 @@
 #include <fmt/format.h>
 #include <indelible/subscription.h>
 
-#include <algorithm>
-#include <random>
-#include <thread>
-
-#include "bench/events.h"
+#include "bench/live_latency.h"
 #include "bench/read_passes.h"
 #include "bench/scenarios.h"
 
 namespace indelible::bench {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 Result<PassTotals> SubscribeOnce(Store& store) {
   Subscription sub(store, {});
@@ -40,53 +34,25 @@ Result<PassTotals> SubscribeOnce(Store& store) {
 }
 
 Status RunLive(Context& context) {
-  constexpr std::uint64_t kEvents = 2000;
   ScratchFolder folder(context, "subscribe-live");
   if (!folder.error().empty()) return Status::Unavailable(folder.error());
   auto store = OpenStore(context, folder.path());
   if (!store.ok()) return store.status();
-  std::vector<Clock::time_point> acked(kEvents + 1), received(kEvents + 1);
-  Status failed;
-  std::thread subscriber([&] {
-    Subscription sub(**store, {});
-    std::uint64_t seen = 0;
-    while (seen < kEvents) {
-      auto batch = sub.Next(std::chrono::seconds(10));
-      if (!batch.ok()) return void(failed = batch.status());
-      const auto now = Clock::now();
-      for (const RecordedEvent& event : batch->events) {
-        if (event.position.value() != seen + 1)
-          return void(failed = Status::Internal("subscribe-live: a position was skipped"));
-        received[++seen] = now;
-      }
-    }
-  });
-  std::mt19937 rng(7);
-  Stopwatch watch;
-  for (std::uint64_t i = 0; i < kEvents; ++i) {
-    auto r =
-        (*store)->Append("account-000000", Expected::any(),
-                         {DepositedEvent("account-000000", i, context.options().event_bytes, rng)});
-    if (!r.ok()) {
-      subscriber.detach();
-      return r.status();
-    }
-    acked[r->position.value()] = Clock::now();
-  }
-  subscriber.join();
-  if (!failed.ok()) return failed;
-  std::vector<double> latencies;
-  for (std::uint64_t p = 1; p <= kEvents; ++p)
-    latencies.push_back(
-        std::max(0.0, std::chrono::duration<double, std::micro>(received[p] - acked[p]).count()));
-  const Conditions conditions{kEvents, 1, context.options().event_bytes, 1, 1};
-  Line extra;
-  extra.Add("subscribers", 1).Add("measured", "handler_time_minus_ack_time");
-  context.AddFigure("subscribe-live", "p50_us", Quantile(latencies, 0.5), 0, conditions,
-                    Target::None(), false, extra);
-  context.AddFigure("subscribe-live", "p99_us", Quantile(latencies, 0.99), 0, conditions,
-                    Target::AtMost(2000), false, extra);
-  return Status::Ok();
+  return RunLiveLatency(
+      context, **store,
+      {.bench = "subscribe-live", .who = "subscribers", .measured = "handler_time_minus_ack_time"},
+      [&](std::uint64_t events, const std::atomic<bool>& stop, const SeenFn& seen) {
+        Subscription sub(**store, {});
+        for (std::uint64_t got = 0; got < events && !stop;) {
+          auto batch = sub.Next(std::chrono::milliseconds(100));
+          if (!batch.ok()) return batch.status();
+          for (const RecordedEvent& event : batch->events) {
+            if (Status s = seen(event.position); !s.ok()) return s;
+            ++got;
+          }
+        }
+        return Status::Ok();
+      });
 }
 
 }  // namespace
