@@ -12,11 +12,9 @@
 #include <cstdio>
 #include <string>
 
-namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace http = beast::http;
+#include "asio_names.h"
+
 namespace json = boost::json;
-using tcp = asio::ip::tcp;
 
 namespace {
 

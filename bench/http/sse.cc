@@ -11,11 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace http = beast::http;
-using tcp = asio::ip::tcp;
-using Clock = std::chrono::steady_clock;
+#include "asio_names.h"
 
 namespace {
 

@@ -6,11 +6,11 @@
 // external synchronization. Each call borrows an idle keep-alive connection
 // from the client's pool (or opens one) and gives it back when the answer has
 // been read, so calls from several threads run in parallel on separate
-// connections. A Subscription belongs to one thread. The Store returned by
+// connections. A RemoteSubscription belongs to one thread. The Store returned by
 // OpenRemoteStore is thread-safe like every Store; its cursors belong to one
 // thread each.
 //
-// Lifetime: Subscriptions and cursors copy what they need; they may outlive
+// Lifetime: RemoteSubscriptions and cursors copy what they need; they may outlive
 // the Client or Store that made them.
 //
 // Errors: every call answers in the vocabulary of status.h. An HTTP error
@@ -112,9 +112,9 @@ struct SubscribeOptions {
 //
 // Concurrency: one thread. Next() blocks at most its timeout, so the owner
 // can check its own stop flag between calls.
-class Subscription {
+class RemoteSubscription {
  public:
-  virtual ~Subscription() = default;
+  virtual ~RemoteSubscription() = default;
 
   // The next event, or nullopt when `timeout` passed without one.
   // Errors: not_found or invalid from the server (bad stream name or filter)
@@ -201,9 +201,9 @@ class Client {
 
   // GET /subscribe/all and GET /subscribe/streams/{stream}. The connection
   // opens on the first Next(), so these fail only on bad options.
-  Result<std::unique_ptr<Subscription>> SubscribeAll(const SubscribeOptions& options = {});
-  Result<std::unique_ptr<Subscription>> SubscribeStream(std::string_view stream,
-                                                        const SubscribeOptions& options = {});
+  Result<std::unique_ptr<RemoteSubscription>> SubscribeAll(const SubscribeOptions& options = {});
+  Result<std::unique_ptr<RemoteSubscription>> SubscribeStream(std::string_view stream,
+                                                              const SubscribeOptions& options = {});
 
   // The URL given to Connect.
   const std::string& url() const;

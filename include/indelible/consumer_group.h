@@ -111,6 +111,8 @@ class ConsumerGroup {
   static Result<std::unique_ptr<ConsumerGroup>> Open(Store& store, std::string_view name,
                                                      const ConsumerGroupOptions& local = {});
   static Result<std::vector<std::string>> List(Store& store);
+  // Whether a group of that name was created (reads its record only).
+  static Result<bool> Exists(Store& store, std::string_view name);
   // Removes the group's record. Close every open object of it first: one
   // still open saves its checkpoint again when it acks or closes.
   static Status Delete(Store& store, std::string_view name);

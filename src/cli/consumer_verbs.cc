@@ -9,7 +9,6 @@
 // that made them, so they need --url.
 #include <fmt/format.h>
 
-#include <boost/json.hpp>
 #include <cstdio>
 #include <memory>
 
@@ -41,17 +40,7 @@ struct GroupArgs {
 };
 
 std::string InfoLine(const Cli& cli, const ConsumerGroupInfo& info) {
-  if (cli.json) {
-    std::string blocked = "null";
-    if (info.blocked_at)
-      blocked = fmt::format(R"({{"position":{},"reason":{}}})", info.blocked_at->value(),
-                            boost::json::serialize(boost::json::string(info.blocked_reason)));
-    return fmt::format(
-        R"({{"group":"{}","checkpoint":{},"lastPosition":{},"lagEvents":{},"lagSeconds":{:.3f},)"
-        R"("inFlight":{},"redeliveries":{},"blocked":{}}})",
-        info.name, info.checkpoint.value(), info.last_position.value(), info.lag_events,
-        info.lag_seconds, info.in_flight, info.redeliveries, blocked);
-  }
+  if (cli.json) return ConsumerGroupInfoToJson(info);
   std::string line = fmt::format("{} checkpoint {} of {} (lag {} events, {:.1f} s), {} in flight",
                                  info.name, info.checkpoint.value(), info.last_position.value(),
                                  info.lag_events, info.lag_seconds, info.in_flight);
@@ -134,7 +123,9 @@ class LocalGroups final : public Groups {
     return info->checkpoint >= p;
   }
   Status Delete(const std::string& g) override {
-    if (auto group = Open(g); !group.ok()) return group.status();
+    auto exists = ConsumerGroup::Exists(*store_, g);
+    if (!exists.ok()) return exists.status();
+    if (!*exists) return Status::NotFound(fmt::format("no consumer group '{}'", g));
     opened_.reset();
     return ConsumerGroup::Delete(*store_, g);
   }

@@ -4,11 +4,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <boost/json.hpp>
 
 #include "client/client_impl.h"
 #include "client/wire.h"
 #include "core/append_validation.h"
+#include "core/event_json.h"
 
 namespace indelible {
 namespace {
@@ -250,8 +250,8 @@ Status Client::Ack(std::string_view group, const std::vector<Position>& position
 Status Client::Nack(std::string_view group, Position position, std::string_view reason) {
   client::Request request = impl_->MakeRequest(http::verb::post, GroupPath(group) + "/nack");
   request.set(http::field::content_type, kJsonContentType);
-  request.body() = fmt::format(R"({{"position":{},"reason":{}}})", position.value(),
-                               boost::json::serialize(boost::json::string(reason)));
+  request.body() =
+      fmt::format(R"({{"position":{},"reason":{}}})", position.value(), QuoteJson(reason));
   request.prepare_payload();
   return GroupAnswer(impl_->Call(request, /*retry_safe=*/false)).status();
 }
@@ -268,7 +268,7 @@ Status Client::SkipConsumerGroup(std::string_view group) {
       .status();
 }
 
-Result<std::unique_ptr<Subscription>> Client::SubscribeAll(const SubscribeOptions& options) {
+Result<std::unique_ptr<RemoteSubscription>> Client::SubscribeAll(const SubscribeOptions& options) {
   std::string target = "/subscribe/all";
   AddQuery(&target, "from",
            std::to_string(std::max<std::uint64_t>(options.from_position.value(), 1)));
@@ -276,8 +276,8 @@ Result<std::unique_ptr<Subscription>> Client::SubscribeAll(const SubscribeOption
   return client::MakeSseSubscription(impl_->endpoint, impl_->options, std::move(target), options);
 }
 
-Result<std::unique_ptr<Subscription>> Client::SubscribeStream(std::string_view stream,
-                                                              const SubscribeOptions& options) {
+Result<std::unique_ptr<RemoteSubscription>> Client::SubscribeStream(
+    std::string_view stream, const SubscribeOptions& options) {
   if (Status s = ValidateStreamName(stream, /*allow_reserved=*/true); !s.ok()) return s;
   if (options.from_version.value() < 0)
     return Status::Invalid("from_version", "a stream subscription starts at version 0 or later");

@@ -46,8 +46,10 @@ namespace client {
 
 // The subscriptions' implementation (subscription.cc): `target` is the path
 // and query of the first request.
-std::unique_ptr<Subscription> MakeSseSubscription(Endpoint endpoint, ClientOptions client_options,
-                                                  std::string target, SubscribeOptions options);
+std::unique_ptr<RemoteSubscription> MakeSseSubscription(Endpoint endpoint,
+                                                        ClientOptions client_options,
+                                                        std::string target,
+                                                        SubscribeOptions options);
 
 }  // namespace client
 }  // namespace indelible

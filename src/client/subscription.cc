@@ -31,7 +31,7 @@ milliseconds Left(Clock::time_point deadline) {
                   std::chrono::duration_cast<milliseconds>(deadline - Clock::now()));
 }
 
-class SseSubscription final : public Subscription {
+class SseSubscription final : public RemoteSubscription {
  public:
   SseSubscription(Endpoint endpoint, ClientOptions client_options, std::string target,
                   SubscribeOptions options)
@@ -292,8 +292,10 @@ void SseSubscription::Drop() {
 
 }  // namespace
 
-std::unique_ptr<Subscription> MakeSseSubscription(Endpoint endpoint, ClientOptions client_options,
-                                                  std::string target, SubscribeOptions options) {
+std::unique_ptr<RemoteSubscription> MakeSseSubscription(Endpoint endpoint,
+                                                        ClientOptions client_options,
+                                                        std::string target,
+                                                        SubscribeOptions options) {
   return std::make_unique<SseSubscription>(std::move(endpoint), client_options, std::move(target),
                                            std::move(options));
 }

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <boost/beast/core/detail/base64.hpp>
 #include <boost/json.hpp>
 #include <charconv>
 
@@ -13,17 +12,7 @@ namespace indelible::client {
 namespace json = boost::json;
 namespace {
 
-void AppendQuoted(std::string_view text, std::string* out) {
-  out->append(json::serialize(json::string_view(text.data(), text.size())));
-}
-
-// Boost.Beast's base64 is in a detail namespace; core's codec uses it too.
-std::string Base64Encode(std::string_view bytes) {
-  namespace b64 = boost::beast::detail::base64;
-  std::string out(b64::encoded_size(bytes.size()), '\0');
-  out.resize(b64::encode(out.data(), bytes.data(), bytes.size()));
-  return out;
-}
+void AppendQuoted(std::string_view text, std::string* out) { out->append(QuoteJson(text)); }
 
 Status NotOurs(std::string_view what, std::string_view why) {
   return Status::Internal(fmt::format("the server's answer is not a valid {}: {}", what, why));

@@ -8,10 +8,8 @@
 namespace indelible {
 namespace json = boost::json;
 
-namespace {
-
-void AppendQuoted(std::string_view text, std::string* out) {
-  out->append(json::serialize(json::string_view(text.data(), text.size())));
+std::string QuoteJson(std::string_view text) {
+  return json::serialize(json::string_view(text.data(), text.size()));
 }
 
 // Boost.Beast's base64 lives in a detail namespace, but it is the only
@@ -22,6 +20,10 @@ std::string Base64Encode(std::string_view bytes) {
   out.resize(b64::encode(out.data(), bytes.data(), bytes.size()));
   return out;
 }
+
+namespace {
+
+void AppendQuoted(std::string_view text, std::string* out) { out->append(QuoteJson(text)); }
 
 std::optional<std::string> Base64Decode(std::string_view text) {
   namespace b64 = boost::beast::detail::base64;
@@ -217,6 +219,18 @@ std::string StatusToJson(const Status& status) {
   if (status.deleted()) out += R"(,"deleted":true)";
   out += '}';
   return out;
+}
+
+std::string ConsumerGroupInfoToJson(const ConsumerGroupInfo& info) {
+  std::string blocked = "null";
+  if (info.blocked_at)
+    blocked = fmt::format(R"({{"position":{},"reason":{}}})", info.blocked_at->value(),
+                          QuoteJson(info.blocked_reason));
+  return fmt::format(
+      R"({{"group":{},"checkpoint":{},"lastPosition":{},"lagEvents":{},"lagSeconds":{:.3f},)"
+      R"("inFlight":{},"redeliveries":{},"blocked":{}}})",
+      QuoteJson(info.name), info.checkpoint.value(), info.last_position.value(), info.lag_events,
+      info.lag_seconds, info.in_flight, info.redeliveries, blocked);
 }
 
 }  // namespace indelible

@@ -15,9 +15,15 @@
 #include <string_view>
 #include <vector>
 
+#include "indelible/consumer_group.h"
 #include "indelible/store.h"
 
 namespace indelible {
+
+// `text` as a JSON string literal, quotes included.
+std::string QuoteJson(std::string_view text);
+// Standard base64 with '=' padding (binary event data in JSON).
+std::string Base64Encode(std::string_view bytes);
 
 // Appends the event's JSON object to *out.
 void AppendEventJson(const EventView& event, std::string* out);
@@ -40,6 +46,11 @@ Result<ExportedEvent> ExportedEventFromJson(std::string_view text);
 
 std::string AppendResultToJson(const AppendResult& result);
 std::string HeadToJson(std::string_view stream, const StreamHead& head);
+// A consumer group's status, as /consumers and `consumers --json` give it:
+// {group, checkpoint, lastPosition, lagEvents, lagSeconds, inFlight,
+//  redeliveries, blocked: null | {position, reason}}
+std::string ConsumerGroupInfoToJson(const ConsumerGroupInfo& info);
+
 // {"error":"conflict","message":"...","field":...,"actualVersion":...,"deleted":...}
 std::string StatusToJson(const Status& status);
 

@@ -20,18 +20,6 @@ using std::chrono::milliseconds;
 constexpr std::int64_t kMaxPull = 10000;
 constexpr std::int64_t kMaxWaitMs = 60000;
 
-std::string InfoJson(const ConsumerGroupInfo& info) {
-  std::string blocked = "null";
-  if (info.blocked_at)
-    blocked = fmt::format(R"({{"position":{},"reason":{}}})", info.blocked_at->value(),
-                          QuoteJson(info.blocked_reason));
-  return fmt::format(
-      R"({{"group":{},"checkpoint":{},"lastPosition":{},"lagEvents":{},"lagSeconds":{:.3f},)"
-      R"("inFlight":{},"redeliveries":{},"blocked":{}}})",
-      QuoteJson(info.name), info.checkpoint.value(), info.last_position.value(), info.lag_events,
-      info.lag_seconds, info.in_flight, info.redeliveries, blocked);
-}
-
 // Runs fn(group) for the group named by the path, or answers the error.
 template <typename Fn>
 void WithGroup(ServerContext& context, const std::shared_ptr<Exchange>& exchange, Fn fn) {
@@ -58,12 +46,13 @@ void Create(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   options.max_backoff = milliseconds(*max_backoff);
   options.lease = milliseconds(*lease);
   const std::string& name = exchange->params()[0];
-  const bool existed = ConsumerGroup::Open(context.store, name).ok();
+  auto existed = ConsumerGroup::Exists(context.store, name);
+  if (!existed.ok()) return exchange->RespondError(existed.status());
   if (Status s = ConsumerGroup::Create(context.store, name, options); !s.ok())
     return exchange->RespondError(s);
   WithGroup(context, exchange, [&](ConsumerGroup& group) {
-    exchange->RespondJson(existed ? http::status::ok : http::status::created,
-                          InfoJson(group.info()));
+    exchange->RespondJson(*existed ? http::status::ok : http::status::created,
+                          ConsumerGroupInfoToJson(group.info()));
   });
 }
 
@@ -77,7 +66,7 @@ void List(ServerContext& context, std::shared_ptr<Exchange> exchange) {
     if (!group.ok()) continue;  // deleted meanwhile
     if (!first) body += ',';
     first = false;
-    body += InfoJson((*group)->info());
+    body += ConsumerGroupInfoToJson((*group)->info());
   }
   body += "]}";
   exchange->RespondJson(http::status::ok, std::move(body));
@@ -86,18 +75,19 @@ void List(ServerContext& context, std::shared_ptr<Exchange> exchange) {
 // GET /consumers/{group}: status; ?waitFor=P&timeout=MS waits (bounded)
 // until the checkpoint passes P: read-your-writes for a client that wrote
 // at position P.
-void Status_(ServerContext& context, std::shared_ptr<Exchange> exchange) {
+void Describe(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   auto wait_for = IntegerParam(*exchange, "waitFor", -1, 0, INT64_MAX);
   if (!wait_for.ok()) return exchange->RespondError(wait_for.status());
   auto timeout = IntegerParam(*exchange, "timeout", 5000, 0, kMaxWaitMs);
   if (!timeout.ok()) return exchange->RespondError(timeout.status());
   auto group = context.consumers.Get(exchange->params()[0]);
   if (!group.ok()) return exchange->RespondError(group.status());
-  if (*wait_for < 0) return exchange->RespondJson(http::status::ok, InfoJson((*group)->info()));
+  if (*wait_for < 0)
+    return exchange->RespondJson(http::status::ok, ConsumerGroupInfoToJson((*group)->info()));
   boost::asio::post(context.blocking, [exchange, group = *group, position = *wait_for,
                                        wait = milliseconds(*timeout)] {
     const bool reached = group->WaitFor(Position(static_cast<std::uint64_t>(position)), wait);
-    std::string body = InfoJson(group->info());
+    std::string body = ConsumerGroupInfoToJson(group->info());
     body.insert(1, fmt::format(R"("reached":{},)", reached ? "true" : "false"));
     exchange->RespondJson(http::status::ok, std::move(body));
   });
@@ -105,8 +95,11 @@ void Status_(ServerContext& context, std::shared_ptr<Exchange> exchange) {
 
 void Delete(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   const std::string& name = exchange->params()[0];
-  if (auto found = ConsumerGroup::Open(context.store, name); !found.ok())
-    return exchange->RespondError(found.status());
+  auto exists = ConsumerGroup::Exists(context.store, name);
+  if (!exists.ok()) return exchange->RespondError(exists.status());
+  if (!*exists)
+    return exchange->RespondError(
+        Status::NotFound(fmt::format("no consumer group '{}': nothing to delete", name)));
   context.consumers.Forget(name);  // closes ours first: it saves on close
   if (Status s = ConsumerGroup::Delete(context.store, name); !s.ok())
     return exchange->RespondError(s);
@@ -174,7 +167,7 @@ void Ack(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   }
   WithGroup(context, exchange, [&](ConsumerGroup& group) {
     if (Status s = group.Ack(positions); !s.ok()) return exchange->RespondError(s);
-    exchange->RespondJson(http::status::ok, InfoJson(group.info()));
+    exchange->RespondJson(http::status::ok, ConsumerGroupInfoToJson(group.info()));
   });
 }
 
@@ -194,7 +187,7 @@ void Nack(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   }
   WithGroup(context, exchange, [&](ConsumerGroup& group) {
     if (Status s = group.Nack(*position, reason); !s.ok()) return exchange->RespondError(s);
-    exchange->RespondJson(http::status::ok, InfoJson(group.info()));
+    exchange->RespondJson(http::status::ok, ConsumerGroupInfoToJson(group.info()));
   });
 }
 
@@ -202,7 +195,7 @@ void Nack(ServerContext& context, std::shared_ptr<Exchange> exchange) {
 void Decide(ServerContext& context, std::shared_ptr<Exchange> exchange, bool skip) {
   WithGroup(context, exchange, [&](ConsumerGroup& group) {
     if (Status s = skip ? group.Skip() : group.Retry(); !s.ok()) return exchange->RespondError(s);
-    exchange->RespondJson(http::status::ok, InfoJson(group.info()));
+    exchange->RespondJson(http::status::ok, ConsumerGroupInfoToJson(group.info()));
   });
 }
 
@@ -215,7 +208,7 @@ void AddConsumerRoutes(Router& router, ServerContext& context) {
   };
   route(http::verb::get, "/consumers", List);
   route(http::verb::put, "/consumers/{}", Create);
-  route(http::verb::get, "/consumers/{}", Status_);
+  route(http::verb::get, "/consumers/{}", Describe);
   route(http::verb::delete_, "/consumers/{}", Delete);
   route(http::verb::post, "/consumers/{}/pull", Pull);
   route(http::verb::post, "/consumers/{}/ack", Ack);

@@ -1,7 +1,5 @@
 #include "server/http.h"
 
-#include <boost/json.hpp>
-
 #include "core/event_json.h"
 #include "server/http_session.h"
 
@@ -68,10 +66,6 @@ void Exchange::RespondError(http::status code, const Status& status) {
 boost::asio::ip::tcp::socket Exchange::TakeSocket() {
   done_ = true;
   return session_->ReleaseSocket();
-}
-
-std::string QuoteJson(std::string_view text) {
-  return boost::json::serialize(boost::json::string_view(text.data(), text.size()));
 }
 
 http::status HttpStatusFor(ErrorCode code) {

@@ -100,9 +100,6 @@ class Router {
   std::vector<Route> routes_;
 };
 
-// `text` as a JSON string literal, quotes included.
-std::string QuoteJson(std::string_view text);
-
 // The status code for an error code of our vocabulary.
 http::status HttpStatusFor(ErrorCode code);
 

@@ -94,7 +94,7 @@ class ConsumerGroup::Impl {
         return Status::Invalid("position",
                                fmt::format("position {} was not delivered by consumer group '{}'",
                                            position.value(), name_));
-      entry->state = State::kAcked;
+      SetState(*entry, State::kAcked);
       if (blocked_at_ == position) Unblock();
     }
     Advance();
@@ -117,7 +117,7 @@ class ConsumerGroup::Impl {
       if (later.event.position <= position || later.state != State::kInFlight ||
           later.consumer != consumer || later.event.stream != entry->event.stream)
         continue;
-      later.state = State::kWaiting;
+      SetState(later, State::kWaiting);
       later.not_before = Clock::now();
       --later.attempts;
     }
@@ -130,7 +130,7 @@ class ConsumerGroup::Impl {
     Entry* entry = BlockedEntry();
     if (entry == nullptr) return NotBlocked();
     entry->attempts = 0;
-    entry->state = State::kWaiting;
+    SetState(*entry, State::kWaiting);
     entry->not_before = Clock::now();
     Unblock();
     changed_.notify_all();
@@ -141,7 +141,7 @@ class ConsumerGroup::Impl {
     std::lock_guard lock(mu_);
     Entry* entry = BlockedEntry();
     if (entry == nullptr) return NotBlocked();
-    entry->state = State::kAcked;
+    SetState(*entry, State::kAcked);
     Unblock();
     Advance();
     changed_.notify_all();
@@ -166,17 +166,16 @@ class ConsumerGroup::Impl {
     info.last_position = store_.LastPosition();
     info.lag_events =
         info.last_position > checkpoint_ ? info.last_position.value() - checkpoint_.value() : 0;
-    for (const Entry& entry : window_) {
-      if (entry.state == State::kAcked) continue;
-      if (info.lag_seconds == 0) {
-        const auto now_ms = std::chrono::duration_cast<milliseconds>(
-                                std::chrono::system_clock::now().time_since_epoch())
-                                .count();
-        info.lag_seconds =
-            std::max<double>(0, static_cast<double>(now_ms - entry.event.timestamp_ms) / 1000.0);
-      }
-      if (entry.state == State::kInFlight) ++info.in_flight;
+    // The front of the window is the oldest unacknowledged event (Advance
+    // pops the acknowledged prefix).
+    if (!window_.empty()) {
+      const auto now_ms = std::chrono::duration_cast<milliseconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count();
+      info.lag_seconds = std::max<double>(
+          0, static_cast<double>(now_ms - window_.front().event.timestamp_ms) / 1000.0);
     }
+    info.in_flight = in_flight_;
     info.redeliveries = redeliveries_;
     info.blocked_at = blocked_at_;
     info.blocked_reason = blocked_reason_;
@@ -193,6 +192,15 @@ class ConsumerGroup::Impl {
     Clock::time_point lease_end{};   // in flight
     int attempts = 0;
   };
+
+  // Every state change goes through here, so in_flight_ stays the count of
+  // in-flight entries without a walk over the window (info() is called
+  // after each ack over HTTP).
+  void SetState(Entry& entry, State state) {
+    if (entry.state == State::kInFlight) --in_flight_;
+    if (state == State::kInFlight) ++in_flight_;
+    entry.state = state;
+  }
 
   // Reads more of $all while the window has room.
   Status Refill() {
@@ -223,7 +231,7 @@ class ConsumerGroup::Impl {
         held.insert(stream);
         continue;
       }
-      entry.state = State::kInFlight;
+      SetState(entry, State::kInFlight);
       entry.consumer = std::string(consumer);
       entry.lease_end = now + record_.options.lease;
       if (++entry.attempts > 1) ++redeliveries_;
@@ -243,7 +251,7 @@ class ConsumerGroup::Impl {
 
   // A failed attempt: back off, or apply the policy after max_attempts.
   void Fail(Entry& entry, std::string reason, Clock::time_point now) {
-    entry.state = State::kWaiting;
+    SetState(entry, State::kWaiting);
     if (entry.attempts >= record_.options.max_attempts) {
       entry.not_before = now;
       if (!blocked_at_) {
@@ -321,6 +329,7 @@ class ConsumerGroup::Impl {
   std::optional<Position> blocked_at_;  // GUARDED_BY(mu_)
   std::string blocked_reason_;          // GUARDED_BY(mu_)
   std::uint64_t redeliveries_ = 0;      // GUARDED_BY(mu_)
+  std::uint64_t in_flight_ = 0;         // GUARDED_BY(mu_)
 };
 
 Status ConsumerGroup::Create(Store& store, std::string_view name,
@@ -365,6 +374,13 @@ Result<std::vector<std::string>> ConsumerGroup::List(Store& store) {
   for (const auto& [key, value] : *records)
     names.push_back(key.substr(subscriptions::kGroupRecordPrefix.size()));
   return names;
+}
+
+Result<bool> ConsumerGroup::Exists(Store& store, std::string_view name) {
+  if (Status s = subscriptions::ValidateGroupName(name); !s.ok()) return s;
+  auto record = store.LoadCheckpoint(subscriptions::RecordName(name));
+  if (!record.ok()) return record.status();
+  return record->has_value();
 }
 
 Status ConsumerGroup::Delete(Store& store, std::string_view name) {

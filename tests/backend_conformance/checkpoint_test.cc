@@ -36,8 +36,7 @@ TEST_P(ConformanceTest, CheckpointsSaveLoadListAndDelete) {
   EXPECT_TRUE(store().Check().ok());
 }
 
-TEST_P(ConformanceTest, CheckpointsSurviveAReopen) {
-  if (!GetParam().durable) GTEST_SKIP() << "a volatile backend keeps nothing across a reopen";
+TEST_P(DurableTest, CheckpointsSurviveAReopen) {
   Put("s-1");
   ASSERT_TRUE(store().SaveCheckpoint("group/a", "{\"position\":1}").ok());
   Open();

@@ -71,4 +71,9 @@ class ConformanceTest : public ::testing::TestWithParam<Backend> {
   std::unique_ptr<Store> store_;
 };
 
+// The tests about what survives a close and reopen, for the backends that
+// keep data (backends.cc instantiates it with those only): a memory store
+// has nothing to reopen.
+class DurableTest : public ConformanceTest {};
+
 }  // namespace indelible::conformance

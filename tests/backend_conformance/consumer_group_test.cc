@@ -98,8 +98,7 @@ TEST_P(ConformanceTest, GroupRedeliversABatchWhoseLeaseExpired) {
   EXPECT_EQ(group->info().redeliveries, 3u);
 }
 
-TEST_P(ConformanceTest, GroupCheckpointSurvivesARestartAndUnackedEventsComeAgain) {
-  if (!GetParam().durable) GTEST_SKIP() << "a volatile backend keeps nothing across a reopen";
+TEST_P(DurableTest, GroupCheckpointSurvivesARestartAndUnackedEventsComeAgain) {
   Put("order-1", 10);
   {
     auto group = OpenGroup(store(), "g");

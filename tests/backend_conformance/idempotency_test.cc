@@ -76,8 +76,7 @@ TEST_P(ConformanceTest, RetryOfAMultiStreamCommitReturnsTheOriginalResults) {
   EXPECT_EQ(store().LastPosition(), before);
 }
 
-TEST_P(ConformanceTest, RetryAfterReopenReturnsTheOriginalResult) {
-  if (!GetParam().durable) return;  // only durable backends keep data across opens
+TEST_P(DurableTest, RetryAfterReopenReturnsTheOriginalResult) {
   auto events = Events(2);
   auto first = store().Append("reopen", Expected::no_stream(), events);
   ASSERT_TRUE(first.ok());

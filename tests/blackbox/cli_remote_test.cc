@@ -16,24 +16,15 @@
 #include <sstream>
 #include <thread>
 
+#include "testutil/cli_runner.h"
 #include "testutil/server_process.h"
 #include "testutil/temp_dir.h"
 
 namespace indelible {
 namespace {
 
-struct Outcome {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using Outcome = testutil::CliOutcome;
+using testutil::Slurp;
 
 std::size_t Lines(const std::string& text) {
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
@@ -53,12 +44,7 @@ class CliRemoteTest : public ::testing::Test {
   // Runs `indelible <global> <args>` through the shell (args are quoted by
   // the caller), feeding `input` on stdin.
   Outcome Run(const std::string& global, const std::string& args, const std::string& input = "") {
-    const std::string in = tmp_.Sub("stdin"), out = tmp_.Sub("stdout"), err = tmp_.Sub("stderr");
-    std::ofstream(in) << input;
-    const std::string command = std::string(INDELIBLE_PATH) + " " + global + " " + args + " <" +
-                                in + " >" + out + " 2>" + err;
-    const int status = std::system(command.c_str());
-    return Outcome{WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out), Slurp(err)};
+    return testutil::RunCli(INDELIBLE_PATH, global, args, input, tmp_);
   }
   // `indelible --url URL <args>` against this test's server.
   Outcome Cli(const std::string& args, const std::string& input = "") {

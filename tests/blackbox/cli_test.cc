@@ -12,35 +12,21 @@
 #include <sstream>
 #include <thread>
 
+#include "testutil/cli_runner.h"
 #include "testutil/temp_dir.h"
 
 namespace indelible {
 namespace {
 
-struct Outcome {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using Outcome = testutil::CliOutcome;
+using testutil::Slurp;
 
 class CliTest : public ::testing::Test {
  protected:
   // Runs `indelible --data DIR <args>` through the shell (args are quoted by
   // the caller), feeding `input` on stdin.
   Outcome Cli(const std::string& args, const std::string& input = "") {
-    const std::string in = tmp_.Sub("stdin"), out = tmp_.Sub("stdout"), err = tmp_.Sub("stderr");
-    std::ofstream(in) << input;
-    const std::string command = std::string(INDELIBLE_PATH) + " --data " + Data() + " " + args +
-                                " <" + in + " >" + out + " 2>" + err;
-    const int status = std::system(command.c_str());
-    return Outcome{WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out), Slurp(err)};
+    return testutil::RunCli(INDELIBLE_PATH, "--data " + Data(), args, input, tmp_);
   }
   std::string Data() const { return tmp_.Sub("data"); }
   std::string File(const std::string& name) const { return tmp_.Sub(name); }

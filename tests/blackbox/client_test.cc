@@ -2,7 +2,8 @@
 // serve` on a free port, a fresh store per test. No stand-in for the server:
 // what the client maps and resumes is what the server really says.
 #include "indelible/client.h"
-
+// Every public header must compile beside the others (the client once
+// declared a Subscription of its own next to subscription.h's).
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -13,6 +14,7 @@
 #include <memory>
 #include <thread>
 
+#include "indelible/subscription.h"
 #include "testutil/server_process.h"
 #include "testutil/temp_dir.h"
 
@@ -200,7 +202,7 @@ TEST_F(ClientTest, ASubscriptionResumesWithLastEventIdWithoutGapOrDuplicate) {
   auto sub = client_->SubscribeAll();
   ASSERT_TRUE(sub.ok()) << sub.status().ToString();
   std::vector<std::uint64_t> seen;
-  auto take = [&](Subscription& s, std::size_t count) {
+  auto take = [&](RemoteSubscription& s, std::size_t count) {
     while (seen.size() < count) {
       auto next = s.Next(milliseconds(5000));
       ASSERT_TRUE(next.ok()) << next.status().ToString();
