@@ -198,6 +198,8 @@ class Client {
   // The operator's answers to a blocked group.
   Status RetryConsumerGroup(std::string_view group);
   Status SkipConsumerGroup(std::string_view group);
+  // Starts delivering the group's parked events again (policy park).
+  Status ReplayParked(std::string_view group);
 
   // GET /subscribe/all and GET /subscribe/streams/{stream}. The connection
   // opens on the first Next(), so these fail only on bad options.

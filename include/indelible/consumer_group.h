@@ -26,7 +26,20 @@
 // failed attempt: the event is delivered again after a back-off that doubles
 // from `initial_backoff` up to `max_backoff`. After `max_attempts` the
 // group's policy applies: kBlock stops the whole group at that event (the
-// default; info() says why) until an operator calls Retry or Skip.
+// default; info() says why) until an operator calls Retry or Skip; kPark
+// copies it to `$parked-<group>` and goes on (see FailurePolicy).
+//
+// Replay. ReplayParked starts a pass over `$parked-<group>`: the parked
+// events are delivered again by Pull (the original event, with
+// Delivery::parked_version set), in the order they were parked, each
+// stream's in order, before new events; they are acked and nacked by their
+// original position like any delivery. When the pass reaches the end of the
+// parked stream, every stream whose parked events were all acknowledged is
+// unparked and its new events flow again. A replayed event that fails
+// `max_attempts` times again stays parked with the rest of its stream, for
+// a later pass. Events of store streams (names starting with '$', such as
+// the parked streams themselves) are not delivered unless the filter names
+// them with a stream prefix starting with '$'.
 //
 // Checkpoint. The highest position at or below which every event is
 // acknowledged (or filtered out); never past an unacknowledged event. It is
@@ -62,6 +75,11 @@ namespace indelible {
 enum class FailurePolicy : std::uint8_t {
   // Default. The group stops at the failing event until Retry or Skip.
   kBlock,
+  // The failing event is copied to the stream `$parked-<group>` and counts
+  // as handled; the group goes on with other streams. Later events of the
+  // same stream are parked behind it (per-stream order is kept) until
+  // ReplayParked has delivered that stream's parked events.
+  kPark,
 };
 
 struct ConsumerGroupOptions {
@@ -84,6 +102,8 @@ struct ConsumerGroupOptions {
 struct Delivery {
   RecordedEvent event;
   int attempt = 1;  // 1 on the first delivery
+  // Set on a replay of a parked event: its version in `$parked-<group>`.
+  std::optional<StreamVersion> parked_version;
 };
 
 struct ConsumerGroupInfo {
@@ -93,7 +113,10 @@ struct ConsumerGroupInfo {
   std::uint64_t lag_events;  // last_position - checkpoint (filtered events included)
   double lag_seconds = 0;    // age of the oldest unacknowledged event held
   std::uint64_t in_flight = 0;
-  std::uint64_t redeliveries = 0;  // since the group was opened
+  std::uint64_t redeliveries = 0;    // since the group was opened
+  std::uint64_t parked_streams = 0;  // streams whose events are being parked
+  std::uint64_t parked_events = 0;   // parked events not yet replayed
+  bool replaying = false;            // a ReplayParked pass is under way
   // Set while the group is blocked: the event and why.
   std::optional<Position> blocked_at;
   std::string blocked_reason;
@@ -136,6 +159,9 @@ class ConsumerGroup {
   // invalid if the group is not blocked.
   Status Retry();
   Status Skip();
+  // Starts a pass that delivers the parked events again (see Replay above).
+  // Ok and nothing to do when nothing is parked or a pass is under way.
+  Status ReplayParked();
   // Saves the checkpoint now.
   Status Flush();
   // Waits until the checkpoint is at or past `position` (read-your-writes:

@@ -37,6 +37,7 @@ struct GroupArgs {
   std::string reason = "nacked from the CLI";
   std::int64_t wait_for = -1;
   std::int64_t timeout_ms = 5000;
+  std::string policy = "block";
 };
 
 std::string InfoLine(const Cli& cli, const ConsumerGroupInfo& info) {
@@ -46,6 +47,9 @@ std::string InfoLine(const Cli& cli, const ConsumerGroupInfo& info) {
                                  info.lag_events, info.lag_seconds, info.in_flight);
   if (info.blocked_at)
     line += fmt::format(", BLOCKED at {}: {}", info.blocked_at->value(), info.blocked_reason);
+  if (info.parked_streams > 0 || info.replaying)
+    line += fmt::format(", {} parked event(s) in {} stream(s){}", info.parked_events,
+                        info.parked_streams, info.replaying ? ", replaying" : "");
   return line;
 }
 
@@ -63,6 +67,7 @@ class Groups {
   virtual Status Nack(const std::string& group, Position position, const std::string& why) = 0;
   virtual Status Retry(const std::string& group) = 0;
   virtual Status Skip(const std::string& group) = 0;
+  virtual Status Replay(const std::string& group) = 0;
 };
 
 class RemoteGroups final : public Groups {
@@ -90,6 +95,7 @@ class RemoteGroups final : public Groups {
   }
   Status Retry(const std::string& g) override { return client_->RetryConsumerGroup(g); }
   Status Skip(const std::string& g) override { return client_->SkipConsumerGroup(g); }
+  Status Replay(const std::string& g) override { return client_->ReplayParked(g); }
 
  private:
   std::unique_ptr<Client> client_;
@@ -144,6 +150,11 @@ class LocalGroups final : public Groups {
   }
   Status Retry(const std::string&) override { return NeedsServer("retry"); }
   Status Skip(const std::string&) override { return NeedsServer("skip"); }
+  // The pass is saved with the group: the process that opens it next runs it.
+  Status Replay(const std::string& g) override {
+    auto group = Open(g);
+    return group.ok() ? (*group)->ReplayParked() : group.status();
+  }
 
  private:
   Result<ConsumerGroup*> Open(const std::string& g) {
@@ -188,6 +199,7 @@ int Run(const Cli& cli, const std::string& verb, GroupArgs& args) {
     args.options.lease = milliseconds(args.lease_ms);
     args.options.initial_backoff = milliseconds(args.initial_backoff_ms);
     args.options.max_backoff = milliseconds(args.max_backoff_ms);
+    args.options.policy = args.policy == "park" ? FailurePolicy::kPark : FailurePolicy::kBlock;
     if (Status s = g.Create(args.group, args.options); !s.ok()) return cli.Fail(s);
     return print_info(g.Info(args.group));
   }
@@ -236,7 +248,9 @@ int Run(const Cli& cli, const std::string& verb, GroupArgs& args) {
     if (!s.ok()) return cli.Fail(s);
     return print_info(g.Info(args.group));
   }
-  Status s = verb == "retry" ? g.Retry(args.group) : g.Skip(args.group);
+  Status s = verb == "retry"  ? g.Retry(args.group)
+             : verb == "skip" ? g.Skip(args.group)
+                              : g.Replay(args.group);
   if (!s.ok()) return cli.Fail(s);
   return print_info(g.Info(args.group));
 }
@@ -258,7 +272,10 @@ void AddConsumerVerbs(CLI::App& app, Cli& cli) {
   CLI::App* create = sub("create", "create a group (ok if it exists with the same definition)");
   AddFilterFlags(create, &args->options.filter);
   create->add_option("--start", args->start, "exclusive start position (0: the beginning)");
-  create->add_option("--max-attempts", args->options.max_attempts, "deliveries before blocking");
+  create->add_option("--max-attempts", args->options.max_attempts,
+                     "deliveries before the policy applies");
+  create->add_option("--policy", args->policy, "after the last attempt: block (default) or park")
+      ->check(CLI::IsMember({"block", "park"}));
   create->add_option("--lease-ms", args->lease_ms, "how long a consumer may hold an event");
   create->add_option("--initial-backoff-ms", args->initial_backoff_ms, "first retry delay");
   create->add_option("--max-backoff-ms", args->max_backoff_ms, "longest retry delay");
@@ -280,6 +297,7 @@ void AddConsumerVerbs(CLI::App& app, Cli& cli) {
   nack->add_option("--reason", args->reason, "why the handler failed");
   sub("retry", "deliver a blocked group's event again (--url)");
   sub("skip", "skip a blocked group's event (--url)");
+  sub("replay", "deliver the parked events again (policy park)");
 }
 
 }  // namespace indelible::cli

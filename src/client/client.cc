@@ -179,6 +179,7 @@ Status Client::CreateConsumerGroup(std::string_view group, const ConsumerGroupOp
   AddQuery(&target, "initialBackoffMs", std::to_string(options.initial_backoff.count()));
   AddQuery(&target, "maxBackoffMs", std::to_string(options.max_backoff.count()));
   AddQuery(&target, "leaseMs", std::to_string(options.lease.count()));
+  AddQuery(&target, "policy", options.policy == FailurePolicy::kPark ? "park" : "block");
   auto answer = impl_->Call(impl_->MakeRequest(http::verb::put, target), /*retry_safe=*/true);
   if (!answer.ok()) return answer.status();
   if (answer->result() == http::status::created) return Status::Ok();
@@ -259,6 +260,12 @@ Status Client::Nack(std::string_view group, Position position, std::string_view 
 Status Client::RetryConsumerGroup(std::string_view group) {
   return GroupAnswer(impl_->Call(impl_->MakeRequest(http::verb::post, GroupPath(group) + "/retry"),
                                  /*retry_safe=*/false))
+      .status();
+}
+
+Status Client::ReplayParked(std::string_view group) {
+  return GroupAnswer(impl_->Call(impl_->MakeRequest(http::verb::post, GroupPath(group) + "/replay"),
+                                 /*retry_safe=*/true))
       .status();
 }
 

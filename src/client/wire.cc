@@ -291,6 +291,16 @@ Result<ConsumerGroupInfo> ConsumerGroupInfoFromJson(const json::object& object) 
     info.blocked_at = Position(static_cast<std::uint64_t>(std::max<std::int64_t>(*at, 0)));
     info.blocked_reason = StringMember(blocked->as_object(), "reason");
   }
+  if (const json::value* parked = object.if_contains("parked"); parked && parked->is_object()) {
+    auto streams = RequiredInteger(parked->as_object(), "streams", kWhat);
+    auto events = RequiredInteger(parked->as_object(), "events", kWhat);
+    if (!streams.ok()) return streams.status();
+    if (!events.ok()) return events.status();
+    info.parked_streams = static_cast<std::uint64_t>(std::max<std::int64_t>(*streams, 0));
+    info.parked_events = static_cast<std::uint64_t>(std::max<std::int64_t>(*events, 0));
+    const json::value* replaying = parked->as_object().if_contains("replaying");
+    info.replaying = replaying != nullptr && replaying->is_bool() && replaying->as_bool();
+  }
   return info;
 }
 
@@ -331,7 +341,14 @@ Result<std::vector<Delivery>> DeliveriesFromJson(std::string_view body) {
     // Re-serialised: the event's data keeps its value, not its exact spacing.
     auto recorded = StoredEventFromJson(json::serialize(*event));
     if (!recorded.ok()) return recorded.status();
-    out.push_back(Delivery{std::move(*recorded), static_cast<int>(*attempt)});
+    Delivery delivery{std::move(*recorded), static_cast<int>(*attempt), std::nullopt};
+    if (item.as_object().contains("parkedVersion")) {
+      auto version = RequiredInteger(item.as_object(), "parkedVersion", kWhat);
+      if (!version.ok()) return version.status();
+      if (*version < 0) return NotOurs(kWhat, "'parkedVersion' is negative");
+      delivery.parked_version = StreamVersion(static_cast<std::uint64_t>(*version));
+    }
+    out.push_back(std::move(delivery));
   }
   return out;
 }

@@ -228,9 +228,11 @@ std::string ConsumerGroupInfoToJson(const ConsumerGroupInfo& info) {
                           QuoteJson(info.blocked_reason));
   return fmt::format(
       R"({{"group":{},"checkpoint":{},"lastPosition":{},"lagEvents":{},"lagSeconds":{:.3f},)"
-      R"("inFlight":{},"redeliveries":{},"blocked":{}}})",
+      R"("inFlight":{},"redeliveries":{},"blocked":{},)"
+      R"("parked":{{"streams":{},"events":{},"replaying":{}}}}})",
       QuoteJson(info.name), info.checkpoint.value(), info.last_position.value(), info.lag_events,
-      info.lag_seconds, info.in_flight, info.redeliveries, blocked);
+      info.lag_seconds, info.in_flight, info.redeliveries, blocked, info.parked_streams,
+      info.parked_events, info.replaying);
 }
 
 }  // namespace indelible

@@ -45,6 +45,12 @@ void Create(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   options.initial_backoff = milliseconds(*backoff);
   options.max_backoff = milliseconds(*max_backoff);
   options.lease = milliseconds(*lease);
+  if (auto policy = exchange->Query("policy"); policy && !policy->empty()) {
+    if (*policy != "block" && *policy != "park")
+      return exchange->RespondError(Status::Invalid(
+          "policy", fmt::format("policy is 'block' or 'park', not '{}'", policy->substr(0, 64))));
+    options.policy = *policy == "park" ? FailurePolicy::kPark : FailurePolicy::kBlock;
+  }
   const std::string& name = exchange->params()[0];
   auto existed = ConsumerGroup::Exists(context.store, name);
   if (!existed.ok()) return exchange->RespondError(existed.status());
@@ -124,7 +130,11 @@ void Pull(ServerContext& context, std::shared_ptr<Exchange> exchange) {
     std::string body = R"({"deliveries":[)";
     for (std::size_t i = 0; i < batch->size(); ++i) {
       if (i > 0) body += ',';
-      body += fmt::format(R"({{"attempt":{},"event":)", (*batch)[i].attempt);
+      const Delivery& delivery = (*batch)[i];
+      body += fmt::format(R"({{"attempt":{},)", delivery.attempt);
+      if (delivery.parked_version)
+        body += fmt::format(R"("parkedVersion":{},)", delivery.parked_version->value());
+      body += R"("event":)";
       AppendEventJson((*batch)[i].event.view(), &body);
       body += '}';
     }
@@ -191,10 +201,16 @@ void Nack(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   });
 }
 
-// retry and skip: the operator's answers to a blocked group.
-void Decide(ServerContext& context, std::shared_ptr<Exchange> exchange, bool skip) {
+enum class Decision { kRetry, kSkip, kReplay };
+
+// retry and skip: the operator's answers to a blocked group; replay: deliver
+// the parked events again.
+void Decide(ServerContext& context, std::shared_ptr<Exchange> exchange, Decision decision) {
   WithGroup(context, exchange, [&](ConsumerGroup& group) {
-    if (Status s = skip ? group.Skip() : group.Retry(); !s.ok()) return exchange->RespondError(s);
+    Status s = decision == Decision::kRetry  ? group.Retry()
+               : decision == Decision::kSkip ? group.Skip()
+                                             : group.ReplayParked();
+    if (!s.ok()) return exchange->RespondError(s);
     exchange->RespondJson(http::status::ok, ConsumerGroupInfoToJson(group.info()));
   });
 }
@@ -213,10 +229,13 @@ void AddConsumerRoutes(Router& router, ServerContext& context) {
   route(http::verb::post, "/consumers/{}/pull", Pull);
   route(http::verb::post, "/consumers/{}/ack", Ack);
   route(http::verb::post, "/consumers/{}/nack", Nack);
-  router.Add(http::verb::post, "/consumers/{}/retry",
-             [&context](std::shared_ptr<Exchange> e) { Decide(context, e, false); });
-  router.Add(http::verb::post, "/consumers/{}/skip",
-             [&context](std::shared_ptr<Exchange> e) { Decide(context, e, true); });
+  for (auto [path, decision] : {std::pair{"/consumers/{}/retry", Decision::kRetry},
+                                {"/consumers/{}/skip", Decision::kSkip},
+                                {"/consumers/{}/replay", Decision::kReplay}})
+    router.Add(http::verb::post, path,
+               [&context, decision = decision](std::shared_ptr<Exchange> e) {
+                 Decide(context, e, decision);
+               });
 }
 
 }  // namespace indelible::server

@@ -30,6 +30,9 @@ std::string ConsumerMetrics(ConsumerRegistry& consumers) {
        [](const ConsumerGroupInfo& i) { return static_cast<double>(i.redeliveries); }},
       {"indelible_consumer_blocked", "gauge", "1 while the group is blocked at an event.",
        [](const ConsumerGroupInfo& i) { return i.blocked_at ? 1.0 : 0.0; }},
+      {"indelible_consumer_parked_events", "gauge",
+       "Events in $parked-<group> not yet replayed (policy park).",
+       [](const ConsumerGroupInfo& i) { return static_cast<double>(i.parked_events); }},
   };
   std::string out;
   if (infos.empty()) return out;

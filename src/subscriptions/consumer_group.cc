@@ -9,6 +9,16 @@
 // acknowledged prefix, which is the checkpoint. Waiting for new events uses
 // Store::WaitForCommit in short slices, so a Pull notices new commits at
 // once and other consumers' acks within a slice.
+//
+// Parking (policy park) and replay: a failed event is appended to
+// `$parked-<group>` (subscriptions/parking.h) and acked; its stream goes into
+// the record's parked map, and later events of that stream are parked as Pull
+// meets them. A replay pass reads the parked stream into a second lane,
+// `replay_`, served before the window with the same per-stream rule; its
+// acks move the parked map's per-stream version, and when a read finds the
+// parked stream's end with the lane empty, the pass ends and the streams it
+// fully replayed are unparked. Parks and replays commit and save the record
+// while holding the mutex: they are the failure path, not the hot one.
 #include <fmt/format.h>
 #include <indelible/consumer_group.h>
 #include <indelible/subscription.h>
@@ -17,9 +27,11 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <set>
 #include <unordered_set>
 
 #include "subscriptions/group_record.h"
+#include "subscriptions/parking.h"
 
 namespace indelible {
 
@@ -31,6 +43,9 @@ namespace {
 
 // How long a waiting Pull sleeps at most before looking at acks from others.
 constexpr milliseconds kWaitSlice{5};
+// The group record must stay under the 64 KiB of a checkpoint record
+// (docs/FORMAT.md); the parked map is the only part that grows.
+constexpr std::size_t kMaxParkedNamesBytes = 48 * 1024;
 
 SubscriptionOptions SubscriptionFor(const GroupRecord& record, const ConsumerGroupOptions& local) {
   SubscriptionOptions options;
@@ -50,10 +65,17 @@ class ConsumerGroup::Impl {
         record_(std::move(record)),
         window_limit_(local.window),
         checkpoint_interval_(local.checkpoint_interval),
+        parked_stream_(subscriptions::ParkedStreamName(name_)),
+        deliver_store_streams_(std::any_of(
+            record_.options.filter.stream_prefixes.begin(),
+            record_.options.filter.stream_prefixes.end(),
+            [](const std::string& prefix) { return !prefix.empty() && prefix.front() == '$'; })),
         subscription_(store, SubscriptionFor(record_, local)),
         checkpoint_(record_.checkpoint),
         saved_checkpoint_(record_.checkpoint),
-        last_save_(Clock::now()) {}
+        last_save_(Clock::now()) {
+    if (record_.replaying) StartReplayPass();  // resume the pass a restart cut short
+  }
 
   const std::string& name() const { return name_; }
 
@@ -69,6 +91,8 @@ class ConsumerGroup::Impl {
       ExpireLeases(now);
       std::vector<Delivery> out;
       if (!blocked_at_) out = Take(consumer, max, now);
+      // Parks made above are saved now; a failure is retried by the next call.
+      if (save_now_) (void)MaybeSave(true);
       if (!out.empty() || now >= deadline) return out;
       const auto until = std::min(deadline, now + kWaitSlice);
       if (window_.size() < window_limit_ && !blocked_at_) {
@@ -88,6 +112,11 @@ class ConsumerGroup::Impl {
   Status Ack(const std::vector<Position>& positions) {
     std::lock_guard lock(mu_);
     for (Position position : positions) {
+      if (Entry* replayed = FindReplay(position)) {
+        SetState(*replayed, State::kAcked);
+        replayed->replay_done = true;
+        continue;
+      }
       if (position <= checkpoint_) continue;  // a repeated ack
       Entry* entry = Find(position);
       if (entry == nullptr || entry->attempts == 0)
@@ -98,13 +127,15 @@ class ConsumerGroup::Impl {
       if (blocked_at_ == position) Unblock();
     }
     Advance();
+    AdvanceReplay();
     changed_.notify_all();
     return MaybeSave(false);
   }
 
   Status Nack(Position position, std::string_view reason) {
     std::lock_guard lock(mu_);
-    Entry* entry = position <= checkpoint_ ? nullptr : Find(position);
+    Entry* entry = FindReplay(position);
+    if (entry == nullptr && position > checkpoint_) entry = Find(position);
     if (entry == nullptr || entry->state != State::kInFlight)
       return Status::Invalid("position",
                              fmt::format("position {} is not in flight in consumer group '{}'",
@@ -112,17 +143,31 @@ class ConsumerGroup::Impl {
     Fail(*entry, reason.empty() ? std::string("nacked") : std::string(reason), Clock::now());
     // The later events of that stream the consumer got in the same batch
     // must wait for this one: take them back, without counting an attempt.
+    // (A parked or given-up entry is acked: nothing to take back.)
     const std::string consumer = entry->consumer;
-    for (Entry& later : window_) {
-      if (later.event.position <= position || later.state != State::kInFlight ||
+    bool after = false;
+    for (Entry& later : LaneOf(*entry)) {
+      if (&later == entry) after = true;
+      if (!after || &later == entry || later.state != State::kInFlight ||
           later.consumer != consumer || later.event.stream != entry->event.stream)
         continue;
       SetState(later, State::kWaiting);
       later.not_before = Clock::now();
       --later.attempts;
     }
+    Advance();
+    AdvanceReplay();
     changed_.notify_all();
-    return Status::Ok();
+    return MaybeSave(false);
+  }
+
+  Status ReplayParked() {
+    std::lock_guard lock(mu_);
+    if (record_.replaying || record_.parked.empty()) return Status::Ok();
+    StartReplayPass();
+    save_now_ = true;
+    changed_.notify_all();
+    return MaybeSave(true);
   }
 
   Status Retry() {
@@ -179,6 +224,9 @@ class ConsumerGroup::Impl {
     info.redeliveries = redeliveries_;
     info.blocked_at = blocked_at_;
     info.blocked_reason = blocked_reason_;
+    info.parked_streams = record_.parked.size();
+    info.parked_events = record_.parked_events;
+    info.replaying = record_.replaying;
     return info;
   }
 
@@ -191,6 +239,10 @@ class ConsumerGroup::Impl {
     Clock::time_point not_before{};  // waiting: its back-off
     Clock::time_point lease_end{};   // in flight
     int attempts = 0;
+    // Replay lane only: the copy's version in $parked-<group>, and whether
+    // the ack that ended it was a success (not a give-up).
+    std::optional<StreamVersion> parked_version;
+    bool replay_done = false;
   };
 
   // Every state change goes through here, so in_flight_ stays the count of
@@ -208,6 +260,7 @@ class ConsumerGroup::Impl {
       auto batch = subscription_.Next(milliseconds(0));
       if (!batch.ok()) return batch.status();
       for (RecordedEvent& event : batch->events) {
+        if (!deliver_store_streams_ && event.stream.front() == '$') continue;
         Entry entry;
         entry.event = std::move(event);
         window_.push_back(std::move(entry));
@@ -215,38 +268,133 @@ class ConsumerGroup::Impl {
       if (batch->events.empty() || batch->caught_up) break;
     }
     Advance();  // filtered-out events may move the checkpoint of an empty window
+    return record_.replaying ? RefillReplay() : Status::Ok();
+  }
+
+  // Reads more of the parked stream into the replay lane; ends the pass
+  // when the lane is empty and the parked stream has nothing more.
+  Status RefillReplay() {
+    const std::size_t limit = std::min<std::size_t>(500, window_limit_);
+    std::size_t read = 0;
+    do {
+      if (replay_.size() >= limit) return Status::Ok();
+      ReadStreamOptions options;
+      options.from = StreamVersion(static_cast<std::int64_t>(replay_next_));
+      options.limit = limit - replay_.size();
+      auto cursor = store_.ReadStream(parked_stream_, options);
+      if (!cursor.ok()) {
+        if (cursor.status().code() != ErrorCode::kNotFound) return cursor.status();
+        break;
+      }
+      read = 0;
+      for (; (*cursor)->Valid(); (*cursor)->Next()) {
+        ++read;
+        const EventView& copy = (*cursor)->event();
+        const auto version = static_cast<std::uint64_t>(copy.version.value());
+        replay_next_ = version + 1;
+        auto parked = subscriptions::DecodeParkedCopy(copy);
+        if (!parked.ok()) return parked.status();
+        auto it = record_.parked.find(parked->original.stream);
+        // Replayed in an earlier pass, or its stream gave up in this one.
+        if (it == record_.parked.end() || version < it->second ||
+            given_up_.contains(parked->original.stream))
+          continue;
+        Entry entry;
+        entry.event = std::move(parked->original);
+        entry.parked_version = copy.version;
+        replay_.push_back(std::move(entry));
+      }
+      if (Status s = (*cursor)->status(); !s.ok()) return s;
+    } while (read > 0);
+    replay_at_end_ = true;
+    if (replay_.empty()) EndReplayPass();
     return Status::Ok();
+  }
+
+  void StartReplayPass() {
+    record_.replaying = true;
+    replay_at_end_ = false;
+    given_up_.clear();
+    replay_next_ = UINT64_MAX;
+    for (const auto& [stream, version] : record_.parked)
+      replay_next_ = std::min(replay_next_, version);
+    if (record_.parked.empty()) replay_next_ = 0;
+  }
+
+  // Every parked event was read and the lane is empty: unpark the streams
+  // that did not give up.
+  void EndReplayPass() {
+    std::erase_if(record_.parked,
+                  [&](const auto& item) { return !given_up_.contains(item.first); });
+    if (record_.parked.empty()) record_.parked_events = 0;
+    given_up_.clear();
+    record_.replaying = false;
+    save_now_ = true;
+    changed_.notify_all();
+  }
+
+  // Pops the finished prefix of the replay lane; each event replayed
+  // successfully moves its stream's first unreplayed version.
+  void AdvanceReplay() {
+    while (!replay_.empty() && replay_.front().state == State::kAcked) {
+      const Entry& entry = replay_.front();
+      if (entry.replay_done) {
+        auto it = record_.parked.find(entry.event.stream);
+        if (it != record_.parked.end())
+          it->second = std::max<std::uint64_t>(it->second, entry.parked_version->value() + 1);
+        if (record_.parked_events > 0) --record_.parked_events;
+        dirty_ = true;
+      }
+      replay_.pop_front();
+    }
+    // The last read found the end and nothing was parked since: done.
+    if (record_.replaying && replay_at_end_ && replay_.empty()) EndReplayPass();
   }
 
   std::vector<Delivery> Take(std::string_view consumer, std::size_t max, Clock::time_point now) {
     std::vector<Delivery> out;
     // Streams with an earlier unacknowledged event that is not in this batch.
     std::unordered_set<std::string_view> held;
-    for (Entry& entry : window_) {
-      if (out.size() >= max) break;
-      if (entry.state == State::kAcked) continue;
-      const std::string_view stream = entry.event.stream;
-      if (held.contains(stream)) continue;
-      if (entry.state == State::kInFlight || entry.not_before > now) {
-        held.insert(stream);
-        continue;
+    // Replays first: they are older than anything in the window.
+    for (std::deque<Entry>* lane : {&replay_, &window_}) {
+      for (Entry& entry : *lane) {
+        if (out.size() >= max || blocked_at_) return out;
+        if (entry.state == State::kAcked) continue;
+        const std::string_view stream = entry.event.stream;
+        if (held.contains(stream)) continue;
+        if (entry.state == State::kInFlight || entry.not_before > now) {
+          held.insert(stream);
+          continue;
+        }
+        if (entry.parked_version && given_up_.contains(entry.event.stream)) {
+          SetState(entry, State::kAcked);  // stays parked for a later pass
+          continue;
+        }
+        if (!entry.parked_version && record_.parked.contains(entry.event.stream)) {
+          Park(entry, fmt::format("stream '{}' is parked", entry.event.stream));
+          continue;
+        }
+        SetState(entry, State::kInFlight);
+        entry.consumer = std::string(consumer);
+        entry.lease_end = now + record_.options.lease;
+        if (++entry.attempts > 1) ++redeliveries_;
+        out.push_back(Delivery{entry.event, entry.attempts, entry.parked_version});
       }
-      SetState(entry, State::kInFlight);
-      entry.consumer = std::string(consumer);
-      entry.lease_end = now + record_.options.lease;
-      if (++entry.attempts > 1) ++redeliveries_;
-      out.push_back(Delivery{entry.event, entry.attempts});
     }
     return out;
   }
 
   void ExpireLeases(Clock::time_point now) {
-    for (Entry& entry : window_)
-      if (entry.state == State::kInFlight && entry.lease_end <= now)
-        Fail(entry,
-             fmt::format("lease of {} ms expired (consumer '{}' did not ack)",
-                         record_.options.lease.count(), entry.consumer),
-             now);
+    if (in_flight_ == 0) return;
+    for (std::deque<Entry>* lane : {&replay_, &window_})
+      for (Entry& entry : *lane)
+        if (entry.state == State::kInFlight && entry.lease_end <= now)
+          Fail(entry,
+               fmt::format("lease of {} ms expired (consumer '{}' did not ack)",
+                           record_.options.lease.count(), entry.consumer),
+               now);
+    Advance();
+    AdvanceReplay();
   }
 
   // A failed attempt: back off, or apply the policy after max_attempts.
@@ -254,17 +402,80 @@ class ConsumerGroup::Impl {
     SetState(entry, State::kWaiting);
     if (entry.attempts >= record_.options.max_attempts) {
       entry.not_before = now;
-      if (!blocked_at_) {
-        blocked_at_ = entry.event.position;
-        blocked_reason_ =
-            fmt::format("event {} of stream '{}' failed {} time(s); last: {}",
-                        entry.event.position.value(), entry.event.stream, entry.attempts, reason);
-      }
-      return;
+      const std::string why =
+          fmt::format("event {} of stream '{}' failed {} time(s); last: {}",
+                      entry.event.position.value(), entry.event.stream, entry.attempts, reason);
+      if (entry.parked_version) return GiveUpReplay(entry);
+      if (record_.options.policy == FailurePolicy::kPark) return Park(entry, why);
+      return Block(entry, why);
     }
     auto backoff = record_.options.initial_backoff;
     for (int i = 1; i < entry.attempts && backoff < record_.options.max_backoff; ++i) backoff *= 2;
     entry.not_before = now + std::min(backoff, record_.options.max_backoff);
+  }
+
+  void Block(const Entry& entry, std::string reason) {
+    if (blocked_at_) return;
+    blocked_at_ = entry.event.position;
+    blocked_reason_ = std::move(reason);
+  }
+
+  // Copies a window entry to the parked stream and counts it as handled; its
+  // stream is parked from now on. Later events of the stream that are in
+  // flight (the same batch) are parked behind it. If the store refuses the
+  // copy the group blocks there instead, so nothing is lost.
+  void Park(Entry& entry, const std::string& reason) {
+    if (!record_.parked.contains(entry.event.stream) &&
+        ParkedNamesBytes() + entry.event.stream.size() > kMaxParkedNamesBytes) {
+      SetState(entry, State::kWaiting);
+      return Block(entry, fmt::format("cannot park event {} of stream '{}' ({}): {} streams are "
+                                      "parked already; replay or fix them first",
+                                      entry.event.position.value(), entry.event.stream, reason,
+                                      record_.parked.size()));
+    }
+    CommitOptions options;
+    options.allow_reserved = true;
+    std::vector<AppendRequest> append(1);
+    append[0].stream = parked_stream_;
+    append[0].events.push_back(
+        subscriptions::MakeParkedCopy(name_, entry.event, entry.attempts, reason));
+    auto committed = store_.Commit(std::move(append), options);
+    if (!committed.ok()) {
+      SetState(entry, State::kWaiting);
+      return Block(entry, fmt::format("could not park event {} of stream '{}' ({}): {}",
+                                      entry.event.position.value(), entry.event.stream, reason,
+                                      committed.status().ToString()));
+    }
+    const AppendResult& copy = committed->appends.front();
+    const bool newly_parked =
+        record_.parked.try_emplace(entry.event.stream, copy.last_version.value()).second;
+    // An idempotent retry (a re-park after a crash) was counted before,
+    // unless the record saved then did not have the stream yet.
+    if (!copy.replayed || newly_parked) ++record_.parked_events;
+    replay_at_end_ = false;  // a pass must read this copy before it ends
+    save_now_ = true;
+    SetState(entry, State::kAcked);
+    if (blocked_at_ == entry.event.position) Unblock();
+    for (Entry& later : window_)
+      if (later.event.position > entry.event.position && later.state == State::kInFlight &&
+          later.event.stream == entry.event.stream)
+        Park(later, fmt::format("stream '{}' is parked", later.event.stream));
+  }
+
+  // What the parked map adds to the group record (names and numbers).
+  std::size_t ParkedNamesBytes() const {
+    std::size_t bytes = 0;
+    for (const auto& [stream, version] : record_.parked) bytes += stream.size() + 24;
+    return bytes;
+  }
+
+  // A replayed event failed again: it and the rest of its stream stay
+  // parked for a later pass.
+  void GiveUpReplay(Entry& entry) {
+    given_up_.insert(entry.event.stream);
+    for (Entry& other : replay_)
+      if (other.event.stream == entry.event.stream && other.state != State::kAcked)
+        SetState(other, State::kAcked);
   }
 
   // Pops the acknowledged prefix of the window into the checkpoint.
@@ -284,16 +495,21 @@ class ConsumerGroup::Impl {
     if (checkpoint_ != saved_checkpoint_) changed_.notify_all();
   }
 
+  // Saves the record (checkpoint and parking state together, so they never
+  // disagree after a crash) when forced, when a park or a pass changed the
+  // parked streams, or when the interval has passed.
   Status MaybeSave(bool force) {
-    if (checkpoint_ == saved_checkpoint_) return Status::Ok();
+    if (checkpoint_ == saved_checkpoint_ && !dirty_ && !save_now_) return Status::Ok();
     const auto now = Clock::now();
-    if (!force && now - last_save_ < checkpoint_interval_) return Status::Ok();
+    if (!force && !save_now_ && now - last_save_ < checkpoint_interval_) return Status::Ok();
     record_.checkpoint = checkpoint_;
     if (Status s = store_.SaveCheckpoint(subscriptions::RecordName(name_),
                                          subscriptions::EncodeGroupRecord(record_));
         !s.ok())
       return s;
     saved_checkpoint_ = checkpoint_;
+    dirty_ = false;
+    save_now_ = false;
     last_save_ = now;
     return Status::Ok();
   }
@@ -304,6 +520,16 @@ class ConsumerGroup::Impl {
                          [](const Entry& entry, Position p) { return entry.event.position < p; });
     return it != window_.end() && it->event.position == position ? &*it : nullptr;
   }
+  // The replay entry for `position` that is not finished, if any: replayed
+  // events are acked by their original position, which is at or below the
+  // checkpoint. The lane is short (a page), so a walk is fine.
+  Entry* FindReplay(Position position) {
+    for (Entry& entry : replay_)
+      if (entry.event.position == position && entry.state != State::kAcked && entry.attempts > 0)
+        return &entry;
+    return nullptr;
+  }
+  std::deque<Entry>& LaneOf(const Entry& entry) { return entry.parked_version ? replay_ : window_; }
   Entry* BlockedEntry() { return blocked_at_ ? Find(*blocked_at_) : nullptr; }
   void Unblock() {
     blocked_at_.reset();
@@ -318,6 +544,8 @@ class ConsumerGroup::Impl {
   GroupRecord record_;
   const std::size_t window_limit_;
   const milliseconds checkpoint_interval_;
+  const std::string parked_stream_;
+  const bool deliver_store_streams_;  // the filter names '$' streams
 
   std::mutex mu_;
   std::condition_variable changed_;
@@ -330,6 +558,13 @@ class ConsumerGroup::Impl {
   std::string blocked_reason_;          // GUARDED_BY(mu_)
   std::uint64_t redeliveries_ = 0;      // GUARDED_BY(mu_)
   std::uint64_t in_flight_ = 0;         // GUARDED_BY(mu_)
+  // Parking: record_ holds the parked streams (saved with the checkpoint).
+  std::deque<Entry> replay_;       // GUARDED_BY(mu_)
+  std::uint64_t replay_next_ = 0;  // GUARDED_BY(mu_): next copy to read
+  bool replay_at_end_ = false;     // GUARDED_BY(mu_): the last read found no more copies
+  std::set<std::string, std::less<>> given_up_;  // GUARDED_BY(mu_): this pass
+  bool dirty_ = false;                           // GUARDED_BY(mu_): replay progress to save
+  bool save_now_ = false;                        // GUARDED_BY(mu_): parked streams changed
 };
 
 Status ConsumerGroup::Create(Store& store, std::string_view name,
@@ -349,8 +584,10 @@ Status ConsumerGroup::Create(Store& store, std::string_view name,
                     name),
         std::nullopt);
   }
-  return store.SaveCheckpoint(record_name,
-                              subscriptions::EncodeGroupRecord({options, options.start}));
+  GroupRecord record;
+  record.options = options;
+  record.checkpoint = options.start;
+  return store.SaveCheckpoint(record_name, subscriptions::EncodeGroupRecord(record));
 }
 
 Result<std::unique_ptr<ConsumerGroup>> ConsumerGroup::Open(Store& store, std::string_view name,
@@ -402,6 +639,7 @@ Status ConsumerGroup::Nack(Position position, std::string_view reason) {
 }
 Status ConsumerGroup::Retry() { return impl_->Retry(); }
 Status ConsumerGroup::Skip() { return impl_->Skip(); }
+Status ConsumerGroup::ReplayParked() { return impl_->ReplayParked(); }
 Status ConsumerGroup::Flush() { return impl_->Flush(); }
 bool ConsumerGroup::WaitFor(Position position, milliseconds timeout) {
   return impl_->WaitFor(position, timeout);

@@ -77,12 +77,18 @@ std::string EncodeGroupRecord(const GroupRecord& record) {
   out["version"] = 1;
   out["filter"] = std::move(filter);
   out["start"] = static_cast<std::int64_t>(o.start.value());
-  out["policy"] = "block";
+  out["policy"] = o.policy == FailurePolicy::kPark ? "park" : "block";
   out["maxAttempts"] = o.max_attempts;
   out["initialBackoffMs"] = o.initial_backoff.count();
   out["maxBackoffMs"] = o.max_backoff.count();
   out["leaseMs"] = o.lease.count();
   out["checkpoint"] = static_cast<std::int64_t>(record.checkpoint.value());
+  json::object parked;
+  for (const auto& [stream, version] : record.parked)
+    parked[stream] = static_cast<std::int64_t>(version);
+  out["parked"] = std::move(parked);
+  out["parkedEvents"] = static_cast<std::int64_t>(record.parked_events);
+  out["replaying"] = record.replaying;
   return json::serialize(out);
 }
 
@@ -109,9 +115,10 @@ Result<GroupRecord> DecodeGroupRecord(std::string_view group, std::string_view t
       !FromArray(f.if_contains("types"), &o.filter.types))
     return corrupt("bad filter");
   const json::value* policy = object.if_contains("policy");
-  if (policy == nullptr || !policy->is_string() || policy->as_string() != "block")
+  if (policy == nullptr || !policy->is_string() ||
+      (policy->as_string() != "block" && policy->as_string() != "park"))
     return corrupt("unknown policy");
-  o.policy = FailurePolicy::kBlock;
+  o.policy = policy->as_string() == "park" ? FailurePolicy::kPark : FailurePolicy::kBlock;
   const std::int64_t start = Int(object, "start", &ok);
   o.max_attempts = static_cast<int>(Int(object, "maxAttempts", &ok));
   o.initial_backoff = std::chrono::milliseconds(Int(object, "initialBackoffMs", &ok));
@@ -119,6 +126,20 @@ Result<GroupRecord> DecodeGroupRecord(std::string_view group, std::string_view t
   o.lease = std::chrono::milliseconds(Int(object, "leaseMs", &ok));
   const std::int64_t checkpoint = Int(object, "checkpoint", &ok);
   if (!ok || start < 0 || checkpoint < 0) return corrupt("bad numbers");
+  // Parking state: absent in records written before the park policy.
+  if (const json::value* parked = object.if_contains("parked")) {
+    if (!parked->is_object()) return corrupt("bad parked");
+    for (const auto& [stream, version] : parked->as_object()) {
+      if (!version.is_int64() || version.as_int64() < 0) return corrupt("bad parked version");
+      record.parked.emplace(std::string(stream), static_cast<std::uint64_t>(version.as_int64()));
+    }
+    const std::int64_t count = Int(object, "parkedEvents", &ok);
+    const json::value* replaying = object.if_contains("replaying");
+    if (!ok || count < 0 || replaying == nullptr || !replaying->is_bool())
+      return corrupt("bad parked counts");
+    record.parked_events = static_cast<std::uint64_t>(count);
+    record.replaying = replaying->as_bool();
+  }
   o.start = Position(static_cast<std::uint64_t>(start));
   record.checkpoint = Position(static_cast<std::uint64_t>(checkpoint));
   if (Status s = ValidateGroupOptions(o); !s.ok()) return corrupt(s.message());

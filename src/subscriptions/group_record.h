@@ -6,6 +6,8 @@
 
 #include <indelible/consumer_group.h>
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -16,6 +18,13 @@ inline constexpr std::string_view kGroupRecordPrefix = "group/";
 struct GroupRecord {
   ConsumerGroupOptions options;  // the saved fields only (not window, interval)
   Position checkpoint;
+  // Parked streams (policy park): each with the first version of
+  // $parked-<group> holding one of its events not yet replayed. Events of
+  // these streams are parked behind, not delivered, until a replay has
+  // delivered all of them.
+  std::map<std::string, std::uint64_t, std::less<>> parked;
+  std::uint64_t parked_events = 0;  // copies not yet replayed
+  bool replaying = false;           // a replay pass is under way
 };
 
 Status ValidateGroupName(std::string_view name);

@@ -328,5 +328,34 @@ TEST_F(CliRemoteTest, ConsumersCreatePullNackBlockSkipAndStatus) {
   EXPECT_EQ(Run(data, "consumers list").out, "");
 }
 
+// The park policy from a terminal: a failing event is parked with the rest
+// of its stream while another stream goes on; a replay started through the
+// folder (it is saved with the group) delivers them again.
+TEST_F(CliRemoteTest, ConsumersParkAndReplay) {
+  ASSERT_EQ(Cli("append order-1 --type Placed --data '{\"n\":1}'").exit_code, 0);
+  ASSERT_EQ(Cli("append order-1 --type Placed --data '{\"n\":2}'").exit_code, 0);
+  ASSERT_EQ(Cli("append order-2 --type Placed").exit_code, 0);
+  EXPECT_EQ(Cli("consumers create bad --policy drop").exit_code, 2);
+  ASSERT_EQ(Cli("consumers create mailer --policy park --max-attempts 1").exit_code, 0);
+  ASSERT_EQ(Cli("consumers pull mailer --consumer w").out.size() > 0, true);
+  Outcome parked = Cli("consumers nack mailer 1 --reason 'smtp down'");
+  ASSERT_EQ(parked.exit_code, 0) << parked.err;
+  ASSERT_EQ(Cli("consumers ack mailer 3").exit_code, 0);
+  Outcome status = Cli("consumers status mailer");
+  EXPECT_NE(status.out.find("checkpoint 3 of 5"), std::string::npos) << status.out;
+  EXPECT_NE(status.out.find(", 2 parked event(s) in 1 stream(s)"), std::string::npos) << status.out;
+  EXPECT_EQ(status.out.find("BLOCKED"), std::string::npos) << status.out;
+
+  ASSERT_EQ(server_->Terminate(), 0);
+  const std::string data = "--data " + tmp_.Sub("server");
+  Outcome replay = Run(data, "consumers replay mailer");
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  EXPECT_NE(replay.out.find(", replaying"), std::string::npos) << replay.out;
+  Outcome drained = Run(data, "consumers pull mailer --consumer w --ack");
+  EXPECT_EQ(drained.out, "#1 order-1@0 Placed {\"n\":1}\n#2 order-1@1 Placed {\"n\":2}\n");
+  Outcome after = Run(data, "consumers status mailer");
+  EXPECT_EQ(after.out.find("parked"), std::string::npos) << after.out;
+}
+
 }  // namespace
 }  // namespace indelible

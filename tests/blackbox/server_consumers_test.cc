@@ -86,6 +86,48 @@ TEST_F(ConsumersTest, AFailingEventBlocksTheGroupUntilSkippedAndMetricsSayIt) {
   EXPECT_TRUE(IsError(http().Post("/consumers/g/retry", ""), 400, "invalid")) << "not blocked";
 }
 
+TEST_F(ConsumersTest, ParkPolicyParksTheFailingStreamAndReplayDeliversIt) {
+  ASSERT_EQ(Append("order-1", EventJson("Placed")).status, 201u);   // 1: fails
+  ASSERT_EQ(Append("order-2", EventJson("Placed")).status, 201u);   // 2
+  ASSERT_EQ(Append("order-1", EventJson("Shipped")).status, 201u);  // 3: parked behind 1
+  EXPECT_TRUE(IsError(http().Request("PUT", "/consumers/g?policy=drop"), 400, "invalid"));
+  ASSERT_EQ(http().Request("PUT", "/consumers/g?policy=park&maxAttempts=1").status, 201u);
+  EXPECT_EQ(PullPositions("g/pull?consumer=w&max=1"), (std::vector<std::int64_t>{1}));
+  ASSERT_EQ(http().Post("/consumers/g/nack", R"({"position":1,"reason":"bad address"})").status,
+            200u);
+  // Not blocked: order-2 goes on, order-1's next event is parked, not delivered.
+  EXPECT_EQ(PullPositions("g/pull?consumer=w&max=10"), (std::vector<std::int64_t>{2}));
+  ASSERT_EQ(Ack("g", "2").status, 200u);
+  EXPECT_TRUE(PullPositions("g/pull?consumer=w&max=10").empty());
+  json::object info = Info("g");
+  EXPECT_EQ(Member(info, "blocked"), "null") << json::serialize(info);
+  EXPECT_EQ(Member(info, "parked"), R"({"streams":1,"events":2,"replaying":false})");
+  HttpResponse parked = http().Get("/streams/%24parked-g");
+  ASSERT_EQ(parked.status, 200u) << parked.body;
+  EXPECT_NE(parked.body.find("bad address"), std::string::npos) << parked.body;
+  HttpResponse metrics = http().Get("/metrics");
+  EXPECT_NE(metrics.body.find("indelible_consumer_parked_events{group=\"g\"} 2"), std::string::npos)
+      << metrics.body;
+
+  ASSERT_EQ(http().Post("/consumers/g/replay", "").status, 200u);
+  HttpResponse replay = http().Post("/consumers/g/pull?consumer=w&max=10", "");
+  ASSERT_EQ(replay.status, 200u);
+  const json::value replayed = replay.Json();
+  const json::array& deliveries = replayed.as_object().at("deliveries").as_array();
+  ASSERT_EQ(deliveries.size(), 2u) << replay.body;
+  EXPECT_EQ(IntOf(deliveries[0].as_object().at("event").as_object(), "position"), 1);
+  EXPECT_EQ(IntOf(deliveries[0].as_object(), "parkedVersion"), 0);
+  EXPECT_EQ(IntOf(deliveries[1].as_object().at("event").as_object(), "position"), 3);
+  ASSERT_EQ(Ack("g", "1,3").status, 200u);
+  EXPECT_TRUE(PullPositions("g/pull?consumer=w&max=10").empty());  // the pass ends
+  EXPECT_EQ(Member(Info("g"), "parked"), R"({"streams":0,"events":0,"replaying":false})");
+  ASSERT_EQ(Append("order-1", EventJson("Delivered")).status, 201u);
+  std::vector<std::int64_t> after = PullPositions("g/pull?consumer=w&max=10&waitMs=2000");
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_EQ(after[0], IntOf(http().Get("/streams/order-1/head").Json().as_object(), "position"));
+  EXPECT_TRUE(IsError(http().Post("/consumers/missing/replay", ""), 404, "not_found"));
+}
+
 TEST_F(ConsumersTest, WaitForAnswersOnceTheCheckpointPassesAWrite) {
   ASSERT_EQ(http().Request("PUT", "/consumers/projector").status, 201u);
   HttpResponse appended = Append("todo-1", EventJson("Todo.Created"));
