@@ -35,17 +35,21 @@ std::function<Status(Context&)> WorkloadWith(int clients) {
   };
 }
 
-std::vector<Scenario> Scenarios(const std::string& name) {
+std::vector<Scenario> Scenarios(const std::string& name, bool with_nats) {
   std::vector<Scenario> all = {
-      {"fsync", RunFsync},      {"append", RunAppend},       {"concurrent", RunConcurrent},
-      {"batch", RunBatch},      {"read", RunRead},           {"read-all", RunReadAll},
-      {"open", RunOpen},        {"subscribe", RunSubscribe}, {"group", RunGroup},
-      {"workload", RunWorkload}};
+      {"fsync", RunFsync}, {"append", RunAppend},       {"concurrent", RunConcurrent},
+      {"batch", RunBatch}, {"read", RunRead},           {"read-all", RunReadAll},
+      {"open", RunOpen},   {"subscribe", RunSubscribe}, {"group", RunGroup},
+      {"relay", RunRelay}, {"workload", RunWorkload}};
   if (name != "all") {
     auto it =
         std::find_if(all.begin(), all.end(), [&](const Scenario& s) { return s.name == name; });
     return {*it};
   }
+  // `all` relays only when given a NATS server (scripts/bench-relay.sh).
+  if (!with_nats)
+    all.erase(
+        std::find_if(all.begin(), all.end(), [](const Scenario& s) { return s.name == "relay"; }));
   all.back() = {"workload", WorkloadWith(1)};
   all.push_back({"workload", WorkloadWith(8)});
   return all;
@@ -76,10 +80,10 @@ int Main(const std::vector<std::string>& args) {
   std::size_t page = 0;
   app.add_option("scenario", scenario,
                  "fsync | append | concurrent | batch | read | read-all | open | subscribe | "
-                 "workload | all")
+                 "group | relay | workload | all")
       ->required()
       ->check(CLI::IsMember({"fsync", "append", "concurrent", "batch", "read", "read-all", "open",
-                             "subscribe", "group", "workload", "all"}));
+                             "subscribe", "group", "relay", "workload", "all"}));
   app.add_option("--data", options.data, "Folder on the disk to measure")->required();
   app.add_flag("--keep", options.keep, "Keep each scenario's store folder");
   app.add_option("--runs", options.runs, "Run everything this many times; print medians")
@@ -104,6 +108,8 @@ int Main(const std::vector<std::string>& args) {
       ->check(CLI::PositiveNumber);
   app.add_option("--page", page, "Page size of the workload's reads (PAGE)")
       ->check(CLI::PositiveNumber);
+  app.add_option("--nats", options.nats,
+                 "NATS server with JetStream for the relay scenario (nats://127.0.0.1:4222)");
   app.add_option("--fsync-seconds", options.fsync_seconds, "Duration of the fsync measurement")
       ->check(CLI::Range(0.1, 60.0));
 
@@ -122,10 +128,12 @@ int Main(const std::vector<std::string>& args) {
   if (app.count("--page") > 0) options.page = page;
 
   Context context(options);
-  const std::vector<Scenario> scenarios = Scenarios(scenario);
+  const std::vector<Scenario> scenarios = Scenarios(scenario, !options.nats.empty());
   std::printf("# indelible bench %s data=%s fs=%s cores=%u runs=%d load=%s\n", scenario.c_str(),
               options.data.c_str(), context.filesystem().c_str(),
               std::thread::hardware_concurrency(), options.runs, LoadAverage().c_str());
+  if (scenario == "all" && options.nats.empty())
+    std::printf("# relay: not run (no --nats; scripts/bench-relay.sh starts NATS and runs it)\n");
   for (int run = 1; run <= options.runs; ++run) {
     context.StartRun();
     if (options.runs > 1) std::printf("# run %d of %d\n", run, options.runs);

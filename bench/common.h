@@ -34,6 +34,7 @@ struct Options {
   std::optional<std::uint64_t> streams;  // workload, open
   std::optional<std::size_t> page;       // workload
   double fsync_seconds = 2.0;
+  std::string nats;  // relay: the NATS server's URL
 };
 
 // One measured figure. `key` names it across runs (for medians); `line` is

@@ -25,6 +25,8 @@ Status RunOpen(Context& context);
 Status RunSubscribe(Context& context);
 // Consumer group delivery throughput and live latency (group_bench.cc).
 Status RunGroup(Context& context);
+// NatsRelay to the NATS server of --nats (relay_bench.cc).
+Status RunRelay(Context& context);
 // WORKLOAD.md "ledger-append v1" (workload_bench.cc).
 Status RunWorkload(Context& context);
 

@@ -8,6 +8,7 @@ packages=(
   librocksdb-dev zlib1g-dev
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
   libfmt-dev libcli11-dev
+  libnats-dev nats-server
   libgtest-dev libgmock-dev
   clang-format
 )

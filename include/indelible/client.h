@@ -190,9 +190,11 @@ class Client {
   Result<bool> WaitForConsumerGroup(std::string_view group, Position position,
                                     std::chrono::milliseconds timeout);
   Status DeleteConsumerGroup(std::string_view group);
+  // `in_order`: ConsumerGroup::PullInOrder (`?ordered=true`).
   Result<std::vector<Delivery>> Pull(std::string_view group, std::string_view consumer,
                                      std::size_t max,
-                                     std::chrono::milliseconds wait = std::chrono::milliseconds(0));
+                                     std::chrono::milliseconds wait = std::chrono::milliseconds(0),
+                                     bool in_order = false);
   Status Ack(std::string_view group, const std::vector<Position>& positions);
   Status Nack(std::string_view group, Position position, std::string_view reason);
   // The operator's answers to a blocked group.

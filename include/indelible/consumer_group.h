@@ -148,6 +148,14 @@ class ConsumerGroup {
   // delivered now. Empty when the wait passed, or while the group is blocked.
   Result<std::vector<Delivery>> Pull(std::string_view consumer, std::size_t max,
                                      std::chrono::milliseconds wait);
+  // Like Pull, but in position order across streams: never hands out an
+  // event while an earlier unacknowledged one is in flight or backing off
+  // outside the batch (it returns what comes before that one); events in
+  // flight to this same consumer do not stop it, so it can pipeline. For a
+  // single consumer that must see the log in order, such as NatsRelay:
+  // after a crashed consumer's leases expire, it gets the oldest first.
+  Result<std::vector<Delivery>> PullInOrder(std::string_view consumer, std::size_t max,
+                                            std::chrono::milliseconds wait);
   // Acknowledges delivered events. Positions at or below the checkpoint are
   // ok (a repeated ack); a position that was never delivered is invalid.
   Status Ack(Position position);

@@ -44,6 +44,7 @@ void AddIoVerbs(CLI::App& app, Cli& cli);        // export, import
 void AddAdminVerbs(CLI::App& app, Cli& cli);     // check, bench
 void AddServeVerb(CLI::App& app, Cli& cli);      // serve
 void AddConsumerVerbs(CLI::App& app, Cli& cli);  // consumers ...
+void AddRelayVerb(CLI::App& app, Cli& cli);      // relay nats
 
 // One line per event: text "#position stream@version type data" or JSON.
 void PrintEvent(const Cli& cli, const EventView& event);

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   indelible::cli::AddAdminVerbs(app, cli);
   indelible::cli::AddServeVerb(app, cli);
   indelible::cli::AddConsumerVerbs(app, cli);
+  indelible::cli::AddRelayVerb(app, cli);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -219,9 +219,11 @@ Status Client::DeleteConsumerGroup(std::string_view group) {
 }
 
 Result<std::vector<Delivery>> Client::Pull(std::string_view group, std::string_view consumer,
-                                           std::size_t max, std::chrono::milliseconds wait) {
+                                           std::size_t max, std::chrono::milliseconds wait,
+                                           bool in_order) {
   wait = std::clamp(wait, std::chrono::milliseconds(0), kMaxWait);
   std::string target = GroupPath(group) + "/pull";
+  if (in_order) AddQuery(&target, "ordered", "true");
   AddQuery(&target, "consumer", consumer);
   AddQuery(&target, "max", std::to_string(max));
   if (wait.count() > 0) AddQuery(&target, "waitMs", std::to_string(wait.count()));

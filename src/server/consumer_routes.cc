@@ -121,11 +121,16 @@ void Pull(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   if (!max.ok()) return exchange->RespondError(max.status());
   auto wait_ms = IntegerParam(*exchange, "waitMs", 0, 0, kMaxWaitMs);
   if (!wait_ms.ok()) return exchange->RespondError(wait_ms.status());
+  const auto ordered_param = exchange->Query("ordered");
+  if (ordered_param && *ordered_param != "true" && *ordered_param != "false")
+    return exchange->RespondError(Status::Invalid("ordered", "ordered is true or false"));
+  const bool ordered = ordered_param && *ordered_param == "true";
   auto group = context.consumers.Get(exchange->params()[0]);
   if (!group.ok()) return exchange->RespondError(group.status());
   auto run = [exchange, group = *group, consumer = *consumer, max = static_cast<std::size_t>(*max),
-              wait = milliseconds(*wait_ms)] {
-    auto batch = group->Pull(consumer, max, wait);
+              wait = milliseconds(*wait_ms), ordered] {
+    auto batch =
+        ordered ? group->PullInOrder(consumer, max, wait) : group->Pull(consumer, max, wait);
     if (!batch.ok()) return exchange->RespondError(batch.status());
     std::string body = R"({"deliveries":[)";
     for (std::size_t i = 0; i < batch->size(); ++i) {

@@ -79,8 +79,8 @@ class ConsumerGroup::Impl {
 
   const std::string& name() const { return name_; }
 
-  Result<std::vector<Delivery>> Pull(std::string_view consumer, std::size_t max,
-                                     milliseconds wait) {
+  Result<std::vector<Delivery>> Pull(std::string_view consumer, std::size_t max, milliseconds wait,
+                                     bool in_order) {
     if (max == 0) return Status::Invalid("max", "pull at least 1 event");
     if (consumer.empty()) return Status::Invalid("consumer", "name the consumer that pulls");
     const auto deadline = Clock::now() + wait;
@@ -90,7 +90,7 @@ class ConsumerGroup::Impl {
       const auto now = Clock::now();
       ExpireLeases(now);
       std::vector<Delivery> out;
-      if (!blocked_at_) out = Take(consumer, max, now);
+      if (!blocked_at_) out = Take(consumer, max, now, in_order);
       // Parks made above are saved now; a failure is retried by the next call.
       if (save_now_) (void)MaybeSave(true);
       if (!out.empty() || now >= deadline) return out;
@@ -351,7 +351,8 @@ class ConsumerGroup::Impl {
     if (record_.replaying && replay_at_end_ && replay_.empty()) EndReplayPass();
   }
 
-  std::vector<Delivery> Take(std::string_view consumer, std::size_t max, Clock::time_point now) {
+  std::vector<Delivery> Take(std::string_view consumer, std::size_t max, Clock::time_point now,
+                             bool in_order) {
     std::vector<Delivery> out;
     // Streams with an earlier unacknowledged event that is not in this batch.
     std::unordered_set<std::string_view> held;
@@ -362,7 +363,11 @@ class ConsumerGroup::Impl {
         if (entry.state == State::kAcked) continue;
         const std::string_view stream = entry.event.stream;
         if (held.contains(stream)) continue;
+        // An in-order consumer handles its own deliveries in order: what it
+        // holds does not stop its next pull (it pipelines).
+        if (in_order && entry.state == State::kInFlight && entry.consumer == consumer) continue;
         if (entry.state == State::kInFlight || entry.not_before > now) {
+          if (in_order) return out;
           held.insert(stream);
           continue;
         }
@@ -630,7 +635,11 @@ ConsumerGroup::~ConsumerGroup() { (void)impl_->Flush(); }
 
 Result<std::vector<Delivery>> ConsumerGroup::Pull(std::string_view consumer, std::size_t max,
                                                   milliseconds wait) {
-  return impl_->Pull(consumer, max, wait);
+  return impl_->Pull(consumer, max, wait, /*in_order=*/false);
+}
+Result<std::vector<Delivery>> ConsumerGroup::PullInOrder(std::string_view consumer, std::size_t max,
+                                                         milliseconds wait) {
+  return impl_->Pull(consumer, max, wait, /*in_order=*/true);
 }
 Status ConsumerGroup::Ack(Position position) { return impl_->Ack({position}); }
 Status ConsumerGroup::Ack(const std::vector<Position>& positions) { return impl_->Ack(positions); }

@@ -98,6 +98,30 @@ TEST_P(ConformanceTest, GroupRedeliversABatchWhoseLeaseExpired) {
   EXPECT_EQ(group->info().redeliveries, 3u);
 }
 
+TEST_P(ConformanceTest, GroupPullInOrderNeverOvertakesAnEventHeldElsewhere) {
+  Put("order-1");  // 1
+  Put("order-2");  // 2
+  ConsumerGroupOptions options;
+  options.lease = milliseconds(50);
+  options.initial_backoff = milliseconds(0);
+  auto group = OpenGroup(store(), "relay", options);
+  EXPECT_EQ(Positions(PullOk(*group, "dead", 1)), (std::vector<std::uint64_t>{1}));
+  Put("order-3");  // 3
+  // While 1 is held by a consumer that died, an in-order pull gives nothing
+  // (a plain pull would give 2 and 3) ...
+  EXPECT_TRUE(group->PullInOrder("relay", 10, milliseconds(0))->empty());
+  // ... and once its lease expired, everything from 1 on, in order.
+  std::this_thread::sleep_for(milliseconds(80));
+  EXPECT_EQ(Positions(*group->PullInOrder("relay", 2, milliseconds(200))),
+            (std::vector<std::uint64_t>{1, 2}));
+  // Its own deliveries in flight do not stop it: the next pull goes on.
+  Put("order-1");  // 4
+  EXPECT_EQ(Positions(*group->PullInOrder("relay", 10, milliseconds(200))),
+            (std::vector<std::uint64_t>{3, 4}));
+  EXPECT_EQ(Positions(PullOk(*group, "other", 10, milliseconds(0))),
+            (std::vector<std::uint64_t>{}));
+}
+
 TEST_P(DurableTest, GroupCheckpointSurvivesARestartAndUnackedEventsComeAgain) {
   Put("order-1", 10);
   {

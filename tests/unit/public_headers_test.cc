@@ -5,6 +5,7 @@
 #include <indelible/client.h>
 #include <indelible/consumer_group.h>
 #include <indelible/event.h>
+#include <indelible/nats_relay.h>
 #include <indelible/options.h>
 #include <indelible/result.h>
 #include <indelible/server.h>
