@@ -34,6 +34,8 @@ struct Limits {
   std::size_t max_append_bytes = 4 * 1024 * 1024;
   // Most events in one append or commit.
   std::size_t max_append_events = 1000;
+  // Largest state record (AppendRequest::state): DynamoDB's item limit too.
+  std::size_t max_state_bytes = 400 * 1024;
 };
 
 struct StoreOptions {

@@ -25,11 +25,30 @@
 
 namespace indelible {
 
+// A stream's state record: the latest state of the entity the stream holds
+// (include/indelible/entity.h builds on it), written in the same commit as
+// the events it covers, so the two never disagree after a crash. One per
+// stream: a later write replaces it; a delete (tombstone) removes it.
+struct StateUpdate {
+  std::string data;          // opaque to the store; up to Limits::max_state_bytes
+  std::uint32_t schema = 0;  // the writer's state schema version, given back on read
+};
+
+struct StateRecord {
+  std::string data;
+  std::uint32_t schema = 0;
+  StreamVersion version;  // the stream's version it covers (its append's last event)
+  Position position;      // that event's position
+};
+
 // One stream's part of a commit.
 struct AppendRequest {
   std::string stream;
   Expected expected = Expected::any();
   std::vector<EventData> events;  // at least one
+  // Written with the events, atomically; covers the append's last event.
+  // Not allowed with a tombstone.
+  std::optional<StateUpdate> state{};
 };
 
 struct AppendResult {
@@ -176,6 +195,11 @@ class Store {
       std::string_view prefix);
   // Removes the record; ok if there was none.
   virtual Status DeleteCheckpoint(std::string_view name);
+
+  // The stream's state record; nullopt if none was written (or the stream
+  // was deleted since). invalid for a name no append could have written,
+  // and on a backend that keeps none (a remote store).
+  virtual Result<std::optional<StateRecord>> ReadState(std::string_view stream);
 
   virtual StoreTraits traits() const { return {}; }
 

@@ -33,6 +33,10 @@ class RemoteStore final : public Store {
                                        "HTTP API (v1) appends to one stream per request",
                                        appends.size()));
     AppendRequest& append = appends.front();
+    if (append.state)
+      return Status::Invalid("state",
+                             "state records cannot be sent to a server: the HTTP API (v1) has no "
+                             "route for them (use a local store, --data)");
     // Store::Delete commits a tombstone; the API has a route for it.
     const bool tombstone = options.allow_reserved && append.events.size() == 1 &&
                            append.events.front().type == kDeletedEventType;

@@ -77,6 +77,15 @@ Status ValidateCommit(std::vector<AppendRequest>& appends, const Limits& limits,
       return Status::Invalid(at + "expected", "expected version must be 0 or more");
     if (append.events.empty())
       return Status::Invalid(at + "events", "an append needs at least one event");
+    if (append.state) {
+      if (append.state->data.size() > limits.max_state_bytes)
+        return Status::TooLarge(at + "state",
+                                fmt::format("state record is {} bytes; the limit is {} bytes",
+                                            append.state->data.size(), limits.max_state_bytes));
+      if (append.events.size() == 1 && append.events[0].type == kDeletedEventType)
+        return Status::Invalid(at + "state",
+                               "a delete removes the state record; it cannot write one");
+    }
     total_events += append.events.size();
     for (std::size_t e = 0; e < append.events.size(); ++e) {
       std::string field = fmt::format("{}events[{}]", at, e);

@@ -42,6 +42,11 @@ Result<std::vector<std::pair<std::string, std::string>>> Store::ListCheckpoints(
 }
 Status Store::DeleteCheckpoint(std::string_view) { return NoCheckpoints(); }
 
+Result<std::optional<StateRecord>> Store::ReadState(std::string_view) {
+  return Status::Invalid("store",
+                         "this store keeps no state records; use a file: or memory: store");
+}
+
 Result<AppendResult> Store::Append(std::string stream, Expected expected,
                                    std::vector<EventData> events) {
   std::vector<AppendRequest> appends;

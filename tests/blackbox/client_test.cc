@@ -281,6 +281,13 @@ TEST_F(ClientTest, TheRemoteStoreRefusesWhatHttpCannotCarry) {
   keep.keep_timestamps = true;
   EXPECT_EQ((*store)->Commit(std::move(one), keep).status().code(), ErrorCode::kInvalid);
   EXPECT_EQ((*store)->Check().code(), ErrorCode::kInvalid);
+  // State records have no route yet: refused, not dropped.
+  AppendRequest with_state{"a", Expected::any(), {Event("T")}};
+  with_state.state = StateUpdate{"{}", 1};
+  auto stated = (*store)->Commit({with_state});
+  EXPECT_EQ(stated.status().code(), ErrorCode::kInvalid);
+  EXPECT_NE(stated.status().message().find("state records"), std::string::npos);
+  EXPECT_EQ((*store)->ReadState("a").status().code(), ErrorCode::kInvalid);
   EXPECT_EQ((*store)->LastPosition(), Position(0));  // nothing was written
   // Store::Delete goes through Commit and becomes DELETE.
   ASSERT_TRUE((*store)->Append("a", Expected::any(), {Event("T")}).ok());

@@ -115,6 +115,44 @@ TEST(CheckTest, FindsAHeadThatDisagreesWithItsStream) {
   EXPECT_NE(s.message().find("stream 'fill-0': head record"), std::string::npos) << s.message();
 }
 
+TEST(CheckTest, FindsADamagedStateRecordAndACheckpointRecord) {
+  testutil::TempDir tmp;
+  const std::string dir = tmp.Sub("d");
+  {
+    auto store = Store::Open("file:" + dir);
+    ASSERT_TRUE(store.ok());
+    AppendRequest append{"acct-1", Expected::any(), {}};
+    EventData e;
+    e.type = "Opened";
+    e.data = "{}";
+    append.events.push_back(e);
+    append.state = StateUpdate{R"({"balance":0})", 1};
+    ASSERT_TRUE((*store)->Commit({append}).ok());
+    ASSERT_TRUE((*store)->SaveCheckpoint("group/g", R"({"checkpoint":1})").ok());
+  }
+  EXPECT_TRUE(CheckFolder(dir).ok());
+  EditRaw(dir, [](rocksdb::DB* db, std::vector<rocksdb::ColumnFamilyHandle*>& cf) {
+    for (const std::string& key :
+         {embedded::StateKey("acct-1"), embedded::CheckpointKey("group/g")}) {
+      std::string value;
+      ASSERT_TRUE(db->Get(rocksdb::ReadOptions(), cf[0], key, &value).ok());
+      value[value.size() - 2] ^= 0x01;
+      ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), cf[0], key, value).ok());
+    }
+  });
+  Status s = CheckFolder(dir);
+  EXPECT_EQ(s.code(), ErrorCode::kInternal);
+  EXPECT_NE(s.message().find("state record of stream 'acct-1' fails its checksum"),
+            std::string::npos)
+      << s.message();
+  EXPECT_NE(s.message().find("checkpoint record 'group/g' fails its checksum"), std::string::npos)
+      << s.message();
+  auto store = Store::Open("file:" + dir);
+  ASSERT_TRUE(store.ok());
+  EXPECT_EQ((*store)->ReadState("acct-1").status().code(), ErrorCode::kInternal);
+  EXPECT_EQ((*store)->LoadCheckpoint("group/g").status().code(), ErrorCode::kInternal);
+}
+
 TEST(CheckTest, FindsAFlippedByteOnDisk) {
   testutil::TempDir tmp;
   const std::string dir = tmp.Sub("d");

@@ -167,6 +167,26 @@ Status EmbeddedStore::Check(const ProgressFn& progress) {
       problems.Add(fmt::format("checkpoint record '{}' fails its checksum",
                                Printable(ToView(it->key()).substr(kCheckpointKeyPrefix.size()))));
   }
+  // 5. State records: each sound, and covering an event its stream has.
+  for (it->Seek(ToSlice(kStateKeyPrefix));
+       it->Valid() && ToView(it->key()).starts_with(kStateKeyPrefix) && !problems.full();
+       it->Next()) {
+    const std::string_view stream = ToView(it->key()).substr(kStateKeyPrefix.size());
+    auto record = DecodeState(ToView(it->key()), ToView(it->value()));
+    if (!record) {
+      problems.Add(
+          fmt::format("state record of stream '{}' fails its checksum", Printable(stream)));
+      continue;
+    }
+    std::string head_value;
+    const bool has_head = db_->Get(read, heads(), ToSlice(stream), &head_value).ok();
+    auto head = has_head ? DecodeHead(stream, head_value, false) : std::nullopt;
+    if (!head || head->version < record->version)
+      problems.Add(
+          fmt::format("state record of stream '{}' covers version {}, past the stream's "
+                      "head",
+                      Printable(stream), record->version.value()));
+  }
   if (progress) progress(last * 2, last * 2);
   return problems.ToStatus();
 }

@@ -474,6 +474,16 @@ void EmbeddedStore::DecideAndStage(Writer& writer, Group& group) {
                                      static_cast<std::uint32_t>(count)};
     }
     group.batch.Put(heads(), append.stream, EncodeHead(append.stream, next));
+    // The state record rides in the same batch: never one without the other.
+    if (append.state) {
+      const std::string key = StateKey(append.stream);
+      group.batch.Put(
+          families_[0], key,
+          EncodeState(key, StateRecord{std::move(append.state->data), append.state->schema,
+                                       next.version, next.position}));
+    } else if (IsTombstoneAppend(append)) {
+      group.batch.Delete(families_[0], StateKey(append.stream));
+    }
     group.heads[append.stream] = next;
     group.next_position += static_cast<std::uint64_t>(count);
     result.appends[i] =
@@ -482,6 +492,21 @@ void EmbeddedStore::DecideAndStage(Writer& writer, Group& group) {
   result.position = Position(group.next_position - 1);
   writer.staged = true;
   writer.result = std::move(result);
+}
+
+Result<std::optional<StateRecord>> EmbeddedStore::ReadState(std::string_view stream) {
+  if (Status valid = ValidateStreamName(stream, /*allow_reserved=*/true); !valid.ok()) return valid;
+  const std::string key = StateKey(stream);
+  std::string value;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), families_[0], ToSlice(key), &value);
+  if (s.IsNotFound()) return std::optional<StateRecord>();
+  if (!s.ok()) return FromRocks(s, "reading a state record");
+  auto record = DecodeState(key, value);
+  if (!record)
+    return Status::Internal(
+        fmt::format("the state record of stream '{}' fails its checksum (run `indelible check`)",
+                    Printable(stream)));
+  return std::optional<StateRecord>(std::move(*record));
 }
 
 Result<StreamHead> EmbeddedStore::Head(std::string_view stream) {

@@ -46,6 +46,7 @@ class EmbeddedStore final : public Store {
   Result<CommitResult> Commit(std::vector<AppendRequest> appends,
                               const CommitOptions& options) override;
   std::vector<Result<CommitResult>> CommitEach(std::vector<CommitRequest> commits) override;
+  Result<std::optional<StateRecord>> ReadState(std::string_view stream) override;
   Result<StreamHead> Head(std::string_view stream) override;
   Result<std::unique_ptr<EventCursor>> ReadStream(std::string_view stream,
                                                   const ReadStreamOptions& options) override;

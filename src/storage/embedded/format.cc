@@ -234,4 +234,32 @@ std::optional<std::string_view> DecodeCheckpoint(std::string_view key, std::stri
   return value.substr(4);
 }
 
+std::string StateKey(std::string_view stream) {
+  std::string key(kStateKeyPrefix);
+  key.append(stream);
+  return key;
+}
+
+// crc32 u32 | version i64 | position u64 | schema u32 | data (docs/FORMAT.md)
+std::string EncodeState(std::string_view key, const StateRecord& record) {
+  std::string out(4, '\0');
+  PutLE<std::int64_t>(&out, record.version.value());
+  PutLE<std::uint64_t>(&out, record.position.value());
+  PutLE<std::uint32_t>(&out, record.schema);
+  out.append(record.data);
+  SealRecord(key, &out);
+  return out;
+}
+
+std::optional<StateRecord> DecodeState(std::string_view key, std::string_view value) {
+  constexpr std::size_t kHeader = 4 + 8 + 8 + 4;
+  if (value.size() < kHeader || !CrcMatches(key, value)) return std::nullopt;
+  StateRecord record;
+  record.version = StreamVersion(GetLE<std::int64_t>(value.data() + 4));
+  record.position = Position(GetLE<std::uint64_t>(value.data() + 12));
+  record.schema = GetLE<std::uint32_t>(value.data() + 20);
+  record.data = std::string(value.substr(kHeader));
+  return record;
+}
+
 }  // namespace indelible::storage::embedded

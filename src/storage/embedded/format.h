@@ -74,6 +74,12 @@ std::optional<StoredId> DecodeId(std::string_view key, std::string_view value, b
 // Checkpoint records (Store::SaveCheckpoint) live in the default family
 // under "checkpoint/" + name; the value is a CRC over key and payload, then
 // the payload.
+inline constexpr std::string_view kStateKeyPrefix = "state/";
+std::string StateKey(std::string_view stream);
+std::string EncodeState(std::string_view key, const StateRecord& record);
+// nullopt if the checksum (when checked) or the layout is wrong.
+std::optional<StateRecord> DecodeState(std::string_view key, std::string_view value);
+
 inline constexpr std::string_view kCheckpointKeyPrefix = "checkpoint/";
 std::string CheckpointKey(std::string_view name);
 std::string EncodeCheckpoint(std::string_view key, std::string_view payload);

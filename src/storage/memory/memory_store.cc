@@ -70,6 +70,7 @@ class MemoryStore final : public Store {
     const std::int64_t now = NowMs();
     for (std::size_t a = 0; a < appends.size(); ++a) {
       AppendRequest& append = appends[a];
+      const bool tombstone = IsTombstoneAppend(append);  // before the events move into the log
       const Position first(log_.size() + 1);
       HeadState next = Advance(heads[a], append, first);
       StreamState& stream = streams_[append.stream];
@@ -88,6 +89,11 @@ class MemoryStore final : public Store {
         stream.positions.push_back(position);
       }
       stream.head = next;
+      if (append.state)
+        states_[append.stream] = StateRecord{std::move(append.state->data), append.state->schema,
+                                             next.version, next.position};
+      else if (tombstone)
+        states_.erase(append.stream);
       result.appends[a] =
           AppendResult{append.stream, first_version, next.version, first, next.position, false};
     }
@@ -96,6 +102,15 @@ class MemoryStore final : public Store {
     lock.unlock();
     committed_.notify_all();
     return result;
+  }
+
+  Result<std::optional<StateRecord>> ReadState(std::string_view stream) override {
+    if (Status valid = ValidateStreamName(stream, /*allow_reserved=*/true); !valid.ok())
+      return valid;
+    std::lock_guard lock(mu_);
+    auto it = states_.find(std::string(stream));
+    if (it == states_.end()) return std::optional<StateRecord>();
+    return std::optional<StateRecord>(it->second);
   }
 
   Result<StreamHead> Head(std::string_view stream) override {
@@ -200,6 +215,7 @@ class MemoryStore final : public Store {
   std::unordered_map<EventId, IdRecord> ids_;
   std::uint64_t commits_ = 0;
   std::map<std::string, std::string> checkpoints_;
+  std::unordered_map<std::string, StateRecord> states_;
 };
 
 class MemoryAllCursor final : public EventCursor {
