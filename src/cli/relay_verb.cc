@@ -95,6 +95,23 @@ int RunRelay(const Cli& cli, RelayArgs args) {
   // The relay waits out NATS outages itself; the group must not block it.
   group_options.max_attempts = 1000000;
 
+  // NATS first: bad relay flags are refused before the group is created.
+  std::signal(SIGINT, OnRelaySignal);
+  std::signal(SIGTERM, OnRelaySignal);
+  // A relay is a service: NATS not being up yet is waited out like an
+  // outage later on (said once on stderr); anything else stops it.
+  auto relay = NatsRelay::Connect(args.relay);
+  for (auto backoff = milliseconds(100);
+       !relay.ok() && relay.status().code() == ErrorCode::kUnavailable && !g_stop.load();
+       backoff = std::min(backoff * 2, milliseconds(2000))) {
+    static bool said = false;
+    if (!said) std::fprintf(stderr, "indelible: %s; retrying\n", relay.status().message().c_str());
+    said = true;
+    std::this_thread::sleep_for(backoff);
+    relay = NatsRelay::Connect(args.relay);
+  }
+  if (g_stop.load()) return 0;
+  if (!relay.ok()) return cli.Fail(relay.status());
   std::unique_ptr<Store> store;
   std::unique_ptr<ConsumerGroup> group;
   std::unique_ptr<RelaySource> source;
@@ -115,22 +132,6 @@ int RunRelay(const Cli& cli, RelayArgs args) {
     group = std::move(*g);
     source = GroupRelaySource(*group, UniqueConsumerName());
   }
-  std::signal(SIGINT, OnRelaySignal);
-  std::signal(SIGTERM, OnRelaySignal);
-  // A relay is a service: NATS not being up yet is waited out like an
-  // outage later on (said once on stderr); anything else stops it.
-  auto relay = NatsRelay::Connect(args.relay);
-  for (auto backoff = milliseconds(100);
-       !relay.ok() && relay.status().code() == ErrorCode::kUnavailable && !g_stop.load();
-       backoff = std::min(backoff * 2, milliseconds(2000))) {
-    static bool said = false;
-    if (!said) std::fprintf(stderr, "indelible: %s; retrying\n", relay.status().message().c_str());
-    said = true;
-    std::this_thread::sleep_for(backoff);
-    relay = NatsRelay::Connect(args.relay);
-  }
-  if (g_stop.load()) return 0;
-  if (!relay.ok()) return cli.Fail(relay.status());
   RelayProgress progress;
   Status s = (*relay)->Run(*source, g_stop, [&](const NatsRelayStats& st) { progress(st); });
   if (group) (void)group->Flush();

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "gtest/gtest.h"
+#include "testutil/cli_runner.h"
 #include "testutil/nats_server.h"
 #include "testutil/server_process.h"
 #include "testutil/temp_dir.h"
@@ -271,6 +272,33 @@ TEST_F(NatsRelayTest, RefusesAnUnreachableServerAndStreamsItDoesNotOwn) {
   EXPECT_NE(s.message().find("did not write"), std::string::npos) << s.message();
   jsCtx_Destroy(js);
   natsConnection_Destroy(conn);
+}
+
+// `indelible --data DIR relay nats`: the group in the CLI's process, its
+// figures on stdout, bad flags refused before anything is published.
+TEST_F(NatsRelayTest, TheCliRelaysAFolderAndRefusesBadFlags) {
+  Put("order-1", "Order.Placed", 12);
+  Put("user-1", "Renamed", 3);
+  store_.reset();  // the CLI opens the folder
+  const std::string data = "--data " + dir_.Sub("data");
+  const std::string nats = " --nats " + nats_.url();
+  auto bad =
+      testutil::RunCli(INDELIBLE_PATH, data, "relay nats --subject-prefix 'a*'" + nats, "", dir_);
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;  // invalid
+  EXPECT_NE(bad.err.find("subject prefix"), std::string::npos) << bad.err;
+  auto relayed = testutil::RunCli(INDELIBLE_PATH, data,
+                                  "relay nats --category order --until-caught-up" + nats, "", dir_);
+  ASSERT_EQ(relayed.exit_code, 0) << relayed.err;
+  EXPECT_EQ(relayed.out,
+            "relayed 12 event(s) to JetStream stream INDELIBLE (0 already there), position 12\n");
+  auto again = testutil::RunCli(INDELIBLE_PATH, "--json " + data,
+                                "relay nats --category order --until-caught-up" + nats, "", dir_);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.out, "{\"published\":0,\"skipped\":0,\"position\":12}\n");
+  auto listed = testutil::RunCli(INDELIBLE_PATH, data, "consumers list", "", dir_);
+  EXPECT_NE(listed.out.find("relay-nats-INDELIBLE checkpoint 15 of 15"), std::string::npos)
+      << listed.out << ": the filtered-out user events are passed too";
+  EXPECT_EQ(ReadJetStream(nats_.url(), "INDELIBLE").size(), 12u);
 }
 
 // The relay as a process (`indelible --url ... relay nats`), so it can die.
