@@ -11,9 +11,9 @@
 #include <fmt/format.h>
 #include <indelible/consumer_group.h>
 
-#include "bench/fill.h"
 #include "bench/live_latency.h"
 #include "bench/scenarios.h"
+#include "bench/stored_group.h"
 
 namespace indelible::bench {
 namespace {
@@ -23,43 +23,29 @@ Status RunCatchUp(Context& context) {
   const std::uint64_t events = options.events.value_or(1000000);
   ScratchFolder folder(context, "group");
   if (!folder.error().empty()) return Status::Unavailable(folder.error());
-  auto store = OpenStore(context, folder.path());
-  if (!store.ok()) return store.status();
-  FillSpec fill;
-  fill.events = events;
-  fill.streams = 1000;
-  fill.per_append = 100;
-  fill.event_bytes = options.event_bytes;
-  fill.label = "group: writing";
-  if (Status s = Fill(**store, fill); !s.ok()) return s;
-  // Reopened, as in the subscribe scenario: the catch-up then reads a store
-  // at rest instead of racing the flush of what was just written.
-  store->reset();
-  store = OpenStore(context, folder.path());
-  if (!store.ok()) return store.status();
-  if (Status s = ConsumerGroup::Create(**store, "bench", {}); !s.ok()) return s;
-  auto group = ConsumerGroup::Open(**store, "bench");
-  if (!group.ok()) return group.status();
+  auto stored = OpenStoredGroup(context, folder.path(), events, "group: writing", "bench");
+  if (!stored.ok()) return stored.status();
+  ConsumerGroup* group = stored->group.get();
 
   Progress progress("group: consuming", events);
   Stopwatch watch;
   std::uint64_t delivered = 0;
   std::vector<Position> positions;
   while (delivered < events) {
-    auto batch = (*group)->Pull("bench", 1000, std::chrono::milliseconds(100));
+    auto batch = group->Pull("bench", 1000, std::chrono::milliseconds(100));
     if (!batch.ok()) return batch.status();
     positions.clear();
     for (const Delivery& d : *batch) positions.push_back(d.event.position);
-    if (Status s = (*group)->Ack(positions); !s.ok()) return s;
+    if (Status s = group->Ack(positions); !s.ok()) return s;
     delivered += batch->size();
     progress.Update(delivered);
   }
   const double seconds = watch.Seconds();
   const double cpu = watch.CpuSeconds();
   progress.Finish();
-  if (delivered != events || (*group)->info().checkpoint.value() != events)
+  if (delivered != events || group->info().checkpoint.value() != events)
     return Status::Internal(fmt::format("group: {} deliveries for {} events, checkpoint {}",
-                                        delivered, events, (*group)->info().checkpoint.value()));
+                                        delivered, events, group->info().checkpoint.value()));
   const Conditions conditions{events, 1, options.event_bytes, 100, 1000};
   Line extra;
   extra.Add("batch", 1000).Add("handler", "no-op").Add("cpu_s", cpu, 3).Add("seconds", seconds, 3);

@@ -11,8 +11,8 @@
 #include <indelible/nats_relay.h>
 #include <nats/nats.h>
 
-#include "bench/fill.h"
 #include "bench/scenarios.h"
+#include "bench/stored_group.h"
 
 namespace indelible::bench {
 namespace {
@@ -49,24 +49,9 @@ Status RunRelay(Context& context) {
   const std::uint64_t events = options.events.value_or(200000);
   ScratchFolder folder(context, "relay");
   if (!folder.error().empty()) return Status::Unavailable(folder.error());
-  auto store = OpenStore(context, folder.path());
-  if (!store.ok()) return store.status();
-  FillSpec fill;
-  fill.events = events;
-  fill.streams = 1000;
-  fill.per_append = 100;
-  fill.event_bytes = options.event_bytes;
-  fill.label = "relay: writing";
-  if (Status s = Fill(**store, fill); !s.ok()) return s;
-  // Reopened, as in the subscribe scenario: the catch-up then reads a store
-  // at rest instead of racing the flush of what was just written.
-  store->reset();
-  store = OpenStore(context, folder.path());
-  if (!store.ok()) return store.status();
-  if (Status s = ConsumerGroup::Create(**store, "relay", {}); !s.ok()) return s;
-  auto group = ConsumerGroup::Open(**store, "relay");
-  if (!group.ok()) return group.status();
-  auto source = GroupRelaySource(**group, "relay");
+  auto stored = OpenStoredGroup(context, folder.path(), events, "relay: writing", "relay");
+  if (!stored.ok()) return stored.status();
+  auto source = GroupRelaySource(*stored->group, "relay");
 
   NatsRelayOptions relay_options;
   relay_options.nats_url = options.nats;
@@ -87,11 +72,11 @@ Status RunRelay(Context& context) {
   progress.Finish();
   if (!run.ok()) return run;
   const NatsRelayStats stats = (*relay)->stats();
-  auto stored = CountAndDelete(options.nats, relay_options.stream);
-  if (!stored.ok()) return stored.status();
-  if (stats.published != events || *stored != events)
+  auto held = CountAndDelete(options.nats, relay_options.stream);
+  if (!held.ok()) return held.status();
+  if (stats.published != events || *held != events)
     return Status::Internal(fmt::format("relay: {} events, {} published, JetStream holds {}",
-                                        events, stats.published, *stored));
+                                        events, stats.published, *held));
   const Conditions conditions{events, 1, options.event_bytes, 100, 1000};
   Line extra;
   extra.Add("batch", static_cast<std::uint64_t>(relay_options.batch))

@@ -15,11 +15,8 @@ Status EmbeddedStore::SaveCheckpoint(std::string_view name, std::string_view val
   if (follower()) return Status::Invalid("store", "this store was opened as a read-only follower");
   if (Status s = ValidateCheckpoint(name, value); !s.ok()) return s;
   const std::string key = CheckpointKey(name);
-  rocksdb::WriteOptions write;
-  write.sync = options_.durability == Durability::kSync;
-  rocksdb::Status s = db_->Put(write, db_->DefaultColumnFamily(), ToSlice(key),
-                               ToSlice(EncodeCheckpoint(key, value)));
-  return s.ok() ? Status::Ok() : FromRocks(s, "saving a checkpoint");
+  const std::string record = EncodeCheckpoint(key, value);
+  return WriteCheckpoint(key, &record);
 }
 
 Result<std::optional<std::string>> EmbeddedStore::LoadCheckpoint(std::string_view name) {
@@ -56,10 +53,7 @@ Result<std::vector<std::pair<std::string, std::string>>> EmbeddedStore::ListChec
 Status EmbeddedStore::DeleteCheckpoint(std::string_view name) {
   if (follower()) return Status::Invalid("store", "this store was opened as a read-only follower");
   if (Status s = ValidateCheckpointName(name); !s.ok()) return s;
-  rocksdb::WriteOptions write;
-  write.sync = options_.durability == Durability::kSync;
-  rocksdb::Status s = db_->Delete(write, db_->DefaultColumnFamily(), ToSlice(CheckpointKey(name)));
-  return s.ok() ? Status::Ok() : FromRocks(s, "deleting a checkpoint");
+  return WriteCheckpoint(CheckpointKey(name), nullptr);
 }
 
 }  // namespace indelible::storage::embedded

@@ -88,8 +88,14 @@ Status FromRocks(const rocksdb::Status& s, std::string_view what) {
 }
 
 struct EmbeddedStore::Writer {
-  std::vector<AppendRequest>* appends;
-  const CommitOptions* options;
+  std::vector<AppendRequest>* appends = nullptr;
+  const CommitOptions* options = nullptr;
+  // Instead of appends: a checkpoint record to put (value given) or delete.
+  // It rides in a group's batch like a commit, so only the group leader
+  // ever writes to RocksDB (one writer thread: RocksDB never merges batches
+  // across threads) and a save shares the group's sync.
+  const std::string* checkpoint_key = nullptr;
+  const std::string* checkpoint_value = nullptr;
   std::size_t bytes = 0;
   std::optional<Result<CommitResult>> result;
   bool staged = false;  // has records in the group's batch
@@ -327,11 +333,32 @@ void EmbeddedStore::Submit(const std::vector<Writer*>& mine) {
   }
 }
 
+Status EmbeddedStore::WriteCheckpoint(const std::string& key, const std::string* value) {
+  Writer writer;
+  writer.checkpoint_key = &key;
+  writer.checkpoint_value = value;
+  writer.bytes = key.size() + (value ? value->size() : 0);
+  Submit({&writer});
+  if (!writer.result->ok()) return writer.result->status();
+  return Status::Ok();
+}
+
 void EmbeddedStore::CommitGroup(const std::vector<Writer*>& group) {
   Group g;
   g.next_position = next_position_;
   g.now_ms = NowMs();
-  for (Writer* w : group) DecideAndStage(*w, g);
+  for (Writer* w : group) {
+    if (w->checkpoint_key == nullptr) {
+      DecideAndStage(*w, g);
+      continue;
+    }
+    if (w->checkpoint_value != nullptr)
+      g.batch.Put(families_[0], *w->checkpoint_key, *w->checkpoint_value);
+    else
+      g.batch.Delete(families_[0], *w->checkpoint_key);
+    w->staged = true;
+    w->result = CommitResult{};
+  }
   if (g.batch.Count() == 0) return;
 
   rocksdb::WriteOptions write_options;
@@ -346,7 +373,7 @@ void EmbeddedStore::CommitGroup(const std::vector<Writer*>& group) {
   events_.fetch_add(g.next_position - next_position_, std::memory_order_relaxed);
   next_position_ = g.next_position;
   for (Writer* w : group)
-    if (w->staged) commits_.fetch_add(1, std::memory_order_relaxed);
+    if (w->staged && w->checkpoint_key == nullptr) commits_.fetch_add(1, std::memory_order_relaxed);
   if (write_options.sync) syncs_.fetch_add(1, std::memory_order_relaxed);
   if (head_cache_.size() + g.heads.size() > kMaxCachedHeads) head_cache_.clear();
   for (auto& [stream, head] : g.heads) head_cache_[stream] = head;

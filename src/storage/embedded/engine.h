@@ -88,6 +88,8 @@ class EmbeddedStore final : public Store {
   // Queues the writers (consecutive tickets) and returns when every one has
   // its result, leading the groups that start with one of them.
   void Submit(const std::vector<Writer*>& mine);
+  // Puts (value given) or deletes a checkpoint record through Submit.
+  Status WriteCheckpoint(const std::string& key, const std::string* value);
   // Leader only: decides and writes every writer of the group.
   void CommitGroup(const std::vector<Writer*>& group);
   // Leader only: decides one writer's commit against the group's staged
