@@ -8,6 +8,7 @@ declare -A allowed=(
   [core]="core"
   [storage]="core storage"
   [subscriptions]="core storage subscriptions"
+  [entities]="core storage entities"
   [server]="core storage subscriptions server"
   [client]="core client"
   [cli]="core storage subscriptions cli bench server client"

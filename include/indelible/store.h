@@ -45,7 +45,12 @@ struct StateRecord {
 struct AppendRequest {
   std::string stream;
   Expected expected = Expected::any();
-  std::vector<EventData> events;  // at least one
+  // At least one, except in a state-only append: no events, a state, and
+  // expected = exactly(N). It rewrites the state record to cover version N
+  // (recalculating an entity, rebuilding a snapshot) and reports the head
+  // unchanged in its AppendResult; it fails as a conflict if the stream
+  // moved past N, like any append.
+  std::vector<EventData> events;
   // Written with the events, atomically; covers the append's last event.
   // Not allowed with a tombstone.
   std::optional<StateUpdate> state{};

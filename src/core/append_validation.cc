@@ -75,8 +75,12 @@ Status ValidateCommit(std::vector<AppendRequest>& appends, const Limits& limits,
                                      Printable(append.stream)));
     if (append.expected.kind() == Expected::Kind::kExactly && append.expected.version().value() < 0)
       return Status::Invalid(at + "expected", "expected version must be 0 or more");
-    if (append.events.empty())
+    if (append.events.empty() && !append.state)
       return Status::Invalid(at + "events", "an append needs at least one event");
+    if (append.events.empty() && append.expected.kind() != Expected::Kind::kExactly)
+      return Status::Invalid(at + "expected",
+                             "a state-only append (no events) needs an exact expected version: "
+                             "the state record covers that version");
     if (append.state) {
       if (append.state->data.size() > limits.max_state_bytes)
         return Status::TooLarge(at + "state",

@@ -22,6 +22,11 @@ bool IsTombstoneAppend(const AppendRequest& append) {
   return append.events.size() == 1 && append.events[0].type == kDeletedEventType;
 }
 
+AppendResult StateOnlyResult(const AppendRequest& append, const HeadState& head) {
+  return AppendResult{append.stream, head.version,  head.version,
+                      head.position, head.position, false};
+}
+
 Status CheckExpectation(const AppendRequest& append, const std::optional<HeadState>& head) {
   const bool live = head && !head->deleted;
   if (IsTombstoneAppend(append) && !live)
@@ -88,6 +93,9 @@ Result<std::optional<AppendResult>> ClassifyRetry(const AppendRequest& append,
 
 HeadState Advance(const std::optional<HeadState>& head, const AppendRequest& append,
                   Position first_position) {
+  // A state-only append (no events) leaves the head as it is; validation
+  // requires exactly(N) for it, so the head exists and is live.
+  if (append.events.empty()) return *head;
   HeadState next;
   const auto count = static_cast<std::int64_t>(append.events.size());
   const std::int64_t first_version = head ? head->version.value() + 1 : 0;

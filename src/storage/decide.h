@@ -31,6 +31,9 @@ struct IdRecord {
 // True when the append is Store::Delete's tombstone.
 bool IsTombstoneAppend(const AppendRequest& append);
 
+// The result of a state-only append (no events): the stream's head, unchanged.
+AppendResult StateOnlyResult(const AppendRequest& append, const HeadState& head);
+
 // ok, conflict (with the actual version), or not_found (deleting a stream
 // that is missing or already deleted).
 Status CheckExpectation(const AppendRequest& append, const std::optional<HeadState>& head);
@@ -44,7 +47,8 @@ Status CheckExpectation(const AppendRequest& append, const std::optional<HeadSta
 Result<std::optional<AppendResult>> ClassifyRetry(const AppendRequest& append,
                                                   std::span<const std::optional<IdRecord>> ids);
 
-// The head after appending `count` events at `first_position`.
+// The head after appending the append's events at `first_position` (the
+// same head for a state-only append).
 HeadState Advance(const std::optional<HeadState>& head, const AppendRequest& append,
                   Position first_position);
 

@@ -102,6 +102,50 @@ TEST_P(ConformanceTest, StateRecordIsRemovedByADeleteAndRefusedWhereItCannotBe) 
   EXPECT_TRUE(store().ReadState("$parked-x").ok()) << "reserved names are readable";
 }
 
+TEST_P(ConformanceTest, StateOnlyAppendRewritesTheRecordAtAnExactVersion) {
+  ASSERT_TRUE(store().Commit({WithState("acct-1", Expected::any(), 3, "v2")}).ok());
+  Put("other");
+  const Position last = store().LastPosition();
+  auto rewritten = store().Commit(
+      {WithState("acct-1", Expected::exactly(StreamVersion(2)), 0, "recalculated", 4)});
+  ASSERT_TRUE(rewritten.ok()) << rewritten.status().ToString();
+  EXPECT_EQ(rewritten->appends[0].last_version.value(), 2) << "the head, unchanged";
+  EXPECT_EQ(rewritten->appends[0].position.value(), 3u);
+  EXPECT_EQ(store().LastPosition(), last) << "no event written";
+  auto record = State(store(), "acct-1");
+  EXPECT_EQ(record->data, "recalculated");
+  EXPECT_EQ(record->schema, 4u);
+  EXPECT_EQ(record->version.value(), 2);
+  EXPECT_EQ(record->position.value(), 3u);
+  EXPECT_EQ(ReadStreamEvents(store(), "acct-1")->size(), 3u);
+
+  // A stale version conflicts and leaves the record alone.
+  auto stale = store().Commit({WithState("acct-1", Expected::exactly(StreamVersion(1)), 0, "x")});
+  EXPECT_EQ(stale.status().code(), ErrorCode::kConflict);
+  EXPECT_EQ(stale.status().actual_version(), 2);
+  EXPECT_EQ(State(store(), "acct-1")->data, "recalculated");
+  // It needs an exact version, and no events without a state is still invalid.
+  EXPECT_EQ(store().Commit({WithState("acct-1", Expected::any(), 0, "x")}).status().code(),
+            ErrorCode::kInvalid);
+  EXPECT_EQ(store()
+                .Commit({AppendRequest{"acct-1", Expected::exactly(StreamVersion(2)), {}}})
+                .status()
+                .code(),
+            ErrorCode::kInvalid);
+  EXPECT_EQ(store()
+                .Commit({WithState("missing", Expected::exactly(StreamVersion(0)), 0, "x")})
+                .status()
+                .code(),
+            ErrorCode::kConflict);
+  EXPECT_FALSE(State(store(), "missing").has_value());
+  // With events on another stream, in one commit.
+  auto both = store().Commit({WithState("acct-1", Expected::exactly(StreamVersion(2)), 0, "v2b"),
+                              WithState("acct-2", Expected::no_stream(), 1, "w0")});
+  ASSERT_TRUE(both.ok()) << both.status().ToString();
+  EXPECT_EQ(State(store(), "acct-1")->data, "v2b");
+  EXPECT_EQ(State(store(), "acct-2")->data, "w0");
+}
+
 TEST_P(DurableTest, StateRecordSurvivesARestartAndCheckVerifiesIt) {
   ASSERT_TRUE(store().Commit({WithState("acct-1", Expected::any(), 3, R"({"b":1})", 2)}).ok());
   Open();

@@ -479,6 +479,15 @@ void EmbeddedStore::DecideAndStage(Writer& writer, Group& group) {
     AppendRequest& append = appends[i];
     const Position first(group.next_position);
     const HeadState next = Advance(current[i], append, first);
+    if (append.events.empty()) {  // state-only: the record covers the current head
+      const std::string key = StateKey(append.stream);
+      group.batch.Put(
+          families_[0], key,
+          EncodeState(key, StateRecord{std::move(append.state->data), append.state->schema,
+                                       next.version, next.position}));
+      result.appends[i] = StateOnlyResult(append, next);
+      continue;
+    }
     const auto count = static_cast<std::int64_t>(append.events.size());
     const StreamVersion first_version(next.version.value() - count + 1);
     for (std::int64_t e = 0; e < count; ++e) {

@@ -73,6 +73,12 @@ class MemoryStore final : public Store {
       const bool tombstone = IsTombstoneAppend(append);  // before the events move into the log
       const Position first(log_.size() + 1);
       HeadState next = Advance(heads[a], append, first);
+      if (append.events.empty()) {  // state-only: the record covers the current head
+        states_[append.stream] = StateRecord{std::move(append.state->data), append.state->schema,
+                                             next.version, next.position};
+        result.appends[a] = StateOnlyResult(append, next);
+        continue;
+      }
       StreamState& stream = streams_[append.stream];
       const StreamVersion first_version(next.version.value() + 1 -
                                         static_cast<std::int64_t>(append.events.size()));
