@@ -7,6 +7,7 @@
 // order.
 #include <indelible/client.h>
 #include <indelible/consumer_group.h>
+#include <indelible/entity.h>
 #include <indelible/nats_relay.h>
 #include <indelible/store.h>
 #include <nats/nats.h>
@@ -23,6 +24,36 @@
 #include "testutil/nats_server.h"
 #include "testutil/server_process.h"
 #include "testutil/temp_dir.h"
+
+// A tiny entity for the outbox test: a counter whose rule publishes
+// "Counted" for every "Add" event.
+struct Counter {
+  std::int64_t total = 0;
+};
+struct Add {
+  std::int64_t n = 0;
+};
+
+template <>
+struct indelible::Codec<Counter> {
+  static std::string Encode(const Counter& c) {
+    return "{\"total\":" + std::to_string(c.total) + "}";
+  }
+  static Result<Counter> Decode(std::string_view json) {
+    const auto colon = json.find(':');
+    if (colon == std::string_view::npos) return Status::Invalid("total", "missing");
+    return Counter{std::stoll(std::string(json.substr(colon + 1)))};
+  }
+};
+template <>
+struct indelible::Codec<Add> {
+  static std::string Encode(const Add& a) { return "{\"n\":" + std::to_string(a.n) + "}"; }
+  static Result<Add> Decode(std::string_view json) {
+    const auto colon = json.find(':');
+    if (colon == std::string_view::npos) return Status::Invalid("n", "missing");
+    return Add{std::stoll(std::string(json.substr(colon + 1)))};
+  }
+};
 
 namespace indelible {
 namespace {
@@ -152,8 +183,9 @@ class NatsRelayTest : public ::testing::Test {
     ASSERT_TRUE(store_->Append(stream, Expected::any(), std::move(events)).ok());
   }
   // One relay run over the group `group` until caught up.
-  NatsRelayStats Relay(const std::string& group, NatsRelayOptions options = {}) {
-    EXPECT_TRUE(ConsumerGroup::Create(*store_, group, {}).ok());
+  NatsRelayStats Relay(const std::string& group, NatsRelayOptions options = {},
+                       const ConsumerGroupOptions& group_options = {}) {
+    EXPECT_TRUE(ConsumerGroup::Create(*store_, group, group_options).ok());
     auto opened = ConsumerGroup::Open(*store_, group);
     EXPECT_TRUE(opened.ok());
     auto source = GroupRelaySource(**opened, "relay");
@@ -201,6 +233,44 @@ TEST_F(NatsRelayTest, PublishesEveryEventOnceInPositionOrderWithSubjectAndHeader
   Put("user-7", "Renamed", 5);
   EXPECT_EQ(Relay("relay").published, 5u);
   ExpectExactlyOnceInOrder(ReadJetStream(nats_.url(), "INDELIBLE"), EventsToRelay(*store_));
+}
+
+// Outbound events of an entity are events of its outbox stream: a relay
+// whose group selects the outbox prefix publishes them, and only them, each
+// with the causation id of the inbound event that caused it.
+TEST_F(NatsRelayTest, RelaysAnEntitysOutboundEventsSelectedByTheOutboxPrefix) {
+  Rules<Counter> rules{Counter{}};
+  rules.On<Add>("Add", [](Counter c, const Add& a, RuleContext& ctx) {
+    c.total += a.n;
+    ctx.Publish("Counted", c);
+    return Result<Counter>(c);
+  });
+  Entity<Counter> counters(*store_, rules);
+  std::vector<EventId> causes;
+  for (int i = 1; i <= 3; ++i) {
+    auto change = counters.Append("counter-1", {MakeEvent("Add", Add{i})});
+    ASSERT_TRUE(change.ok()) << change.status().ToString();
+    ASSERT_EQ(change->published.size(), 1u);
+    causes.push_back(change->published[0].causation_id);
+  }
+  Put("order-1", "Order.Placed", 2);  // not outbound: not relayed
+
+  ConsumerGroupOptions outbox;
+  outbox.filter.stream_prefixes = {"outbox-"};
+  NatsRelayStats stats = Relay("outbox-relay", {}, outbox);
+  EXPECT_EQ(stats.published, 3u);
+  auto messages = ReadJetStream(nats_.url(), "INDELIBLE");
+  ASSERT_EQ(messages.size(), 3u);
+  const std::vector<std::int64_t> totals = {1, 3, 6};
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    EXPECT_EQ(messages[i].subject, "indelible.outbox.Counted");
+    EXPECT_EQ(messages[i].headers["Indelible-Stream"], "outbox-counter-1");
+    EXPECT_EQ(messages[i].data, "{\"total\":" + std::to_string(totals[i]) + "}");
+    EXPECT_NE(messages[i].headers["Indelible-Metadata"].find("\"causationId\":\"" +
+                                                             causes[i].ToString() + "\""),
+              std::string::npos)
+        << messages[i].headers["Indelible-Metadata"];
+  }
 }
 
 TEST_F(NatsRelayTest, AGroupThatLostItsAcksSkipsWhatJetStreamHolds) {
