@@ -54,7 +54,8 @@ struct Loaded {
   // does not exist or is deleted (the state is then the initial one).
   std::optional<StreamVersion> version;
   Position position;  // of the last event (0 if none)
-  // Stored events the load applied: 0 when the state record was current.
+  // Stored events the load read (those without a rule included): 0 when
+  // the state record was current.
   std::int64_t events_read = 0;
   // The version the state record it started from covers; nullopt if it
   // started from the initial state.

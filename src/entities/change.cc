@@ -2,6 +2,9 @@
 // state record and outbox together, retrying on conflicts.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <limits>
+
 #include "core/text.h"
 #include "entities/outbox.h"
 #include "indelible/entity.h"
@@ -56,8 +59,11 @@ Status ApplyNew(const std::string& stream, Folder& folder, const LoadOutcome& lo
     std::vector<PublishedEvent> mine;
     RuleContext ctx(view, /*replaying=*/false, &mine);
     if (Status s = folder.Apply(view, ctx); !s.ok()) {
-      if (s.code() == ErrorCode::kInvalid)  // the codec could not read it
-        return Status::Invalid(fmt::format("events[{}].data", i), s.message());
+      if (s.code() == ErrorCode::kInvalid)  // the codec could not read it: name its field
+        return Status::Invalid(s.field().empty() || s.field() == "data"
+                                   ? fmt::format("events[{}].data", i)
+                                   : fmt::format("events[{}].data.{}", i, s.field()),
+                               s.message());
       return s;
     }
     for (std::size_t k = 0; k < mine.size(); ++k) {
@@ -69,12 +75,47 @@ Status ApplyNew(const std::string& stream, Folder& folder, const LoadOutcome& lo
   return Status::Ok();
 }
 
+// The stored state, for a command whose events an earlier attempt wrote.
+Result<ChangeOutcome> Replayed(Store& store, const std::string& stream, Folder& folder,
+                               const EntityOptions& options, int attempt) {
+  auto stored = Load(store, stream, folder, options, false);
+  if (!stored.ok()) return stored.status();
+  ChangeOutcome replayed;
+  replayed.entity = *stored;
+  replayed.attempts = attempt;
+  replayed.replayed = true;
+  return replayed;
+}
+
+// Whether the command's events were already written by an earlier attempt
+// (a client's retry with the same ids). The rules judge a retry against a
+// state that already holds it, so they may reject it ("already following")
+// or publish other outbound events (a mixed retry the store refuses as a
+// conflict): the commit alone cannot tell. The store can: the events alone,
+// with an expectation no stream meets, are an idempotent retry if it wrote
+// them (nothing written) and a conflict otherwise (nothing written).
+Result<bool> AlreadyWritten(Store& store, const std::string& stream,
+                            const std::vector<EventData>& events) {
+  const Expected unmeetable =
+      Expected::exactly(StreamVersion(std::numeric_limits<std::int64_t>::max()));
+  auto probe = store.Commit({AppendRequest{stream, unmeetable, events}});
+  if (!probe.ok())
+    return probe.status().code() == ErrorCode::kConflict ? Result<bool>(false) : probe.status();
+  if (!probe->appends[0].replayed)
+    return Status::Internal(
+        fmt::format("probing '{}' for a retry wrote events", Printable(stream)));
+  return true;
+}
+
 }  // namespace
 
 Result<ChangeOutcome> RunCommand(Store& store, const std::string& stream, Folder& folder,
                                  const EntityOptions& options, std::vector<EventData> events,
                                  std::optional<LoadOutcome> in_hand, ChangeKind kind) {
   if (Status s = CheckCommand(events, folder, kind, options); !s.ok()) return s;
+  // Only ids the caller made can come back in a retry of a landed command.
+  const bool caller_ids =
+      std::any_of(events.begin(), events.end(), [](const EventData& e) { return !e.id.is_nil(); });
   // Ids made once: a retry after a lost reply is then an idempotent retry.
   for (EventData& e : events)
     if (e.id.is_nil()) e.id = EventId::Random();
@@ -96,8 +137,14 @@ Result<ChangeOutcome> RunCommand(Store& store, const std::string& stream, Folder
     ChangeOutcome outcome;
     outcome.attempts = attempt;
     std::vector<EventData> outbox;
-    if (Status s = ApplyNew(stream, folder, loaded, events, outcome.published, outbox); !s.ok())
+    if (Status s = ApplyNew(stream, folder, loaded, events, outcome.published, outbox); !s.ok()) {
+      if (s.code() == ErrorCode::kRejected && caller_ids && Live(loaded)) {
+        auto written = AlreadyWritten(store, stream, events);
+        if (!written.ok()) return written.status();
+        if (*written) return Replayed(store, stream, folder, options, attempt);
+      }
       return s;
+    }
     const StreamVersion last(loaded.version ? loaded.version->value() +
                                                   static_cast<std::int64_t>(events.size())
                                             : static_cast<std::int64_t>(events.size()) - 1);
@@ -118,15 +165,8 @@ Result<ChangeOutcome> RunCommand(Store& store, const std::string& stream, Folder
     auto committed = store.Commit(std::move(appends));
     if (committed.ok()) {
       const AppendResult& mine = committed->appends[0];
-      if (mine.replayed) {  // an earlier attempt of this command landed
-        auto stored = Load(store, stream, folder, options, false);
-        if (!stored.ok()) return stored.status();
-        ChangeOutcome replayed;
-        replayed.entity = *stored;
-        replayed.attempts = attempt;
-        replayed.replayed = true;
-        return replayed;
-      }
+      if (mine.replayed)  // an earlier attempt of this command landed
+        return Replayed(store, stream, folder, options, attempt);
       outcome.entity = loaded;
       outcome.entity.version = mine.last_version;
       outcome.entity.position = mine.position;
@@ -135,6 +175,11 @@ Result<ChangeOutcome> RunCommand(Store& store, const std::string& stream, Folder
       return outcome;
     }
     if (committed.status().code() != ErrorCode::kConflict) return committed.status();
+    if (caller_ids) {
+      auto written = AlreadyWritten(store, stream, events);
+      if (!written.ok()) return written.status();
+      if (*written) return Replayed(store, stream, folder, options, attempt);
+    }
     last_conflict = committed.status();
   }
   return Status::Conflict(

@@ -45,7 +45,8 @@ EventData OutboxEvent(const PublishedEvent& published, std::string_view cause_me
   json::object metadata;
   metadata["causationId"] = causation;
   // Keep the command's correlation id, so a consumer can follow the chain.
-  json::value correlation{json::string(causation)};
+  // Not brace-initialised: json::value{x} is an initializer list, the array [x].
+  json::value correlation = json::string(causation);
   boost::system::error_code ec;
   json::value cause = json::parse(cause_metadata, ec);
   if (!ec && cause.is_object()) {
