@@ -37,10 +37,10 @@ std::function<Status(Context&)> WorkloadWith(int clients) {
 
 std::vector<Scenario> Scenarios(const std::string& name, bool with_nats) {
   std::vector<Scenario> all = {
-      {"fsync", RunFsync}, {"append", RunAppend},       {"concurrent", RunConcurrent},
-      {"batch", RunBatch}, {"read", RunRead},           {"read-all", RunReadAll},
-      {"open", RunOpen},   {"subscribe", RunSubscribe}, {"group", RunGroup},
-      {"relay", RunRelay}, {"workload", RunWorkload}};
+      {"fsync", RunFsync},   {"append", RunAppend},       {"concurrent", RunConcurrent},
+      {"batch", RunBatch},   {"read", RunRead},           {"read-all", RunReadAll},
+      {"open", RunOpen},     {"subscribe", RunSubscribe}, {"group", RunGroup},
+      {"entity", RunEntity}, {"relay", RunRelay},         {"workload", RunWorkload}};
   if (name != "all") {
     auto it =
         std::find_if(all.begin(), all.end(), [&](const Scenario& s) { return s.name == name; });
@@ -80,10 +80,10 @@ int Main(const std::vector<std::string>& args) {
   std::size_t page = 0;
   app.add_option("scenario", scenario,
                  "fsync | append | concurrent | batch | read | read-all | open | subscribe | "
-                 "group | relay | workload | all")
+                 "group | entity | relay | workload | all")
       ->required()
       ->check(CLI::IsMember({"fsync", "append", "concurrent", "batch", "read", "read-all", "open",
-                             "subscribe", "group", "relay", "workload", "all"}));
+                             "subscribe", "group", "entity", "relay", "workload", "all"}));
   app.add_option("--data", options.data, "Folder on the disk to measure")->required();
   app.add_flag("--keep", options.keep, "Keep each scenario's store folder");
   app.add_option("--runs", options.runs, "Run everything this many times; print medians")
@@ -98,7 +98,8 @@ int Main(const std::vector<std::string>& args) {
   app.add_option("--open-events", open_events,
                  "Events of the open scenario (10000000), e.g. to scale it down in `all`")
       ->check(CLI::PositiveNumber);
-  app.add_option("--clients", clients, "Concurrent clients (concurrent: 64; workload: CLIENTS)")
+  app.add_option("--clients", clients,
+                 "Concurrent clients (concurrent: 64; entity: 8; workload: CLIENTS)")
       ->check(CLI::Range(1, 4096));
   app.add_option("--event-bytes", options.event_bytes, "Payload bytes per event (200)")
       ->check(CLI::Range(100, 100000));

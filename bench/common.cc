@@ -77,6 +77,11 @@ std::string Context::durability_name() const {
              : fmt::format("interval_{}ms", StoreOptions().sync_interval.count());
 }
 
+namespace {
+// Bounds such as 100000 print as integers, ratios such as 0.7 with decimals.
+bool Whole(double v) { return v == static_cast<double>(static_cast<std::int64_t>(v)); }
+}  // namespace
+
 void Context::AddFigure(std::string_view bench, std::string_view figure, double value, int decimals,
                         const Conditions& conditions, Target target, bool sync_bound,
                         const Line& extra) {
@@ -94,11 +99,11 @@ void Context::AddFigure(std::string_view bench, std::string_view figure, double 
     case Target::Kind::kNone:
       break;
     case Target::Kind::kAtLeast:
-      line.Add("target_min", target.bound, 0);
+      line.Add("target_min", target.bound, Whole(target.bound) ? 0 : 2);
       met = value >= target.bound;
       break;
     case Target::Kind::kAtMost:
-      line.Add("target_max", target.bound, 0);
+      line.Add("target_max", target.bound, Whole(target.bound) ? 0 : 2);
       met = value <= target.bound;
       break;
     case Target::Kind::kRatioAtLeast:

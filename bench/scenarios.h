@@ -25,6 +25,9 @@ Status RunOpen(Context& context);
 Status RunSubscribe(Context& context);
 // Consumer group delivery throughput and live latency (group_bench.cc).
 Status RunGroup(Context& context);
+// Entity load latency per snapshot policy; entity vs plain appends
+// (entity_bench.cc).
+Status RunEntity(Context& context);
 // NatsRelay to the NATS server of --nats (relay_bench.cc).
 Status RunRelay(Context& context);
 // WORKLOAD.md "ledger-append v1" (workload_bench.cc).
