@@ -1,29 +1,16 @@
 // The Tally entity's rules and codecs (entity_bench.h), in the style of
-// examples/ledger/account.cc: parse to a json::object, read named fields.
+// examples/ledger/account.cc: parse to a json::object, read named fields
+// (examples/common/json_fields.h).
 #include <boost/json.hpp>
 
 #include "bench/entity_bench.h"
+#include "json_fields.h"
 
 namespace json = boost::json;
 
 namespace indelible {
-namespace {
-
-Result<json::object> ParseObject(std::string_view text) {
-  boost::system::error_code ec;
-  json::value value = json::parse(text, ec);
-  if (ec || !value.is_object()) return Status::Invalid("data", "expected a JSON object");
-  return std::move(value.as_object());
-}
-
-Result<std::int64_t> Integer(const json::object& o, std::string_view key) {
-  const json::value* v = o.if_contains(key);
-  if (v == nullptr || !v->is_int64())
-    return Status::Invalid(std::string(key), "expected an integer");
-  return v->as_int64();
-}
-
-}  // namespace
+using json_fields::Integer;
+using json_fields::ParseObject;
 
 namespace bench {
 

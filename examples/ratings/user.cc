@@ -2,6 +2,8 @@
 
 #include <boost/json.hpp>
 
+#include "json_fields.h"
+
 namespace json = boost::json;
 using indelible::Result;
 using indelible::RuleContext;
@@ -9,37 +11,15 @@ using indelible::Status;
 
 namespace {
 
-Result<json::object> ParseObject(std::string_view text) {
-  boost::system::error_code ec;
-  json::value value = json::parse(text, ec);
-  if (ec || !value.is_object()) return Status::Invalid("data", "expected a JSON object");
-  return std::move(value.as_object());
-}
-
-Result<std::string> String(const json::object& o, std::string_view key) {
-  const json::value* v = o.if_contains(key);
-  if (v == nullptr || !v->is_string())
-    return Status::Invalid(std::string(key), "expected a string");
-  return std::string(v->as_string());
-}
+using json_fields::ParseObject;
+using json_fields::String;
+using json_fields::Strings;
 
 Result<int> Stars(const json::object& o, std::string_view key) {
   const json::value* v = o.if_contains(key);
   if (v == nullptr || !v->is_int64() || v->as_int64() < 1 || v->as_int64() > 5)
     return Status::Invalid(std::string(key), "expected an integer from 1 to 5");
   return static_cast<int>(v->as_int64());
-}
-
-Result<std::vector<std::string>> Strings(const json::object& o, std::string_view key) {
-  const json::value* v = o.if_contains(key);
-  if (v == nullptr || !v->is_array())
-    return Status::Invalid(std::string(key), "expected an array of strings");
-  std::vector<std::string> out;
-  for (const json::value& item : v->as_array()) {
-    if (!item.is_string()) return Status::Invalid(std::string(key), "expected strings");
-    out.emplace_back(item.as_string());
-  }
-  return out;
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <boost/json.hpp>
 
+#include "json_fields.h"
+
 namespace indelible {
 namespace json = boost::json;
 using entity_test::Followed;
@@ -16,26 +18,9 @@ using entity_test::Score;
 
 namespace {
 
-Result<json::object> ParseObject(std::string_view text) {
-  boost::system::error_code ec;
-  json::value value = json::parse(text, ec);
-  if (ec || !value.is_object()) return Status::Invalid("data", "expected a JSON object");
-  return std::move(value.as_object());
-}
-
-Result<std::string> String(const json::object& o, std::string_view key) {
-  const json::value* v = o.if_contains(key);
-  if (v == nullptr || !v->is_string())
-    return Status::Invalid(std::string(key), "expected a string");
-  return std::string(v->as_string());
-}
-
-Result<std::int64_t> Integer(const json::object& o, std::string_view key) {
-  const json::value* v = o.if_contains(key);
-  if (v == nullptr || !v->is_int64())
-    return Status::Invalid(std::string(key), "expected an integer");
-  return v->as_int64();
-}
+using json_fields::Integer;
+using json_fields::ParseObject;
+using json_fields::String;
 
 // {"<key>": "<string>"} both ways, for the one-string events.
 template <class T>
