@@ -11,6 +11,9 @@ find_package(CLI11 CONFIG REQUIRED)
 # Debian's cnats CMake package names a static library it does not ship.
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(NATS REQUIRED IMPORTED_TARGET libnats>=3.4)
+# libpqxx-dev (the PostgreSQL read store): Debian 12 ships 6.4 with a
+# pkg-config file and no CMake package.
+pkg_check_modules(PQXX REQUIRED IMPORTED_TARGET libpqxx>=6.4)
 if(INDELIBLE_TESTS)
   find_package(GTest CONFIG REQUIRED)
 endif()

@@ -9,6 +9,10 @@ packages=(
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
   libfmt-dev libcli11-dev
   libnats-dev nats-server
+  # The PostgreSQL read store: the client libraries, and the server that
+  # scripts/postgres.sh starts for its tests (util-linux's runuser and ipcrm,
+  # which it also uses, are in every Debian).
+  libpq-dev libpqxx-dev postgresql-15
   libgtest-dev libgmock-dev
   clang-format
 )
