@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-scripts/build.sh release indelible indelible-todo
+scripts/build.sh release indelible indelible-todo indelible-ledger indelible-ratings
 bin=build/release/src/cli/indelible
 data=${INDELIBLE_DATA:-./indelible-data}
 listen=${INDELIBLE_LISTEN:-127.0.0.1:2113}

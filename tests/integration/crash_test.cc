@@ -5,9 +5,6 @@
 // the newest write-ahead log file.
 #include <gtest/gtest.h>
 #include <indelible/store.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -16,6 +13,7 @@
 #include <sstream>
 #include <thread>
 
+#include "testutil/child_writer.h"
 #include "testutil/temp_dir.h"
 
 namespace indelible {
@@ -31,33 +29,15 @@ struct Ack {
 // Runs crash_writer on `dir`, lets it append for `run_for`, kills it with
 // SIGKILL and returns the commits it acknowledged.
 std::vector<Ack> RunAndKill(const std::string& dir, std::chrono::milliseconds run_for) {
-  int out[2];
-  EXPECT_EQ(::pipe(out), 0);
-  pid_t child = ::fork();
-  if (child == 0) {
-    ::dup2(out[1], 1);
-    ::close(out[0]);
-    ::close(out[1]);
-    ::execl(CRASH_WRITER_PATH, CRASH_WRITER_PATH, dir.c_str(), "4", nullptr);
-    ::_exit(127);
-  }
-  ::close(out[1]);
-  FILE* in = ::fdopen(out[0], "r");
+  testutil::ChildWriter writer(CRASH_WRITER_PATH, {dir, "4"});
+  EXPECT_TRUE(writer.ok());
   std::vector<Ack> acks;
-  char buffer[4096];
-  // Wait for "ready" (the store is open), then let it run and kill it; the
-  // pipe keeps every line it printed before the kill.
-  if (std::fgets(buffer, sizeof buffer, in) == nullptr) {
-    ADD_FAILURE() << "crash_writer did not start";
-  }
+  std::string line;
+  // Wait for "ready" (the store is open), then let it run and kill it.
+  if (!writer.ReadLine(&line)) ADD_FAILURE() << "crash_writer did not start";
   std::this_thread::sleep_for(run_for);
-  ::kill(child, SIGKILL);
-  int status = 0;
-  ::waitpid(child, &status, 0);
-  EXPECT_TRUE(WIFSIGNALED(status)) << "crash_writer exited on its own with " << status;
-  while (std::fgets(buffer, sizeof buffer, in) != nullptr) {
-    std::string line(buffer);
-    if (line.empty() || line.back() != '\n') break;  // the kill cut this line
+  EXPECT_TRUE(writer.KillAndWait()) << "crash_writer exited on its own";
+  while (writer.ReadLine(&line)) {
     std::istringstream words(line);
     std::string tag;
     Ack ack;
@@ -69,7 +49,6 @@ std::vector<Ack> RunAndKill(const std::string& dir, std::chrono::milliseconds ru
     }
     acks.push_back(std::move(ack));
   }
-  std::fclose(in);
   return acks;
 }
 

@@ -7,9 +7,6 @@
 // passes.
 #include <gtest/gtest.h>
 #include <indelible/store.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <map>
@@ -18,6 +15,7 @@
 #include <thread>
 
 #include "integration/entity_crash_domain.h"
+#include "testutil/child_writer.h"
 #include "testutil/temp_dir.h"
 
 namespace indelible {
@@ -32,39 +30,22 @@ struct Ack {
 // is growing), lets it go on for `then`, kills it with SIGKILL and returns
 // the commands it acknowledged.
 std::vector<Ack> RunAndKill(const std::string& dir, std::chrono::milliseconds then) {
-  int out[2];
-  EXPECT_EQ(::pipe(out), 0);
-  pid_t child = ::fork();
-  if (child == 0) {
-    ::dup2(out[1], 1);
-    ::close(out[0]);
-    ::close(out[1]);
-    ::execl(ENTITY_CRASH_WRITER_PATH, ENTITY_CRASH_WRITER_PATH, dir.c_str(), "4", nullptr);
-    ::_exit(127);
-  }
-  ::close(out[1]);
-  FILE* in = ::fdopen(out[0], "r");
+  testutil::ChildWriter writer(ENTITY_CRASH_WRITER_PATH, {dir, "4"});
+  EXPECT_TRUE(writer.ok());
   std::vector<Ack> acks;
   auto parse = [&acks](const std::string& line) {
-    if (line.empty() || line.back() != '\n') return false;  // the kill cut this line
     std::istringstream words(line);
     std::string tag;
     Ack ack;
     if (words >> tag >> ack.stream >> ack.version && tag == "ack") acks.push_back(ack);
-    return true;
   };
-  char buffer[4096];
-  if (std::fgets(buffer, sizeof buffer, in) == nullptr) ADD_FAILURE() << "the writer did not start";
-  while (acks.empty() && std::fgets(buffer, sizeof buffer, in) != nullptr) parse(buffer);
+  std::string line;
+  if (!writer.ReadLine(&line)) ADD_FAILURE() << "the writer did not start";
+  while (acks.empty() && writer.ReadLine(&line)) parse(line);
   EXPECT_FALSE(acks.empty()) << "the writer stopped before its first command";
   std::this_thread::sleep_for(then);
-  ::kill(child, SIGKILL);
-  int status = 0;
-  ::waitpid(child, &status, 0);
-  EXPECT_TRUE(WIFSIGNALED(status)) << "the writer exited on its own with " << status;
-  while (std::fgets(buffer, sizeof buffer, in) != nullptr && parse(buffer)) {
-  }
-  std::fclose(in);
+  EXPECT_TRUE(writer.KillAndWait()) << "the writer exited on its own";
+  while (writer.ReadLine(&line)) parse(line);
   return acks;
 }
 

@@ -479,12 +479,18 @@ void EmbeddedStore::DecideAndStage(Writer& writer, Group& group) {
     AppendRequest& append = appends[i];
     const Position first(group.next_position);
     const HeadState next = Advance(current[i], append, first);
-    if (append.events.empty()) {  // state-only: the record covers the current head
+    // The state record covers the append's last event (the head, unchanged,
+    // for a state-only append) and rides in the same batch: never one
+    // without the other.
+    auto stage_state = [&] {
       const std::string key = StateKey(append.stream);
       group.batch.Put(
           families_[0], key,
           EncodeState(key, StateRecord{std::move(append.state->data), append.state->schema,
                                        next.version, next.position}));
+    };
+    if (append.events.empty()) {
+      stage_state();
       result.appends[i] = StateOnlyResult(append, next);
       continue;
     }
@@ -510,13 +516,8 @@ void EmbeddedStore::DecideAndStage(Writer& writer, Group& group) {
                                      static_cast<std::uint32_t>(count)};
     }
     group.batch.Put(heads(), append.stream, EncodeHead(append.stream, next));
-    // The state record rides in the same batch: never one without the other.
     if (append.state) {
-      const std::string key = StateKey(append.stream);
-      group.batch.Put(
-          families_[0], key,
-          EncodeState(key, StateRecord{std::move(append.state->data), append.state->schema,
-                                       next.version, next.position}));
+      stage_state();
     } else if (IsTombstoneAppend(append)) {
       group.batch.Delete(families_[0], StateKey(append.stream));
     }
