@@ -14,6 +14,8 @@ pkg_check_modules(NATS REQUIRED IMPORTED_TARGET libnats>=3.4)
 # libpqxx-dev (the PostgreSQL read store): Debian 12 ships 6.4 with a
 # pkg-config file and no CMake package.
 pkg_check_modules(PQXX REQUIRED IMPORTED_TARGET libpqxx>=6.4)
+# libsqlite3-dev (the SQLite read store).
+find_package(SQLite3 3.35 REQUIRED)
 if(INDELIBLE_TESTS)
   find_package(GTest CONFIG REQUIRED)
 endif()

@@ -9,9 +9,10 @@ declare -A allowed=(
   [storage]="core storage"
   [subscriptions]="core storage subscriptions"
   [entities]="core storage entities"
+  [projections]="core storage subscriptions projections"
   [server]="core storage subscriptions server"
   [client]="core client"
-  [cli]="core storage subscriptions cli bench server client"
+  [cli]="core storage subscriptions projections cli bench server client"
 )
 status=0
 for module in "${!allowed[@]}"; do

@@ -13,6 +13,8 @@ packages=(
   # scripts/postgres.sh starts for its tests (util-linux's runuser and ipcrm,
   # which it also uses, are in every Debian).
   libpq-dev libpqxx-dev postgresql-15
+  # The SQLite read store (the embedded default for read models), and its shell.
+  libsqlite3-dev sqlite3
   libgtest-dev libgmock-dev
   clang-format
 )

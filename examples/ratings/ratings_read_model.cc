@@ -1,146 +1,126 @@
 #include "ratings_read_model.h"
 
-#include <indelible/subscription.h>
-
 #include <algorithm>
-#include <cstdio>
+#include <thread>
 
-#include "user.h"
+#include "ratings_projections.h"
 
 namespace ratings {
 
-using indelible::Codec;
-using indelible::Position;
+using indelible::Result;
+using indelible::SqlInt;
+using indelible::SqlRow;
+using indelible::SqlText;
+using indelible::Status;
 
-RatingsReadModel::RatingsReadModel(indelible::Store& store) : store_(store) {
-  thread_ = std::thread([this] { Run(); });
+namespace {
+
+// Connections for queries: a handful serve many handler threads, as each
+// query holds one for a millisecond or so.
+constexpr std::size_t kConnections = 8;
+constexpr auto kConnectionWait = std::chrono::seconds(5);
+// How long Open waits for the first copies (a runner creates its first at
+// once; an older version keeps serving while it is rebuilt).
+constexpr auto kFirstCopy = std::chrono::seconds(30);
+
+// Waits until the runner's projection has a live copy: before that its
+// views do not exist and a query would fail.
+Status AwaitCopy(indelible::ProjectionRunner& runner) {
+  const auto deadline = std::chrono::steady_clock::now() + kFirstCopy;
+  for (;;) {
+    auto status = runner.status();
+    if (!status.ok()) return status.status();
+    if (status->generation > 0) return Status::Ok();
+    if (std::chrono::steady_clock::now() > deadline)
+      return Status::Unavailable("projection '" + status->name + "' made no copy within 30 s");
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
+
+RatingView FromRow(const SqlRow& row) {
+  return RatingView{SqlText(row[0]), SqlText(row[1]), static_cast<int>(SqlInt(row[2])),
+                    static_cast<std::uint64_t>(SqlInt(row[3]))};
+}
+
+// The SQL is the program's own, so a query fails only when the read store
+// is unreachable (unavailable, 503: retry) or by a bug (internal, 500),
+// never by the client's fault as the store's `invalid` would tell.
+Status QueryError(const Status& error) {
+  if (error.code() == indelible::ErrorCode::kUnavailable) return error;
+  return Status::Internal("read model query: " + error.ToString());
+}
+
+Result<std::vector<RatingView>> Views(Result<std::vector<SqlRow>> rows) {
+  if (!rows.ok()) return QueryError(rows.status());
+  std::vector<RatingView> out;
+  out.reserve(rows->size());
+  for (const SqlRow& row : *rows) out.push_back(FromRow(row));
+  return out;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<RatingsReadModel>> RatingsReadModel::Open(indelible::Store& store,
+                                                                 const std::string& url) {
+  std::vector<std::unique_ptr<indelible::ProjectionRunner>> runners;
+  for (indelible::Projection& projection : ReadModelProjections()) {
+    auto runner = indelible::ProjectionRunner::Open(store, url, std::move(projection));
+    if (!runner.ok()) return runner.status();
+    (*runner)->Start();
+    runners.push_back(std::move(*runner));
+  }
+  for (auto& runner : runners)
+    if (Status s = AwaitCopy(*runner); !s.ok()) return s;
+  return std::unique_ptr<RatingsReadModel>(new RatingsReadModel(url, std::move(runners)));
+}
+
+RatingsReadModel::RatingsReadModel(
+    const std::string& url, std::vector<std::unique_ptr<indelible::ProjectionRunner>> runners)
+    : runners_(std::move(runners)), pool_(url, kConnections, kConnectionWait) {}
 
 RatingsReadModel::~RatingsReadModel() {
-  stopping_ = true;
-  thread_.join();
+  for (auto& runner : runners_) runner->Stop();
 }
 
-void RatingsReadModel::Run() {
-  indelible::SubscriptionOptions options;
-  options.filter.categories = {"user"};
-  indelible::Subscription subscription(store_, options);
-  while (!stopping_) {
-    // A short wait, so that shutting down never waits long for the thread.
-    auto batch = subscription.Next(std::chrono::milliseconds(200));
-    if (!batch.ok()) {
-      // The position is unchanged: the next call retries the same read.
-      std::fprintf(stderr, "indelible-ratings: read model: %s\n",
-                   batch.status().ToString().c_str());
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      continue;
-    }
-    {
-      std::lock_guard lock(mu_);
-      for (const indelible::RecordedEvent& event : batch->events) Apply(event);
-      // Past the events of other categories too, which the filter skipped.
-      applied_ = subscription.position().value();
-    }
-    applied_cv_.notify_all();
+bool RatingsReadModel::WaitFor(indelible::Position position, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (auto& runner : runners_) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (!runner->WaitFor(position, std::max(left, std::chrono::milliseconds(0)))) return false;
   }
+  return true;
 }
 
-// Events that do not decode (written through the standard API, not the
-// entity) are skipped: the views show what the rules would accept.
-void RatingsReadModel::Apply(const indelible::RecordedEvent& event) {
-  if (!event.stream.starts_with(kUserStreamPrefix)) return;  // "user" or "user/x"
-  const std::string user = event.stream.substr(kUserStreamPrefix.size());
-  if (event.type == kLinkRated || event.type == kRatingUpdated) {
-    auto rated = Codec<Rating>::Decode(event.data);
-    if (rated.ok()) Rate(user, rated->link, Stars{rated->rating, event.position.value()});
-  } else if (event.type == kRatingDeleted) {
-    auto deleted = Codec<RatingDeleted>::Decode(event.data);
-    if (deleted.ok()) Unrate(user, deleted->link);
-  } else if (event.type == kUserFollowed) {
-    auto followed = Codec<Follow>::Decode(event.data);
-    if (followed.ok()) following_[user].insert(followed->user);
-  } else if (event.type == kUserUnfollowed) {
-    auto unfollowed = Codec<Follow>::Decode(event.data);
-    if (unfollowed.ok()) {
-      auto it = following_.find(user);
-      if (it != following_.end() && it->second.erase(unfollowed->user) && it->second.empty())
-        following_.erase(it);
-    }
-  } else if (event.type == indelible::kDeletedEventType) {
-    // The stream was deleted: the entity starts over from the initial
-    // state, and so does the user here. Follows of this user by others
-    // stay: they live in the followers' streams.
-    auto it = by_user_.find(user);
-    if (it != by_user_.end()) {
-      for (const auto& [link, _] : it->second) {
-        auto of_link = by_link_.find(link);
-        of_link->second.erase(user);
-        if (of_link->second.empty()) by_link_.erase(of_link);
-      }
-      by_user_.erase(it);
-    }
-    following_.erase(user);
-  }
+// Each ORDER BY ends on a unique key, so equal sort values come in one order.
+Result<std::vector<RatingView>> RatingsReadModel::ForLink(const std::string& link) {
+  return Views(pool_.Query(
+      "SELECT user_id, link, rating, position FROM ratings WHERE link = $1 ORDER BY user_id",
+      {link}));
 }
 
-void RatingsReadModel::Rate(const std::string& user, const std::string& link, Stars stars) {
-  by_user_[user][link] = stars;
-  by_link_[link][user] = stars;
+Result<std::vector<RatingView>> RatingsReadModel::ForUser(const std::string& user) {
+  return Views(pool_.Query(
+      "SELECT user_id, link, rating, position FROM ratings WHERE user_id = $1 ORDER BY link",
+      {user}));
 }
 
-void RatingsReadModel::Unrate(const std::string& user, const std::string& link) {
-  auto of_user = by_user_.find(user);
-  if (of_user == by_user_.end() || of_user->second.erase(link) == 0) return;
-  if (of_user->second.empty()) by_user_.erase(of_user);
-  auto of_link = by_link_.find(link);
-  of_link->second.erase(user);
-  if (of_link->second.empty()) by_link_.erase(of_link);
+Result<std::vector<RatingView>> RatingsReadModel::Feed(const std::string& user) {
+  return Views(
+      pool_.Query("SELECT r.user_id, r.link, r.rating, r.position FROM follows f "
+                  "JOIN ratings r ON r.user_id = f.followee WHERE f.follower = $1 "
+                  "ORDER BY r.position DESC, r.user_id, r.link",
+                  {user}));
 }
 
-bool RatingsReadModel::WaitFor(Position position, std::chrono::milliseconds timeout) {
-  std::unique_lock lock(mu_);
-  return applied_cv_.wait_for(lock, timeout, [&] { return applied_ >= position.value(); });
-}
-
-std::vector<RatingView> RatingsReadModel::ForLink(const std::string& link) const {
-  std::lock_guard lock(mu_);
-  std::vector<RatingView> out;
-  if (auto it = by_link_.find(link); it != by_link_.end())
-    for (const auto& [user, stars] : it->second)
-      out.push_back({user, link, stars.rating, stars.position});
+Result<std::vector<std::string>> RatingsReadModel::Following(const std::string& user) {
+  auto rows =
+      pool_.Query("SELECT followee FROM follows WHERE follower = $1 ORDER BY followee", {user});
+  if (!rows.ok()) return QueryError(rows.status());
+  std::vector<std::string> out;
+  out.reserve(rows->size());
+  for (const SqlRow& row : *rows) out.push_back(SqlText(row[0]));
   return out;
-}
-
-std::vector<RatingView> RatingsReadModel::ForUser(const std::string& user) const {
-  std::lock_guard lock(mu_);
-  std::vector<RatingView> out;
-  if (auto it = by_user_.find(user); it != by_user_.end())
-    for (const auto& [link, stars] : it->second)
-      out.push_back({user, link, stars.rating, stars.position});
-  return out;
-}
-
-std::vector<RatingView> RatingsReadModel::Feed(const std::string& user) const {
-  std::lock_guard lock(mu_);
-  std::vector<RatingView> out;
-  auto followed = following_.find(user);
-  if (followed == following_.end()) return out;
-  for (const std::string& other : followed->second) {
-    auto rated = by_user_.find(other);
-    if (rated == by_user_.end()) continue;
-    for (const auto& [link, stars] : rated->second)
-      out.push_back({other, link, stars.rating, stars.position});
-  }
-  std::sort(out.begin(), out.end(),
-            [](const RatingView& a, const RatingView& b) { return a.position > b.position; });
-  return out;
-}
-
-std::vector<std::string> RatingsReadModel::Following(const std::string& user) const {
-  std::lock_guard lock(mu_);
-  auto it = following_.find(user);
-  if (it == following_.end()) return {};
-  return {it->second.begin(), it->second.end()};
 }
 
 }  // namespace ratings

@@ -1,30 +1,30 @@
-// The ratings service's read side: in-memory views of the user-* streams,
-// fed by a subscription to $all (category "user"), rebuilt from the first
-// event at every start. The queries are answered from here, never from the
-// event streams:
+// The ratings service's read side: the "ratings" and "follows" projections
+// (ratings_projections.h) kept in a read store by runners in this process,
+// and the queries on them, in SQL that both SQLite and PostgreSQL run:
 //   - the ratings of a link (who rated it how);
 //   - the ratings of a user;
-//   - a user's feed: the current ratings of the users they follow. It is a
-//     join made at query time of two views kept from the events (follows,
-//     ratings per user), so an unfollow drops that user's ratings at once
-//     and a later follow brings back everything they rated meanwhile.
+//   - a user's feed: the current ratings of the users they follow, a join
+//     of the two tables made at query time;
+//   - whom a user follows.
+// The tables stay in the read store across restarts: a new process resumes
+// from the projections' checkpoints instead of replaying the log. A query
+// fails with unavailable when the read store cannot be reached, and with
+// internal otherwise (the SQL is the program's own: a bug).
 //
-// Concurrency: one thread applies events; the queries and WaitFor may be
-// called from any thread.
+// Concurrency: safe for concurrent use; queries take a connection from a
+// small pool, each runner has its own.
 #pragma once
 
+#include <indelible/projection.h>
 #include <indelible/store.h>
 
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <map>
-#include <mutex>
-#include <set>
+#include <memory>
 #include <string>
-#include <thread>
 #include <vector>
+
+#include "read_store_pool.h"
 
 namespace ratings {
 
@@ -37,41 +37,30 @@ struct RatingView {
 
 class RatingsReadModel {
  public:
-  // Starts following the store from its first event.
-  explicit RatingsReadModel(indelible::Store& store);
-  ~RatingsReadModel();
+  // Starts the runners (each first rebuilds if its stored copy is of an
+  // older version) and returns once both have a copy to query. The Store
+  // must outlive the model.
+  static indelible::Result<std::unique_ptr<RatingsReadModel>> Open(indelible::Store& store,
+                                                                   const std::string& url);
+  ~RatingsReadModel();  // stops the runners
   RatingsReadModel(const RatingsReadModel&) = delete;
   RatingsReadModel& operator=(const RatingsReadModel&) = delete;
 
-  // Waits up to `timeout` until every event up to `position` is applied,
-  // so a client reads its own writes. False on timeout.
+  // Waits up to `timeout` until both projections have applied every event
+  // up to `position`, so a client reads its own writes. False on timeout.
   bool WaitFor(indelible::Position position, std::chrono::milliseconds timeout);
 
-  std::vector<RatingView> ForLink(const std::string& link) const;  // by user
-  std::vector<RatingView> ForUser(const std::string& user) const;  // by link
-  std::vector<RatingView> Feed(const std::string& user) const;     // newest first
-  std::vector<std::string> Following(const std::string& user) const;
+  indelible::Result<std::vector<RatingView>> ForLink(const std::string& link);  // by user
+  indelible::Result<std::vector<RatingView>> ForUser(const std::string& user);  // by link
+  indelible::Result<std::vector<RatingView>> Feed(const std::string& user);     // newest first
+  indelible::Result<std::vector<std::string>> Following(const std::string& user);
 
  private:
-  struct Stars {
-    int rating = 0;
-    std::uint64_t position = 0;
-  };
-  void Run();
-  void Apply(const indelible::RecordedEvent& event);  // REQUIRES: mu_ held
-  void Rate(const std::string& user, const std::string& link, Stars stars);
-  void Unrate(const std::string& user, const std::string& link);
+  RatingsReadModel(const std::string& url,
+                   std::vector<std::unique_ptr<indelible::ProjectionRunner>> runners);
 
-  indelible::Store& store_;
-  mutable std::mutex mu_;
-  std::condition_variable applied_cv_;
-  // Both directions of the same ratings, each query reading one map.
-  std::map<std::string, std::map<std::string, Stars>> by_user_;  // user -> link ->
-  std::map<std::string, std::map<std::string, Stars>> by_link_;  // link -> user ->
-  std::map<std::string, std::set<std::string>> following_;       // user -> users
-  std::uint64_t applied_ = 0;  // GUARDED_BY(mu_): every position <= this is applied
-  std::atomic<bool> stopping_{false};
-  std::thread thread_;
+  std::vector<std::unique_ptr<indelible::ProjectionRunner>> runners_;
+  examples::ReadStorePool pool_;
 };
 
 }  // namespace ratings

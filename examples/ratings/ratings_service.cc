@@ -151,24 +151,34 @@ json::array Items(const std::vector<RatingView>& ratings, bool with_user, bool w
 }
 
 // A query on one user: checks the path and waits for ?minPosition first.
+// `answer` fills in the rest from the read model, or fails.
 template <class Answer>
 HttpResponse UserQuery(RatingsReadModel& model, const HttpRequest& request, Answer answer) {
   auto user = UserInPath(request);
   if (!user.ok()) return Error(user.status());
   if (Status s = AwaitPosition(model, request); !s.ok()) return Error(s);
   json::object out{{"user", *user}};
-  answer(*user, out);
+  if (Status s = answer(*user, out); !s.ok()) return Error(s);
   return HttpResponse::Json(200, json::serialize(out));
+}
+
+// Sets out[key] to the ratings, or fails as the query did.
+Status Put(json::object& out, std::string_view key, const Result<std::vector<RatingView>>& ratings,
+           bool with_user, bool with_link) {
+  if (!ratings.ok()) return ratings.status();
+  out[key] = Items(*ratings, with_user, with_link);
+  return Status::Ok();
 }
 
 HttpResponse LinkRatings(RatingsReadModel& model, const HttpRequest& request) {
   auto link = LinkInQuery(request);
   if (!link.ok()) return Error(link.status());
   if (Status s = AwaitPosition(model, request); !s.ok()) return Error(s);
-  const std::vector<RatingView> ratings = model.ForLink(*link);
+  auto ratings = model.ForLink(*link);
+  if (!ratings.ok()) return Error(ratings.status());
   json::object out{{"link", *link},
-                   {"count", ratings.size()},
-                   {"ratings", Items(ratings, /*with_user=*/true, /*with_link=*/false)}};
+                   {"count", ratings->size()},
+                   {"ratings", Items(*ratings, /*with_user=*/true, /*with_link=*/false)}};
   return HttpResponse::Json(200, json::serialize(out));
 }
 
@@ -189,22 +199,22 @@ std::vector<indelible::HttpRoute> RatingsRoutes(const Users& users, RatingsReadM
       {"GET", "/users/{}/ratings",
        [&model](const HttpRequest& r) {
          return UserQuery(model, r, [&model](const std::string& user, json::object& out) {
-           out["ratings"] = Items(model.ForUser(user), /*with_user=*/false, /*with_link=*/true);
+           return Put(out, "ratings", model.ForUser(user), /*with_user=*/false, /*with_link=*/true);
          });
        }},
       {"GET", "/users/{}/follows",
        [&model](const HttpRequest& r) {
          return UserQuery(model, r, [&model](const std::string& user, json::object& out) {
-           json::array following;
-           for (const std::string& other : model.Following(user))
-             following.push_back(json::value(other));
-           out["following"] = std::move(following);
+           auto following = model.Following(user);
+           if (!following.ok()) return following.status();
+           out["following"] = json::array(following->begin(), following->end());
+           return Status::Ok();
          });
        }},
       {"GET", "/users/{}/feed",
        [&model](const HttpRequest& r) {
          return UserQuery(model, r, [&model](const std::string& user, json::object& out) {
-           out["feed"] = Items(model.Feed(user), true, true);
+           return Put(out, "feed", model.Feed(user), /*with_user=*/true, /*with_link=*/true);
          });
        }},
       {"GET", "/links/ratings", [&model](const HttpRequest& r) { return LinkRatings(model, r); }},

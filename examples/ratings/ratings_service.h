@@ -12,11 +12,12 @@
 //
 // Commands go through the user entity (user.h) on the stream user-{user} and
 // answer {..., version, position}: the stream's new version and the
-// commit's position. Queries come from the read model (ratings_read_model.h)
-// and take ?minPosition=P to wait (up to 5 s, then 503) until it has applied
-// the command that answered position P: read-your-writes. Bad input is 400
-// {error: "invalid", field, message} and writes nothing; a rule's refusal is
-// the library's 422 {error: "rejected", message}.
+// commit's position. Queries are SQL on the read model's tables
+// (ratings_read_model.h) and take ?minPosition=P to wait (up to 5 s, then
+// 503) until it has applied the command that answered position P:
+// read-your-writes. Bad input is 400 {error: "invalid", field, message} and
+// writes nothing; a rule's refusal is the library's 422 {error: "rejected",
+// message}; a read store that cannot be reached is 503 {error: "unavailable"}.
 #pragma once
 
 #include <indelible/entity.h>

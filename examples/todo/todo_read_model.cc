@@ -1,92 +1,58 @@
 #include "todo_read_model.h"
 
-#include <boost/json.hpp>
-#include <cstdio>
+#include "todo_projection.h"
 
 namespace todo {
 
-namespace json = boost::json;
-using indelible::Position;
+using indelible::Result;
+using indelible::SqlRow;
 
-TodoReadModel::TodoReadModel(indelible::Store& store) : store_(store) {
-  thread_ = std::thread([this] { Follow(); });
+namespace {
+
+// Queries in flight at once; more wait for a connection, then 503.
+constexpr std::size_t kConnections = 8;
+constexpr std::chrono::milliseconds kConnectionWait{2000};
+
+Todo FromRow(const SqlRow& row) {
+  return Todo{indelible::SqlText(row[0]), indelible::SqlText(row[1]), indelible::SqlText(row[2]),
+              indelible::SqlInt(row[3]), indelible::SqlInt(row[4]) != 0};
 }
 
-TodoReadModel::~TodoReadModel() {
-  stopping_ = true;
-  thread_.join();
+}  // namespace
+
+Result<std::unique_ptr<TodoReadModel>> TodoReadModel::Open(indelible::Store& store,
+                                                           const std::string& read_store_url) {
+  auto runner = indelible::ProjectionRunner::Open(store, read_store_url, TodoProjection());
+  if (!runner.ok()) return runner.status();
+  (*runner)->Start();
+  return std::unique_ptr<TodoReadModel>(new TodoReadModel(read_store_url, std::move(*runner)));
 }
 
-void TodoReadModel::Follow() {
-  Position next(1);
-  while (!stopping_) {
-    indelible::ReadAllOptions options;
-    options.from = next;
-    options.filter.categories = {"todo"};
-    auto cursor = store_.ReadAll(options);
-    if (!cursor.ok()) {
-      std::fprintf(stderr, "indelible-todo: read model: %s\n", cursor.status().ToString().c_str());
-      store_.WaitForCommit(Position(next.value() - 1), std::chrono::seconds(1));
-      continue;
-    }
-    for (; (*cursor)->Valid(); (*cursor)->Next()) Apply((*cursor)->event());
-    next = Position((*cursor)->resume_from());
-    {
-      std::lock_guard lock(mu_);
-      applied_ = next.value() - 1;
-    }
-    applied_cv_.notify_all();
-    store_.WaitForCommit(Position(next.value() - 1), std::chrono::milliseconds(200));
-  }
+TodoReadModel::TodoReadModel(const std::string& url,
+                             std::unique_ptr<indelible::ProjectionRunner> runner)
+    : runner_(std::move(runner)), pool_(url, kConnections, kConnectionWait) {}
+
+TodoReadModel::~TodoReadModel() { runner_->Stop(); }
+
+bool TodoReadModel::WaitFor(indelible::Position position, std::chrono::milliseconds timeout) {
+  return runner_->WaitFor(position, timeout);
 }
 
-void TodoReadModel::Apply(const indelible::EventView& event) {
-  boost::system::error_code ec;
-  json::value data = json::parse(json::string_view(event.data.data(), event.data.size()), ec);
-  const json::object* fields = !ec && data.is_object() ? &data.as_object() : nullptr;
-  auto text = [&](std::string_view key) -> std::optional<std::string> {
-    if (fields == nullptr) return std::nullopt;
-    const json::value* v = fields->if_contains(key);
-    if (v == nullptr || !v->is_string()) return std::nullopt;
-    return std::string(v->as_string());
-  };
-  // The stream is todo-{id}.
-  const std::string id(event.stream.substr(5));
-  std::lock_guard lock(mu_);
-  if (event.type == "Todo.Created") {
-    todos_[id] = Todo{id, text("title").value_or(""), text("message").value_or(""),
-                      event.version.value(), false};
-    return;
-  }
-  auto it = todos_.find(id);
-  if (it == todos_.end()) return;
-  it->second.version = event.version.value();
-  if (event.type == "Todo.Updated") {
-    if (auto title = text("title")) it->second.title = *title;
-    if (auto message = text("message")) it->second.message = *message;
-  } else if (event.type == "Todo.Deleted") {
-    it->second.deleted = true;
-  }
+Result<std::optional<Todo>> TodoReadModel::Get(const std::string& id) {
+  auto rows =
+      pool_.Query("SELECT id, title, message, version, deleted FROM todos WHERE id = $1", {id});
+  if (!rows.ok()) return rows.status();
+  if (rows->empty()) return std::optional<Todo>();
+  return std::optional<Todo>(FromRow(rows->front()));
 }
 
-bool TodoReadModel::WaitFor(Position position, std::chrono::milliseconds timeout) {
-  std::unique_lock lock(mu_);
-  return applied_cv_.wait_for(lock, timeout, [&] { return applied_ >= position.value(); });
-}
-
-std::optional<Todo> TodoReadModel::Get(const std::string& id) const {
-  std::lock_guard lock(mu_);
-  auto it = todos_.find(id);
-  if (it == todos_.end()) return std::nullopt;
-  return it->second;
-}
-
-std::vector<Todo> TodoReadModel::List() const {
-  std::lock_guard lock(mu_);
-  std::vector<Todo> out;
-  for (const auto& [_, todo] : todos_)
-    if (!todo.deleted) out.push_back(todo);
-  return out;
+Result<std::vector<Todo>> TodoReadModel::List() {
+  auto rows = pool_.Query(
+      "SELECT id, title, message, version, deleted FROM todos WHERE deleted = 0 ORDER BY id", {});
+  if (!rows.ok()) return rows.status();
+  std::vector<Todo> todos;
+  for (const SqlRow& row : *rows) todos.push_back(FromRow(row));
+  return todos;
 }
 
 }  // namespace todo

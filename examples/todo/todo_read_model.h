@@ -1,21 +1,22 @@
-// The todo service's read side: an in-memory projection of the todo-*
-// streams, fed by following $all (the "indexer" of the reference design).
-// GETs are answered from here, never from the event streams.
+// The todo service's read side: the todo-list projection (todo_projection.h)
+// kept in a read store (SQLite beside the data folder by default, or
+// PostgreSQL) by a runner in this process. GETs are answered from there,
+// never from the event streams.
 //
-// Concurrency: one thread applies events; Get/List/WaitFor may be called
-// from any thread.
+// Concurrency: safe for concurrent use; queries take a connection from a
+// small pool (read_store_pool.h), the runner has its own.
 #pragma once
 
+#include <indelible/projection.h>
 #include <indelible/store.h>
 
-#include <atomic>
-#include <condition_variable>
-#include <map>
-#include <mutex>
+#include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
+
+#include "read_store_pool.h"
 
 namespace todo {
 
@@ -29,27 +30,23 @@ struct Todo {
 
 class TodoReadModel {
  public:
-  // Starts following the store from its first event.
-  explicit TodoReadModel(indelible::Store& store);
+  // Starts the projection's runner (it first rebuilds if the stored copy
+  // is of another version). The Store must outlive the model.
+  static indelible::Result<std::unique_ptr<TodoReadModel>> Open(indelible::Store& store,
+                                                                const std::string& read_store_url);
   ~TodoReadModel();
 
   // Waits up to `timeout` until every event up to `position` is applied,
   // so a client reads its own writes. False on timeout.
   bool WaitFor(indelible::Position position, std::chrono::milliseconds timeout);
-  std::optional<Todo> Get(const std::string& id) const;
-  std::vector<Todo> List() const;  // not deleted, by id
+  indelible::Result<std::optional<Todo>> Get(const std::string& id);
+  indelible::Result<std::vector<Todo>> List();  // not deleted, by id
 
  private:
-  void Follow();
-  void Apply(const indelible::EventView& event);
+  TodoReadModel(const std::string& url, std::unique_ptr<indelible::ProjectionRunner> runner);
 
-  indelible::Store& store_;
-  mutable std::mutex mu_;
-  std::condition_variable applied_cv_;
-  std::map<std::string, Todo> todos_;  // GUARDED_BY(mu_)
-  std::uint64_t applied_ = 0;          // GUARDED_BY(mu_): every position <= this is applied
-  std::atomic<bool> stopping_{false};
-  std::thread thread_;
+  std::unique_ptr<indelible::ProjectionRunner> runner_;
+  examples::ReadStorePool pool_;
 };
 
 }  // namespace todo

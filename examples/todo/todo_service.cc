@@ -29,6 +29,13 @@ HttpResponse WithEtag(HttpResponse response, std::int64_t version) {
   return response;
 }
 
+// The write's position in $all: pass it as ?minPosition= to read it back
+// from the read model (read-your-writes).
+HttpResponse WithPosition(HttpResponse response, indelible::Position position) {
+  response.headers.emplace_back("Indelible-Position", std::to_string(position.value()));
+  return response;
+}
+
 std::string TodoJson(const Todo& todo) {
   return json::serialize(
       json::object{{"id", todo.id}, {"title", todo.title}, {"message", todo.message}});
@@ -100,7 +107,12 @@ std::optional<Todo> Current(indelible::Store& store, TodoReadModel& model, const
     *error = HttpResponse::Error(Status::Unavailable("the read model is behind; retry"));
     return std::nullopt;
   }
-  auto todo = model.Get(id);
+  auto found = model.Get(id);
+  if (!found.ok()) {
+    *error = HttpResponse::Error(found.status());
+    return std::nullopt;
+  }
+  const std::optional<Todo>& todo = *found;
   if (!todo || todo->deleted) {
     *error = HttpResponse::Error(Status::NotFound("no todo " + id));
     return std::nullopt;
@@ -143,7 +155,8 @@ HttpResponse Create(indelible::Store& store, const HttpRequest& request) {
           Status::Conflict("todo " + *id + " already exists", result.status().actual_version()));
     return AppendError(result.status());
   }
-  HttpResponse response = WithEtag(HttpResponse::Json(201, TodoJson(todo)), 0);
+  HttpResponse response =
+      WithPosition(WithEtag(HttpResponse::Json(201, TodoJson(todo)), 0), result->position);
   response.headers.emplace_back("Location", "/todo/" + *id);
   return response;
 }
@@ -166,7 +179,9 @@ HttpResponse Update(indelible::Store& store, TodoReadModel& model, const HttpReq
       store.Append("todo-" + todo->id, Expected::exactly(indelible::StreamVersion(*version)),
                    {Event("Todo.Updated", std::move(changes))});
   if (!result.ok()) return AppendError(result.status());
-  return WithEtag(HttpResponse::Json(200, TodoJson(*todo)), result->last_version.value());
+  return WithPosition(
+      WithEtag(HttpResponse::Json(200, TodoJson(*todo)), result->last_version.value()),
+      result->position);
 }
 
 HttpResponse Delete(indelible::Store& store, TodoReadModel& model, const HttpRequest& request) {
@@ -179,8 +194,32 @@ HttpResponse Delete(indelible::Store& store, TodoReadModel& model, const HttpReq
       store.Append("todo-" + todo->id, Expected::exactly(indelible::StreamVersion(*version)),
                    {Event("Todo.Deleted", {{"id", todo->id}})});
   if (!result.ok()) return AppendError(result.status());
-  return WithEtag(HttpResponse::Json(200, R"({"id":")" + todo->id + R"(","deleted":true})"),
-                  result->last_version.value());
+  return WithPosition(
+      WithEtag(HttpResponse::Json(200, R"({"id":")" + todo->id + R"(","deleted":true})"),
+               result->last_version.value()),
+      result->position);
+}
+
+// GET /todo?minPosition=P: the list once the read model has applied every
+// event up to P (a position a write returned), waiting up to 2 s.
+HttpResponse List(TodoReadModel& model, const HttpRequest& request) {
+  auto min = request.query.find("minPosition");
+  if (min != request.query.end()) {
+    std::uint64_t position = 0;
+    const std::string& text = min->second;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), position);
+    if (ec != std::errc() || end != text.data() + text.size())
+      return HttpResponse::Error(
+          Status::Invalid("minPosition", "minPosition must be a position, like 42"));
+    if (!model.WaitFor(indelible::Position(position), kReadYourWrites))
+      return HttpResponse::Error(
+          Status::Unavailable("the read model has not reached position " + text + " yet; retry"));
+  }
+  auto todos = model.List();
+  if (!todos.ok()) return HttpResponse::Error(todos.status());
+  json::array out;
+  for (const Todo& todo : *todos) out.push_back(json::parse(TodoJson(todo)));
+  return HttpResponse::Json(200, json::serialize(json::object{{"todos", out}}));
 }
 
 }  // namespace
@@ -188,12 +227,7 @@ HttpResponse Delete(indelible::Store& store, TodoReadModel& model, const HttpReq
 std::vector<indelible::HttpRoute> TodoRoutes(indelible::Store& store, TodoReadModel& model) {
   return {
       {"POST", "/todo", [&store](const HttpRequest& r) { return Create(store, r); }},
-      {"GET", "/todo",
-       [&model](const HttpRequest&) {
-         json::array todos;
-         for (const Todo& todo : model.List()) todos.push_back(json::parse(TodoJson(todo)));
-         return HttpResponse::Json(200, json::serialize(json::object{{"todos", todos}}));
-       }},
+      {"GET", "/todo", [&model](const HttpRequest& r) { return List(model, r); }},
       {"GET", "/todo/{}",
        [&store, &model](const HttpRequest& r) {
          HttpResponse error;

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "cli/cli.h"
+#include "cli/project_verbs.h"
 
 int main(int argc, char** argv) {
   using indelible::cli::Cli;
@@ -22,6 +23,9 @@ int main(int argc, char** argv) {
   indelible::cli::AddServeVerb(app, cli);
   indelible::cli::AddConsumerVerbs(app, cli);
   indelible::cli::AddRelayVerb(app, cli);
+  // No projections of its own: list, retry and skip work on any read store.
+  static const std::vector<indelible::Projection> kNoProjections;
+  indelible::cli::AddProjectVerbs(app, cli, &kNoProjections);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

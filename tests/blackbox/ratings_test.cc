@@ -1,10 +1,15 @@
-// indelible-ratings end to end: the real binary on a free port. Ratings and
-// follows as commands checked by the user entity's rules, the read models
-// (per link, per user, the feed) read with ?minPosition for read-your-writes,
-// bad input, 16 racing follows, an event written around the rules, and the
-// read models rebuilt after a restart.
+// indelible-ratings end to end: the real binary on a free port, with its
+// read models in SQLite (the default, beside the data folder) and in a real
+// PostgreSQL (--read-store). Ratings and follows as commands checked by the
+// user entity's rules, the read models (per link, per user, the feed) read
+// with ?minPosition for read-your-writes, bad input, 16 racing follows, an
+// event written around the rules, a deleted user, and the read models kept
+// across restarts: resumed from their checkpoints, not rebuilt.
 #include <gtest/gtest.h>
+#include <indelible/read_store.h>
+#include <indelible/store.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/json.hpp>
 #include <cctype>
@@ -14,10 +19,13 @@
 #include <thread>
 #include <vector>
 
+#include "projections/read_stores.h"
 #include "server_fixture.h"
 
 namespace indelible {
 namespace {
+
+using testutil::ReadStoreKind;
 
 // Percent-encodes everything but the unreserved characters.
 std::string Encoded(std::string_view text) {
@@ -50,15 +58,24 @@ std::vector<std::string> Lines(const json::value& body, std::string_view list) {
   return out;
 }
 
-class RatingsTest : public ::testing::Test {
+class RatingsTest : public ::testing::TestWithParam<ReadStoreKind> {
  protected:
-  void SetUp() override { Start(); }
+  void SetUp() override {
+    read_store_ = GetParam() == ReadStoreKind::kSqlite
+                      ? "sqlite:" + tmp_.Sub("data") + ".read.db"  // the default: no flag
+                      : testutil::FreshReadStoreUrl(GetParam(), tmp_);
+    ASSERT_FALSE(read_store_.empty());
+    Start();
+  }
 
-  // (Re)starts the binary on the same store folder, killing it first.
+  // (Re)starts the binary on the same store folder and read store, killing
+  // it first.
   void Start() {
     if (server_) server_->Kill();
-    server_ = std::make_unique<testutil::ServerProcess>(
-        INDELIBLE_RATINGS_PATH, std::vector<std::string>{"--store", "file:" + tmp_.Sub("data")});
+    std::vector<std::string> args{"--store", "file:" + tmp_.Sub("data")};
+    if (GetParam() == ReadStoreKind::kPostgres)
+      args.insert(args.end(), {"--read-store", read_store_});
+    server_ = std::make_unique<testutil::ServerProcess>(INDELIBLE_RATINGS_PATH, args);
     ASSERT_TRUE(server_->Start()) << "indelible-ratings did not start: " << server_->output();
     http_ = std::make_unique<HttpClient>(server_->port());
   }
@@ -114,7 +131,27 @@ class RatingsTest : public ::testing::Test {
     return types;
   }
 
+  // Each projection's copy and checkpoint, from its row in the read store:
+  // "ratings g1@7 follows g1@7".
+  std::string Checkpoints() {
+    auto db = ReadStore::Open(read_store_);
+    if (!db.ok()) return db.status().ToString();
+    auto rows = (*db)->Query(
+        "SELECT name, generation, position FROM indelible_projections ORDER BY name DESC");
+    if (!rows.ok()) return rows.status().ToString();
+    std::string out;
+    for (const SqlRow& row : *rows)
+      out += (out.empty() ? "" : " ") + SqlText(row[0]) + " g" + std::to_string(SqlInt(row[1])) +
+             "@" + std::to_string(SqlInt(row[2]));
+    return out;
+  }
+  std::string CheckpointsAt(std::int64_t position) {
+    const std::string at = "@" + std::to_string(position);
+    return "ratings g1" + at + " follows g1" + at;
+  }
+
   testutil::TempDir tmp_;
+  std::string read_store_;
   std::unique_ptr<testutil::ServerProcess> server_;
   std::unique_ptr<HttpClient> http_;
   std::int64_t last_position_ = 0;
@@ -124,7 +161,7 @@ using Strings = std::vector<std::string>;
 const std::string kA = "https://example.com/a?x=1&y=2";
 const std::string kB = "https://example.com/b";
 
-TEST_F(RatingsTest, RateUpdateDeleteAndTheQueriesPerLinkAndPerUser) {
+TEST_P(RatingsTest, RateUpdateDeleteAndTheQueriesPerLinkAndPerUser) {
   Ok(Rate("alice", kA, 4), 201);
   const HttpResponse again = Rate("alice", kA, 3);
   EXPECT_TRUE(IsError(again, 422, "rejected"));
@@ -137,6 +174,9 @@ TEST_F(RatingsTest, RateUpdateDeleteAndTheQueriesPerLinkAndPerUser) {
   EXPECT_EQ(OfUser("alice"), (Strings{kA + " 5", kB + " 3"}));
   EXPECT_EQ(OfLink(kA), (Strings{"alice 5", "bob 2"}));
   EXPECT_EQ(OfUser("nobody"), Strings{});
+  // Byte order, in both read stores, whatever PostgreSQL's locale.
+  Ok(Rate("Zed", kB, 1), 201);
+  EXPECT_EQ(OfLink(kB), (Strings{"Zed 1", "alice 3"}));
 
   Ok(Unrate("alice", kA), 200);
   EXPECT_TRUE(IsError(Unrate("alice", kA), 422, "rejected"));
@@ -149,7 +189,7 @@ TEST_F(RatingsTest, RateUpdateDeleteAndTheQueriesPerLinkAndPerUser) {
             (Strings{"LINK_RATED", "RATING_UPDATED", "LINK_RATED", "RATING_DELETED"}));
 }
 
-TEST_F(RatingsTest, FollowAndUnfollowAreCheckedByTheRules) {
+TEST_P(RatingsTest, FollowAndUnfollowAreCheckedByTheRules) {
   Ok(Follow("alice", "bob"), 201);
   const HttpResponse twice = Follow("alice", "bob");
   EXPECT_TRUE(IsError(twice, 422, "rejected"));
@@ -168,7 +208,7 @@ TEST_F(RatingsTest, FollowAndUnfollowAreCheckedByTheRules) {
             (Strings{"USER_FOLLOWED", "USER_FOLLOWED", "USER_UNFOLLOWED"}));
 }
 
-TEST_F(RatingsTest, ADuplicateWrittenAroundTheEntityDoesNotBreakIt) {
+TEST_P(RatingsTest, ADuplicateWrittenAroundTheEntityDoesNotBreakIt) {
   Ok(Follow("alice", "bob"), 201);
   // The standard API on the same port skips the rules: a stored duplicate.
   const HttpResponse raw =
@@ -182,7 +222,7 @@ TEST_F(RatingsTest, ADuplicateWrittenAroundTheEntityDoesNotBreakIt) {
   EXPECT_EQ(Member(Query("/users/alice/follows"), "following"), R"(["carol"])");
 }
 
-TEST_F(RatingsTest, TheFeedShowsTheRatingsOfFollowedUsersNewestFirst) {
+TEST_P(RatingsTest, TheFeedShowsTheRatingsOfFollowedUsersNewestFirst) {
   Ok(Rate("bob", kA, 4), 201);
   Ok(Rate("carol", kB, 2), 201);
   EXPECT_EQ(FeedOf("alice"), Strings{});
@@ -207,7 +247,28 @@ TEST_F(RatingsTest, TheFeedShowsTheRatingsOfFollowedUsersNewestFirst) {
   EXPECT_EQ(FeedOf("bob"), Strings{}) << "bob follows nobody";
 }
 
-TEST_F(RatingsTest, BadInputIs400NamingTheFieldAndWritesNothing) {
+TEST_P(RatingsTest, ADeletedUserStartsOverInTheReadModels) {
+  Ok(Rate("bob", kA, 4), 201);
+  Ok(Follow("bob", "carol"), 201);
+  Ok(Rate("carol", kA, 2), 201);
+  Ok(Follow("alice", "bob"), 201);
+  EXPECT_EQ(FeedOf("alice"), (Strings{"bob " + kA + " 4"}));
+
+  // The standard API deletes bob's stream: his ratings and follows go;
+  // alice's follow of him stays, it lives in her stream.
+  const HttpResponse deleted = http().Delete("/streams/user-bob");
+  ASSERT_EQ(deleted.status, 200u) << deleted.body;
+  last_position_ = IntOf(deleted.Json().as_object(), "position");
+  EXPECT_EQ(OfLink(kA), (Strings{"carol 2"}));
+  EXPECT_EQ(OfUser("bob"), Strings{});
+  EXPECT_EQ(Member(Query("/users/bob/follows"), "following"), "[]");
+  EXPECT_EQ(Member(Query("/users/alice/follows"), "following"), R"(["bob"])");
+  EXPECT_EQ(FeedOf("alice"), Strings{});
+  Ok(Rate("bob", kA, 1), 201);  // the entity starts over too
+  EXPECT_EQ(FeedOf("alice"), (Strings{"bob " + kA + " 1"}));
+}
+
+TEST_P(RatingsTest, BadInputIs400NamingTheFieldAndWritesNothing) {
   struct Case {
     std::string method, target, body, field;
   };
@@ -248,7 +309,7 @@ TEST_F(RatingsTest, BadInputIs400NamingTheFieldAndWritesNothing) {
   EXPECT_EQ(EventsOf(http().Get("/all").Json()).size(), 0u) << "nothing was written";
 }
 
-TEST_F(RatingsTest, SixteenConcurrentFollowsWriteOneEvent) {
+TEST_P(RatingsTest, SixteenConcurrentFollowsWriteOneEvent) {
   constexpr int kClients = 16;
   std::vector<unsigned> statuses(kClients);
   std::vector<std::string> messages(kClients);
@@ -278,7 +339,44 @@ TEST_F(RatingsTest, SixteenConcurrentFollowsWriteOneEvent) {
   EXPECT_EQ(EventTypes("user-alice"), (Strings{"USER_FOLLOWED"}));
 }
 
-TEST_F(RatingsTest, TheReadModelsAreRebuiltAfterARestart) {
+TEST_P(RatingsTest, EveryWriteIsVisibleInTheNextQueryAtItsPosition) {
+  // Sixteen clients at once, more than the read side's pooled connections,
+  // each reading back every write it makes.
+  constexpr int kClients = 16, kRounds = 5;
+  std::vector<std::thread> threads;
+  for (int c = 0; c < kClients; ++c) {
+    threads.emplace_back([this, c] {
+      HttpClient client(server_->port());
+      const std::string user = "u" + std::to_string(c);
+      for (int i = 0; i < kRounds; ++i) {
+        const std::string link = "https://example.com/" + std::to_string(i);
+        const HttpResponse rated =
+            client.Post("/users/" + user + "/ratings",
+                        R"({"link":")" + link + R"(","rating":)" + std::to_string(i + 1) + "}");
+        ASSERT_EQ(rated.status, 201u) << rated.body << rated.error;
+        const std::string at =
+            "minPosition=" + std::to_string(IntOf(rated.Json().as_object(), "position"));
+        const HttpResponse mine = client.Get("/users/" + user + "/ratings?" + at);
+        ASSERT_EQ(mine.status, 200u) << mine.body;
+        EXPECT_EQ(Lines(mine.Json(), "ratings").size(), static_cast<std::size_t>(i + 1));
+        const Strings of_link =
+            Lines(client.Get("/links/ratings?link=" + Encoded(link) + "&" + at).Json(), "ratings");
+        EXPECT_NE(std::find(of_link.begin(), of_link.end(), user + " " + std::to_string(i + 1)),
+                  of_link.end())
+            << user << " " << link;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+
+  for (int c = 1; c < kClients; ++c) Ok(Follow("u0", "u" + std::to_string(c)), 201);
+  const Strings feed = FeedOf("u0");
+  EXPECT_EQ(feed.size(), static_cast<std::size_t>((kClients - 1) * kRounds));
+  // A position nobody wrote yet: the bounded wait, then 503.
+  EXPECT_TRUE(IsError(http().Get("/users/u0/feed?minPosition=1000000"), 503, "unavailable"));
+}
+
+TEST_P(RatingsTest, TheReadModelsAreKeptAcrossRestarts) {
   Ok(Rate("bob", kA, 4), 201);
   Ok(Rate("bob", kB, 2), 201);
   Ok(Rate("carol", kA, 5), 201);
@@ -295,14 +393,55 @@ TEST_F(RatingsTest, TheReadModelsAreRebuiltAfterARestart) {
   std::vector<std::string> before;
   for (const std::string& target : targets) before.push_back(json::serialize(Query(target)));
   EXPECT_EQ(FeedOf("alice"), (Strings{"bob " + kB + " 3", "bob " + kA + " 4"}));
+  EXPECT_EQ(Checkpoints(), CheckpointsAt(last_position_));
 
-  ASSERT_NO_FATAL_FAILURE(Start());  // kill -9, then the same store folder
-  for (std::size_t i = 0; i < targets.size(); ++i)
-    EXPECT_EQ(json::serialize(Query(targets[i])), before[i]) << targets[i];
+  // kill -9, then the same store folder and read store: the tables are
+  // there at once (no ?minPosition), the same copy (g1: not rebuilt) at
+  // the same checkpoint (nothing applied again).
+  ASSERT_NO_FATAL_FAILURE(Start());
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    const HttpResponse response = http().Get(targets[i]);
+    EXPECT_EQ(response.status, 200u) << targets[i] << ": " << response.body;
+    EXPECT_EQ(json::serialize(response.Json()), before[i]) << targets[i];
+  }
+  EXPECT_EQ(Checkpoints(), CheckpointsAt(last_position_));
+
+  // Stopped cleanly (the runners too), then events written while it is
+  // down: the next start applies them from the checkpoint on.
+  EXPECT_EQ(server_->Terminate(), 0) << server_->output();
+  {
+    auto store = Store::Open("file:" + tmp_.Sub("data"));
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    const auto event = [](std::string type, std::string data) {
+      EventData e;
+      e.type = std::move(type);
+      e.data = std::move(data);
+      return e;
+    };
+    ASSERT_TRUE((*store)
+                    ->Append("user-dave", Expected::any(),
+                             {event("LINK_RATED", R"({"link":")" + kA + R"(","rating":1})")})
+                    .ok());
+    auto appended = (*store)->Append("user-alice", Expected::any(),
+                                     {event("USER_UNFOLLOWED", R"({"user":"bob"})")});
+    ASSERT_TRUE(appended.ok()) << appended.status().ToString();
+    last_position_ = static_cast<std::int64_t>(appended->position.value());
+  }
+  ASSERT_NO_FATAL_FAILURE(Start());
+  EXPECT_EQ(OfLink(kA), (Strings{"bob 4", "carol 5", "dave 1"}));
+  EXPECT_EQ(Member(Query("/links/ratings?link=" + Encoded(kB)), "count"), "1") << "not doubled";
+  EXPECT_EQ(FeedOf("alice"), Strings{});
+  EXPECT_EQ(Checkpoints(), CheckpointsAt(last_position_));
   // The rules see the same state: the entity is rebuilt from the events too.
-  EXPECT_TRUE(IsError(Follow("alice", "bob"), 422, "rejected"));
   EXPECT_TRUE(IsError(Rate("bob", kA, 1), 422, "rejected"));
+  EXPECT_TRUE(IsError(Rate("dave", kA, 2), 422, "rejected"));
+  Ok(Follow("alice", "bob"), 201);
+  EXPECT_EQ(FeedOf("alice"), (Strings{"bob " + kB + " 3", "bob " + kA + " 4"}));
 }
+
+INSTANTIATE_TEST_SUITE_P(ReadStores, RatingsTest,
+                         ::testing::Values(ReadStoreKind::kSqlite, ReadStoreKind::kPostgres),
+                         testutil::KindName);
 
 }  // namespace
 }  // namespace indelible
