@@ -36,11 +36,19 @@ std::function<Status(Context&)> WorkloadWith(int clients) {
 }
 
 std::vector<Scenario> Scenarios(const std::string& name, bool with_nats) {
-  std::vector<Scenario> all = {
-      {"fsync", RunFsync},   {"append", RunAppend},       {"concurrent", RunConcurrent},
-      {"batch", RunBatch},   {"read", RunRead},           {"read-all", RunReadAll},
-      {"open", RunOpen},     {"subscribe", RunSubscribe}, {"group", RunGroup},
-      {"entity", RunEntity}, {"relay", RunRelay},         {"workload", RunWorkload}};
+  std::vector<Scenario> all = {{"fsync", RunFsync},
+                               {"append", RunAppend},
+                               {"concurrent", RunConcurrent},
+                               {"batch", RunBatch},
+                               {"read", RunRead},
+                               {"read-all", RunReadAll},
+                               {"open", RunOpen},
+                               {"subscribe", RunSubscribe},
+                               {"group", RunGroup},
+                               {"entity", RunEntity},
+                               {"projection", RunProjection},
+                               {"relay", RunRelay},
+                               {"workload", RunWorkload}};
   if (name != "all") {
     auto it =
         std::find_if(all.begin(), all.end(), [&](const Scenario& s) { return s.name == name; });
@@ -80,10 +88,11 @@ int Main(const std::vector<std::string>& args) {
   std::size_t page = 0;
   app.add_option("scenario", scenario,
                  "fsync | append | concurrent | batch | read | read-all | open | subscribe | "
-                 "group | entity | relay | workload | all")
+                 "group | entity | projection | relay | workload | all")
       ->required()
       ->check(CLI::IsMember({"fsync", "append", "concurrent", "batch", "read", "read-all", "open",
-                             "subscribe", "group", "entity", "relay", "workload", "all"}));
+                             "subscribe", "group", "entity", "projection", "relay", "workload",
+                             "all"}));
   app.add_option("--data", options.data, "Folder on the disk to measure")->required();
   app.add_flag("--keep", options.keep, "Keep each scenario's store folder");
   app.add_option("--runs", options.runs, "Run everything this many times; print medians")
@@ -99,7 +108,8 @@ int Main(const std::vector<std::string>& args) {
                  "Events of the open scenario (10000000), e.g. to scale it down in `all`")
       ->check(CLI::PositiveNumber);
   app.add_option("--clients", clients,
-                 "Concurrent clients (concurrent: 64; entity: 8; workload: CLIENTS)")
+                 "Concurrent clients (concurrent: 64; entity: 8; projection: 4 writers; workload: "
+                 "CLIENTS)")
       ->check(CLI::Range(1, 4096));
   app.add_option("--event-bytes", options.event_bytes, "Payload bytes per event (200)")
       ->check(CLI::Range(100, 100000));
@@ -113,6 +123,24 @@ int Main(const std::vector<std::string>& args) {
                  "NATS server with JetStream for the relay scenario (nats://127.0.0.1:4222)");
   app.add_option("--fsync-seconds", options.fsync_seconds, "Duration of the fsync measurement")
       ->check(CLI::Range(0.1, 60.0));
+  app.add_flag("--postgres", options.postgres,
+               "projection: PostgreSQL too, a throwaway cluster started for each run by "
+               "scripts/postgres.sh in a fresh folder of --data");
+  app.add_option("--read-store", options.read_store,
+                 "projection: PostgreSQL too, this existing database "
+                 "(postgresql://USER@HOST:PORT/DB); the projection's tables are dropped first")
+      ->excludes("--postgres");
+  std::size_t batch_events = 0;
+  double rate = 0;
+  double seconds = 0;
+  app.add_option("--batch-events", batch_events,
+                 "projection: ProjectionOptions::batch_events, events per read-store "
+                 "transaction (5000)")
+      ->check(CLI::Range(1, 1000000));
+  app.add_option("--rate", rate, "projection lag: appends/s of the paced writers (5000)")
+      ->check(CLI::Range(1.0, 1e6));
+  app.add_option("--seconds", seconds, "projection lag: measured seconds after 2 s warm-up (10)")
+      ->check(CLI::Range(0.5, 3600.0));
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses from the back
   try {
@@ -127,6 +155,9 @@ int Main(const std::vector<std::string>& args) {
   if (app.count("--per-append") > 0) options.per_append = per_append;
   if (app.count("--streams") > 0) options.streams = streams;
   if (app.count("--page") > 0) options.page = page;
+  if (app.count("--batch-events") > 0) options.batch_events = batch_events;
+  if (app.count("--rate") > 0) options.rate = rate;
+  if (app.count("--seconds") > 0) options.seconds = seconds;
 
   Context context(options);
   const std::vector<Scenario> scenarios = Scenarios(scenario, !options.nats.empty());

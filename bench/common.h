@@ -35,6 +35,13 @@ struct Options {
   std::optional<std::size_t> page;       // workload
   double fsync_seconds = 2.0;
   std::string nats;  // relay: the NATS server's URL
+  // projection: PostgreSQL as a read store too, a throwaway cluster started
+  // by scripts/postgres.sh (postgres) or an existing database (read_store).
+  bool postgres = false;
+  std::string read_store;
+  std::optional<std::size_t> batch_events;  // projection: ProjectionOptions::batch_events
+  std::optional<double> rate;               // projection lag: appends/s
+  std::optional<double> seconds;            // projection lag: measured seconds
 };
 
 // One measured figure. `key` names it across runs (for medians); `line` is

@@ -54,16 +54,15 @@ Status Apply(ProjectionTransaction& tx, const RecordedEvent& event) {
 indelible::Projection TodoProjection() {
   indelible::Projection projection;
   projection.name = "todo-list";
-  projection.version = 1;
+  // 2: without the index on (deleted, id), which cost a fifth of the
+  // rebuild's time; the list scans the primary key in order instead.
+  projection.version = 2;
   projection.filter.categories = {"todo"};
   projection.tables = {"todos"};
-  projection.indexes = {"todos_live"};
   projection.setup = [](ProjectionTransaction& tx) {
-    Status s = tx.Execute(
+    return tx.Execute(
         "CREATE TABLE {todos} (id TEXT PRIMARY KEY, title TEXT NOT NULL, message TEXT NOT NULL, "
         "version BIGINT NOT NULL, position BIGINT NOT NULL, deleted BIGINT NOT NULL)");
-    if (!s.ok()) return s;
-    return tx.Execute("CREATE INDEX {todos_live} ON {todos} (deleted, id)");
   };
   projection.apply = Apply;
   return projection;

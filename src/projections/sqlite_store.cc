@@ -53,9 +53,11 @@ class SqliteStore final : public ReadStore {
   struct Cached {
     sqlite3_stmt* statement;
     std::list<std::string>::iterator age;
+    // SQLite's index of $1, $2, ... (0: not used), looked up once.
+    std::vector<int> slots;
   };
-  Result<sqlite3_stmt*> Prepare(std::string_view sql);
-  Status Bind(sqlite3_stmt* statement, const std::vector<SqlValue>& params);
+  Result<Cached*> Prepare(std::string_view sql);
+  Status Bind(const Cached& cached, const std::vector<SqlValue>& params);
 
   sqlite3* db_;
   // Prepared statements by text, the least recently used evicted first.
@@ -94,13 +96,11 @@ Result<std::unique_ptr<SqlTransaction>> SqliteStore::Begin() {
   return std::unique_ptr<SqlTransaction>(std::make_unique<SqliteTransaction>(*this));
 }
 
-Result<sqlite3_stmt*> SqliteStore::Prepare(std::string_view sql) {
+Result<SqliteStore::Cached*> SqliteStore::Prepare(std::string_view sql) {
   auto it = statements_.find(std::string(sql));
   if (it != statements_.end()) {
     ages_.splice(ages_.begin(), ages_, it->second.age);
-    sqlite3_reset(it->second.statement);
-    sqlite3_clear_bindings(it->second.statement);
-    return it->second.statement;
+    return &it->second;
   }
   sqlite3_stmt* statement = nullptr;
   const char* tail = nullptr;
@@ -119,23 +119,32 @@ Result<sqlite3_stmt*> SqliteStore::Prepare(std::string_view sql) {
     statements_.erase(oldest);
     ages_.pop_back();
   }
+  // Parameters are $1, $2, ...: SQLite takes "$NNN" as a named parameter,
+  // numbered by first appearance, so each is looked up by its name, once.
+  Cached cached{statement, {}, {}};
+  const int count = sqlite3_bind_parameter_count(statement);
+  for (int n = 1; n <= count; ++n) {
+    const int index = sqlite3_bind_parameter_index(statement, ("$" + std::to_string(n)).c_str());
+    if (index == 0) {
+      sqlite3_finalize(statement);
+      return Status::Invalid("sql", "parameters are $1, $2, ... without gaps: '" +
+                                        std::string(sql) + "' has no $" + std::to_string(n));
+    }
+    cached.slots.push_back(index);
+  }
   ages_.emplace_front(sql);
-  statements_.emplace(ages_.front(), Cached{statement, ages_.begin()});
-  return statement;
+  cached.age = ages_.begin();
+  return &statements_.emplace(ages_.front(), std::move(cached)).first->second;
 }
 
-// Parameters are $1, $2, ...: SQLite takes "$NNN" as a named parameter,
-// numbered by first appearance, so each is looked up by its name.
-Status SqliteStore::Bind(sqlite3_stmt* statement, const std::vector<SqlValue>& params) {
-  const int count = sqlite3_bind_parameter_count(statement);
-  if (static_cast<std::size_t>(count) > params.size())
-    return Status::Invalid("sql", "the statement has " + std::to_string(count) +
+Status SqliteStore::Bind(const Cached& cached, const std::vector<SqlValue>& params) {
+  sqlite3_stmt* statement = cached.statement;
+  if (cached.slots.size() > params.size())
+    return Status::Invalid("sql", "the statement has " + std::to_string(cached.slots.size()) +
                                       " parameters and " + std::to_string(params.size()) +
                                       " values were given");
-  for (std::size_t i = 0; i < params.size(); ++i) {
-    const std::string name = "$" + std::to_string(i + 1);
-    const int index = sqlite3_bind_parameter_index(statement, name.c_str());
-    if (index == 0) continue;  // a value the statement does not use
+  for (std::size_t i = 0; i < cached.slots.size(); ++i) {
+    const int index = cached.slots[i];
     const SqlValue& value = params[i];
     int rc = SQLITE_OK;
     if (std::holds_alternative<std::nullptr_t>(value)) {
@@ -149,17 +158,20 @@ Status SqliteStore::Bind(sqlite3_stmt* statement, const std::vector<SqlValue>& p
       rc = sqlite3_bind_text64(statement, index, text.data(), text.size(), SQLITE_STATIC,
                                SQLITE_UTF8);
     }
-    if (rc != SQLITE_OK) return SqliteError(db_, rc, "binding " + name);
+    if (rc != SQLITE_OK) return SqliteError(db_, rc, "binding $" + std::to_string(i + 1));
   }
   return Status::Ok();
 }
 
 Result<std::vector<SqlRow>> SqliteStore::Run(std::string_view sql,
                                              const std::vector<SqlValue>& params, bool want_rows) {
-  auto statement = Prepare(sql);
-  if (!statement.ok()) return statement.status();
-  sqlite3_stmt* s = *statement;
-  if (Status bound = Bind(s, params); !bound.ok()) return bound;
+  auto cached = Prepare(sql);
+  if (!cached.ok()) return cached.status();
+  sqlite3_stmt* s = (*cached)->statement;
+  if (Status bound = Bind(**cached, params); !bound.ok()) {
+    sqlite3_clear_bindings(s);
+    return bound;
+  }
   std::vector<SqlRow> rows;
   for (;;) {
     const int rc = sqlite3_step(s);

@@ -39,16 +39,16 @@ TEST_F(ProjectCliTest, RunListRebuildAndOperatorVerbs) {
   }
   auto run = Todo("run --until-caught-up");
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_NE(run.out.find("todo-list v1 copy 1 at position 5 (5 applied)"), std::string::npos)
+  EXPECT_NE(run.out.find("todo-list v2 copy 1 at position 5 (5 applied)"), std::string::npos)
       << run.out;
   EXPECT_EQ(Todos(), 5);
 
   auto list = Indelible("project list");
   ASSERT_EQ(list.exit_code, 0) << list.err;
-  EXPECT_NE(list.out.find("todo-list v1 copy 1 at position 5 of 5 (lag 0)"), std::string::npos)
+  EXPECT_NE(list.out.find("todo-list v2 copy 1 at position 5 of 5 (lag 0)"), std::string::npos)
       << list.out;
   auto json = Indelible("--json project list");
-  EXPECT_NE(json.out.find(R"("name":"todo-list","version":1,"generation":1,"position":5)"),
+  EXPECT_NE(json.out.find(R"("name":"todo-list","version":2,"generation":1,"position":5)"),
             std::string::npos)
       << json.out;
 

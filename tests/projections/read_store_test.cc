@@ -45,6 +45,9 @@ TEST_F(SqliteStoreTest, ParametersMayAppearOutOfOrderAndRepeat) {
   auto rows = db->Query("SELECT $2 || $1 || $2", {std::string("a"), std::string("b")});
   ASSERT_TRUE(rows.ok()) << rows.status().ToString();
   EXPECT_EQ(SqlText(rows->front()[0]), "bab");
+  // As in PostgreSQL, which cannot type a parameter the statement skips.
+  EXPECT_EQ(db->Query("SELECT $2", {std::string("a"), std::string("b")}).status().code(),
+            ErrorCode::kInvalid);
 }
 
 TEST_F(SqliteStoreTest, UncommittedTransactionRollsBack) {
