@@ -133,15 +133,22 @@ Result<std::uint64_t> ProjectionRunner::Impl::Step(std::chrono::milliseconds wai
   return 0;
 }
 
-Result<ProjectionRunner::Impl::BatchResult> ProjectionRunner::Impl::ApplyBatch(
-    const std::vector<RecordedEvent>& events, Position through) {
+Result<std::unique_ptr<SqlTransaction>> ProjectionRunner::Impl::BeginOwned() {
   auto tx = db_->Begin();
   if (!tx.ok()) return tx.status();
   auto row = LockRow(**tx, db_->dialect(), projection_.name);
   if (!row.ok()) return row.status();
   if (!row->has_value() || (*row)->generation != names_->generation() ||
       (*row)->position != position_ || (*row)->version != projection_.version)
-    return BatchResult{Outcome::kFenced, {}};
+    return std::unique_ptr<SqlTransaction>();  // rolled back
+  return std::move(*tx);
+}
+
+Result<ProjectionRunner::Impl::BatchResult> ProjectionRunner::Impl::ApplyBatch(
+    const std::vector<RecordedEvent>& events, Position through) {
+  auto tx = BeginOwned();
+  if (!tx.ok()) return tx.status();
+  if (*tx == nullptr) return BatchResult{Outcome::kFenced, {}};
   CopyTransaction copy(**tx, db_->dialect(), *names_, false);
   for (const RecordedEvent& event : events) {
     Status applied = projections::ApplyOne(projection_, copy, event);
@@ -194,13 +201,9 @@ Status ProjectionRunner::Impl::HandleFailure(const std::vector<RecordedEvent>& e
 }
 
 Status ProjectionRunner::Impl::Park(const RecordedEvent& event, const Status& error) {
-  auto tx = db_->Begin();
+  auto tx = BeginOwned();
   if (!tx.ok()) return tx.status();
-  auto row = LockRow(**tx, db_->dialect(), projection_.name);
-  if (!row.ok()) return row.status();
-  if (!row->has_value() || (*row)->generation != names_->generation() ||
-      (*row)->position != position_)
-    return Status::Ok();  // fenced: the next step reloads
+  if (*tx == nullptr) return Status::Ok();  // fenced: the next step reloads
   for (auto [sql, params] :
        {std::pair<const char*, std::vector<SqlValue>>{
             "INSERT INTO indelible_parked (projection, position, stream, version, type, "
@@ -218,13 +221,9 @@ Status ProjectionRunner::Impl::Park(const RecordedEvent& event, const Status& er
 }
 
 Status ProjectionRunner::Impl::Block(const RecordedEvent& event, const Status& error) {
-  auto tx = db_->Begin();
+  auto tx = BeginOwned();
   if (!tx.ok()) return tx.status();
-  auto row = LockRow(**tx, db_->dialect(), projection_.name);
-  if (!row.ok()) return row.status();
-  if (!row->has_value() || (*row)->generation != names_->generation() ||
-      (*row)->position != position_)
-    return Status::Ok();
+  if (*tx == nullptr) return Status::Ok();
   if (Status s =
           (*tx)->Execute("UPDATE indelible_projections SET blocked_at = $2, blocked_reason = $3, "
                          "operator_action = '', updated_ms = $4 WHERE name = $1",

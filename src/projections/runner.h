@@ -62,6 +62,9 @@ class ProjectionRunner::Impl {
     Outcome outcome = Outcome::kApplied;
     Status error;  // kFailed: the apply's error
   };
+  // A transaction holding the projection's row, or nullptr when the row no
+  // longer names our copy, checkpoint and version (fenced: reload).
+  Result<std::unique_ptr<SqlTransaction>> BeginOwned();
   // Applies `events` and moves the checkpoint to `through` in one
   // transaction, fenced on the row still naming our copy and checkpoint.
   Result<BatchResult> ApplyBatch(const std::vector<RecordedEvent>& events, Position through);
