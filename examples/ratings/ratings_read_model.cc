@@ -1,7 +1,6 @@
 #include "ratings_read_model.h"
 
 #include <algorithm>
-#include <thread>
 
 #include "ratings_projections.h"
 
@@ -19,24 +18,6 @@ namespace {
 // query holds one for a millisecond or so.
 constexpr std::size_t kConnections = 8;
 constexpr auto kConnectionWait = std::chrono::seconds(5);
-// How long Open waits for the first copies (a runner creates its first at
-// once; an older version keeps serving while it is rebuilt).
-constexpr auto kFirstCopy = std::chrono::seconds(30);
-
-// Waits until the runner's projection has a live copy: before that its
-// views do not exist and a query would fail.
-Status AwaitCopy(indelible::ProjectionRunner& runner) {
-  const auto deadline = std::chrono::steady_clock::now() + kFirstCopy;
-  for (;;) {
-    auto status = runner.status();
-    if (!status.ok()) return status.status();
-    if (status->generation > 0) return Status::Ok();
-    if (std::chrono::steady_clock::now() > deadline)
-      return Status::Unavailable("projection '" + status->name + "' made no copy within 30 s");
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-}
-
 RatingView FromRow(const SqlRow& row) {
   return RatingView{SqlText(row[0]), SqlText(row[1]), static_cast<int>(SqlInt(row[2])),
                     static_cast<std::uint64_t>(SqlInt(row[3]))};
@@ -67,10 +48,9 @@ Result<std::unique_ptr<RatingsReadModel>> RatingsReadModel::Open(indelible::Stor
     auto runner = indelible::ProjectionRunner::Open(store, url, std::move(projection));
     if (!runner.ok()) return runner.status();
     (*runner)->Start();
+    // Open made the first copy, so the views exist for queries now.
     runners.push_back(std::move(*runner));
   }
-  for (auto& runner : runners)
-    if (Status s = AwaitCopy(*runner); !s.ok()) return s;
   return std::unique_ptr<RatingsReadModel>(new RatingsReadModel(url, std::move(runners)));
 }
 
