@@ -64,6 +64,19 @@ Status Cli::RequireLocal(std::string_view verb) const {
                          verb, verb));
 }
 
+int Cli::ParseAndRun(CLI::App& app, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    // Usage errors are `invalid` (2); --help exits 0.
+    return code == 0 ? 0 : 2;
+  }
+  const int code = run ? run() : 0;
+  std::fflush(stdout);
+  return code;
+}
+
 int Cli::Fail(const Status& status) const {
   if (json) {
     std::fprintf(stderr, "%s\n", StatusToJson(status).c_str());

@@ -32,6 +32,9 @@ struct Cli {
   Status RequireLocal(std::string_view verb) const;
   // Prints the error (text or JSON) to stderr and returns its exit code.
   int Fail(const Status& status) const;
+  // Parses argv with `app` (whose verbs set `run`) and runs the chosen
+  // verb: its exit code, 2 for a usage error, 0 for --help.
+  int ParseAndRun(CLI::App& app, int argc, char** argv);
 };
 
 // A filter for $all from repeated --category/--prefix/--type flags.

@@ -26,14 +26,5 @@ int main(int argc, char** argv) {
   // No projections of its own: list, retry and skip work on any read store.
   static const std::vector<indelible::Projection> kNoProjections;
   indelible::cli::AddProjectVerbs(app, cli, &kNoProjections);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    // Usage errors are `invalid` (2); --help exits 0.
-    return code == 0 ? 0 : 2;
-  }
-  const int code = cli.run ? cli.run() : 0;
-  std::fflush(stdout);
-  return code;
+  return cli.ParseAndRun(app, argc, argv);
 }

@@ -1,7 +1,5 @@
 #include "indelible/project_command.h"
 
-#include <cstdio>
-
 #include "cli/project_verbs.h"
 
 namespace indelible {
@@ -15,15 +13,7 @@ int RunProjectCommand(int argc, char** argv, std::vector<Projection> projections
       ->capture_default_str();
   app.add_flag("--json", cli.json, "machine-readable output: one JSON value per line");
   cli::AddProjectVerbs(app, cli, &projections);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : 2;
-  }
-  const int code = cli.run ? cli.run() : 0;
-  std::fflush(stdout);
-  return code;
+  return cli.ParseAndRun(app, argc, argv);
 }
 
 }  // namespace indelible

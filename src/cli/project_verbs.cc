@@ -36,6 +36,12 @@ Result<std::string> ReadStoreUrl(const Cli& cli, const ProjectArgs& args) {
   return ReadStore::DefaultUrlFor(StoreUrl(cli));
 }
 
+Result<std::unique_ptr<ReadStore>> OpenReadStore(const Cli& cli, const ProjectArgs& args) {
+  auto url = ReadStoreUrl(cli, args);
+  if (!url.ok()) return url.status();
+  return ReadStore::Open(*url);
+}
+
 std::string StatusLine(const ProjectionStatus& s, std::uint64_t last) {
   std::string line = fmt::format("{} v{} copy {} at position {}", s.name, s.version, s.generation,
                                  s.position.value());
@@ -91,9 +97,7 @@ Result<std::vector<const Projection*>> Chosen(const std::vector<Projection>& kno
 }
 
 int List(Cli& cli, const ProjectArgs& args) {
-  auto url = ReadStoreUrl(cli, args);
-  if (!url.ok()) return cli.Fail(url.status());
-  auto db = ReadStore::Open(*url);
+  auto db = OpenReadStore(cli, args);
   if (!db.ok()) return cli.Fail(db.status());
   auto all = ListProjections(**db);
   if (!all.ok()) return cli.Fail(all.status());
@@ -109,9 +113,7 @@ int List(Cli& cli, const ProjectArgs& args) {
 }
 
 int Operator(Cli& cli, const ProjectArgs& args, bool skip) {
-  auto url = ReadStoreUrl(cli, args);
-  if (!url.ok()) return cli.Fail(url.status());
-  auto db = ReadStore::Open(*url);
+  auto db = OpenReadStore(cli, args);
   if (!db.ok()) return cli.Fail(db.status());
   for (const auto& name : args.names) {
     Status s = skip ? SkipProjection(**db, name) : RetryProjection(**db, name);

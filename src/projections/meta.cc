@@ -6,9 +6,16 @@ namespace indelible::projections {
 namespace {
 
 constexpr std::string_view kColumns =
-    "name, version, generation, position, tables, building_generation, building_position, "
-    "building_tables, blocked_at, blocked_reason, operator_action, "
-    "(SELECT COUNT(*) FROM indelible_parked WHERE projection = p.name)";
+    "SELECT name, version, generation, position, tables, building_generation, "
+    "building_position, building_tables, blocked_at, blocked_reason, operator_action";
+
+// LockRow starts every batch: it leaves out the parked count (for status).
+const std::string& LockSql(SqlDialect dialect) {
+  static const std::string sqlite =
+      std::string(kColumns) + " FROM indelible_projections WHERE name = $1";
+  static const std::string postgres = sqlite + " FOR UPDATE";
+  return dialect == SqlDialect::kPostgres ? postgres : sqlite;
+}
 
 std::vector<std::string> SplitNames(const std::string& text) {
   std::vector<std::string> names;
@@ -36,12 +43,15 @@ MetaRow FromRow(const SqlRow& r) {
     row.blocked_at = static_cast<std::uint64_t>(SqlInt(r[8]));
   row.blocked_reason = SqlText(r[9]);
   row.operator_action = SqlText(r[10]);
-  row.parked = SqlInt(r[11]);
+  if (r.size() > 11) row.parked = SqlInt(r[11]);
   return row;
 }
 
 std::string Select(std::string_view where) {
-  return "SELECT " + std::string(kColumns) + " FROM indelible_projections p " + std::string(where);
+  return std::string(kColumns) +
+         ", (SELECT COUNT(*) FROM indelible_parked WHERE projection = p.name) "
+         "FROM indelible_projections p " +
+         std::string(where);
 }
 
 }  // namespace
@@ -70,9 +80,7 @@ Status EnsureMetaTables(ReadStore& db) {
 Result<std::optional<MetaRow>> LockRow(SqlTransaction& tx, SqlDialect dialect,
                                        std::string_view name) {
   // SQLite's BEGIN IMMEDIATE already holds the database's write lock.
-  auto rows = tx.Query(
-      Select(dialect == SqlDialect::kPostgres ? "WHERE name = $1 FOR UPDATE" : "WHERE name = $1"),
-      {std::string(name)});
+  auto rows = tx.Query(LockSql(dialect), {std::string(name)});
   if (!rows.ok()) return rows.status();
   if (rows->empty()) return std::optional<MetaRow>();
   return std::optional<MetaRow>(FromRow(rows->front()));

@@ -27,7 +27,7 @@ struct MetaRow {
   std::optional<std::uint64_t> blocked_at;
   std::string blocked_reason;
   std::string operator_action;  // "retry" or "skip", set while blocked
-  std::int64_t parked = 0;
+  std::int64_t parked = 0;      // ReadRow and ReadRows only
 };
 
 // Creates the tables if missing (own transaction).

@@ -19,10 +19,10 @@
 #include <pqxx/pqxx>
 #include <stdexcept>
 #include <string>
-#include <unordered_map>
 
 #include "projections/postgres_values.h"
 #include "projections/stores.h"
+#include "projections/text_map.h"
 
 namespace indelible::projections {
 namespace {
@@ -75,7 +75,7 @@ class PostgresStore final : public ReadStore {
   std::string url_;
   std::unique_ptr<pqxx::connection> conn_;
   // Prepared statements by text, the least recently used deallocated first.
-  std::unordered_map<std::string, Cached> statements_;
+  TextMap<Cached> statements_;
   std::list<std::string> ages_;  // most recent first
   std::uint64_t next_name_ = 0;
   // The open transaction (0: none): its number, whether BEGIN has been sent,
@@ -247,7 +247,7 @@ Status PostgresStore::End(std::uint64_t tx, bool commit) {
 Result<std::string> PostgresStore::Statement(std::string_view sql,
                                              const std::vector<SqlValue>& params) {
   std::string name;
-  if (auto it = statements_.find(std::string(sql)); it != statements_.end()) {
+  if (auto it = statements_.find(sql); it != statements_.end()) {
     ages_.splice(ages_.begin(), ages_, it->second.age);
     name = it->second.name;
   } else {

@@ -24,7 +24,7 @@ CopyNames::CopyNames(const Projection& projection, std::int64_t generation)
 }
 
 const std::string& CopyNames::Expand(std::string_view sql) {
-  auto it = expanded_.find(std::string(sql));
+  auto it = expanded_.find(sql);
   if (it != expanded_.end()) return it->second;
   std::string out;
   out.reserve(sql.size() + 16);

@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <set>
 #include <string>
-#include <unordered_map>
 
 #include "indelible/projection.h"
+#include "projections/text_map.h"
 
 namespace indelible::projections {
 
@@ -23,7 +23,7 @@ class CopyNames {
  private:
   std::int64_t generation_;
   std::set<std::string, std::less<>> declared_;
-  std::unordered_map<std::string, std::string> expanded_;
+  TextMap<std::string> expanded_;
 };
 
 // Checks a projection's name and declared names before anything is written.

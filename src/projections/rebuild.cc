@@ -78,6 +78,13 @@ Status ProjectionRunner::Impl::Rebuild(
   report.target = store_.LastPosition();
   const auto began = std::chrono::steady_clock::now();
   std::uint64_t built = 0;
+  auto report_progress = [&] {
+    report.position = Position(built);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    report.events_per_second = seconds > 0 ? report.events / seconds : 0;
+    if (progress) progress(report);
+  };
   // Applies the next pages in `tx`; `until_caught_up`: all of them.
   auto apply_pages = [&](SqlTransaction& tx, bool until_caught_up) -> Result<bool> {
     CopyTransaction copy(tx, db.dialect(), names, true);
@@ -119,11 +126,7 @@ Status ProjectionRunner::Impl::Rebuild(
       return s;
     if (Status s = (*tx)->Commit(); !s.ok()) return s;
     built = through;
-    report.position = Position(built);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-    report.events_per_second = seconds > 0 ? report.events / seconds : 0;
-    if (progress) progress(report);
+    report_progress();
   }
 
   // 3. Switch: with the row locked, no live runner can commit; catch up
@@ -149,11 +152,7 @@ Status ProjectionRunner::Impl::Rebuild(
       !s.ok())
     return s;
   if (Status s = (*tx)->Commit(); !s.ok()) return s;
-  report.position = Position(built);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-  report.events_per_second = seconds > 0 ? report.events / seconds : 0;
-  if (progress) progress(report);
+  report_progress();
   return Status::Ok();
 }
 

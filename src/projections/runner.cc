@@ -118,7 +118,7 @@ Result<std::uint64_t> ProjectionRunner::Impl::Step(std::chrono::milliseconds wai
   }
   switch (result->outcome) {
     case Outcome::kApplied:
-      for (const RecordedEvent& event : events) attempts_.erase(event.position.value());
+      attempts_.clear();  // only ever the failing event, now applied
       Published(position_);
       return events.size();
     case Outcome::kFenced:

@@ -3,9 +3,9 @@
 
 #include <list>
 #include <string>
-#include <unordered_map>
 
 #include "projections/stores.h"
+#include "projections/text_map.h"
 
 namespace indelible::projections {
 namespace {
@@ -61,7 +61,7 @@ class SqliteStore final : public ReadStore {
 
   sqlite3* db_;
   // Prepared statements by text, the least recently used evicted first.
-  std::unordered_map<std::string, Cached> statements_;
+  TextMap<Cached> statements_;
   std::list<std::string> ages_;  // most recent first
 };
 
@@ -97,7 +97,7 @@ Result<std::unique_ptr<SqlTransaction>> SqliteStore::Begin() {
 }
 
 Result<SqliteStore::Cached*> SqliteStore::Prepare(std::string_view sql) {
-  auto it = statements_.find(std::string(sql));
+  auto it = statements_.find(sql);
   if (it != statements_.end()) {
     ages_.splice(ages_.begin(), ages_, it->second.age);
     return &it->second;
