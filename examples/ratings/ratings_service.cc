@@ -1,9 +1,10 @@
 #include "ratings_service.h"
 
 #include <boost/json.hpp>
-#include <charconv>
 #include <chrono>
 #include <string>
+
+#include "min_position.h"
 
 namespace ratings {
 
@@ -122,19 +123,9 @@ HttpResponse UnfollowUser(const Users& users, const HttpRequest& request) {
 // command answered), so that a client reads its own writes. Ok when there
 // is nothing to wait for.
 Status AwaitPosition(RatingsReadModel& model, const HttpRequest& request) {
-  auto it = request.query.find("minPosition");
-  if (it == request.query.end()) return Status::Ok();
-  const std::string& text = it->second;
-  std::uint64_t position = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), position);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size())
-    return Status::Invalid("minPosition",
-                           "minPosition must be a position (a non-negative integer) that a "
-                           "command answered");
-  if (!model.WaitFor(indelible::Position(position), kReadYourWrites))
-    return Status::Unavailable("the read model has not reached position " + text +
-                               " within 5 s; retry");
-  return Status::Ok();
+  return examples::AwaitMinPosition(
+      request, [&model](auto position, auto timeout) { return model.WaitFor(position, timeout); },
+      kReadYourWrites);
 }
 
 json::array Items(const std::vector<RatingView>& ratings, bool with_user, bool with_link) {

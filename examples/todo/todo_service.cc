@@ -3,6 +3,8 @@
 #include <boost/json.hpp>
 #include <charconv>
 
+#include "min_position.h"
+
 namespace todo {
 
 namespace json = boost::json;
@@ -203,18 +205,10 @@ HttpResponse Delete(indelible::Store& store, TodoReadModel& model, const HttpReq
 // GET /todo?minPosition=P: the list once the read model has applied every
 // event up to P (a position a write returned), waiting up to 2 s.
 HttpResponse List(TodoReadModel& model, const HttpRequest& request) {
-  auto min = request.query.find("minPosition");
-  if (min != request.query.end()) {
-    std::uint64_t position = 0;
-    const std::string& text = min->second;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), position);
-    if (ec != std::errc() || end != text.data() + text.size())
-      return HttpResponse::Error(
-          Status::Invalid("minPosition", "minPosition must be a position, like 42"));
-    if (!model.WaitFor(indelible::Position(position), kReadYourWrites))
-      return HttpResponse::Error(
-          Status::Unavailable("the read model has not reached position " + text + " yet; retry"));
-  }
+  Status reached = examples::AwaitMinPosition(
+      request, [&model](auto position, auto timeout) { return model.WaitFor(position, timeout); },
+      kReadYourWrites);
+  if (!reached.ok()) return HttpResponse::Error(reached);
   auto todos = model.List();
   if (!todos.ok()) return HttpResponse::Error(todos.status());
   json::array out;
