@@ -15,9 +15,17 @@ packages=(
   libpq-dev libpqxx-dev postgresql-15
   # The SQLite read store (the embedded default for read models), and its shell.
   libsqlite3-dev sqlite3
+  # The DynamoDB client: TLS and SigV4's SHA-256/HMAC. Its test servers
+  # (scripts/dynamodb.sh): DynamoDB Local runs on Java 17; dynalite, and the
+  # reference SigV4 signer of the tests, on Node.js (npm fetches them).
+  libssl-dev openjdk-17-jre-headless nodejs
   libgtest-dev libgmock-dev
   clang-format
 )
+
+# Debian's npm is a package of its own; Node.js from elsewhere (NodeSource)
+# brings npm with it and conflicts with Debian's npm package.
+command -v npm >/dev/null 2>&1 || packages+=(npm)
 
 missing=()
 for p in "${packages[@]}"; do
