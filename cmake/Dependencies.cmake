@@ -5,6 +5,8 @@ find_package(boost_json 1.81 CONFIG REQUIRED)
 find_package(boost_url 1.81 CONFIG REQUIRED)
 find_package(boost_headers 1.81 CONFIG REQUIRED)
 find_package(ZLIB REQUIRED)
+# libssl-dev: the DynamoDB client's TLS and SigV4 (SHA-256, HMAC).
+find_package(OpenSSL REQUIRED)
 find_package(fmt CONFIG REQUIRED)
 find_package(CLI11 CONFIG REQUIRED)
 # libnats-dev (the NATS JetStream relay): through pkg-config, because

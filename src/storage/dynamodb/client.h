@@ -1,0 +1,107 @@
+// Client: a synchronous client of DynamoDB's JSON protocol (API version
+// 2012-08-10). Every operation is `POST /` with
+// `X-Amz-Target: DynamoDB_20120810.<Operation>`, a JSON body
+// (application/x-amz-json-1.0) and a SigV4 signature (service `dynamodb`).
+// Requests and answers are boost::json objects shaped as the DynamoDB API
+// reference has them; this class knows no operation by name.
+//
+// Concurrency: thread-safe. A call borrows a keep-alive connection from a
+// small pool, or opens one when none is idle, and hands it back after: N
+// threads calling at once use N connections, and up to
+// `max_idle_connections` stay open between calls.
+//
+// Retries: a call is tried up to `retry.max_attempts` times, waiting with
+// exponential back-off and full jitter (retry.h) between attempts, when an
+// attempt is throttled, meets a server error (HTTP 5xx) or a transaction
+// conflict, or fails in transport (cannot connect, connection lost, no
+// answer within `request_timeout`). A request whose connection was lost may
+// have been applied before the answer was lost, so a retried write may meet
+// its own effect (a failed condition, say): callers make writes idempotent
+// or recognise their own item. Every other error is returned at once.
+//
+// Lifetime: a Client must outlive its calls; destroying it closes the idle
+// connections.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "indelible/result.h"
+#include "storage/dynamodb/credentials.h"
+#include "storage/dynamodb/retry.h"
+#include "storage/dynamodb/url.h"
+
+namespace indelible::dynamodb {
+
+struct ClientOptions {
+  Endpoint endpoint;  // ParseEndpoint("http://127.0.0.1:8000")
+  std::string region;
+  Credentials credentials;
+  // Resolving, connecting and the TLS handshake, together.
+  std::chrono::milliseconds connect_timeout{3000};
+  // Sending one request and reading its whole answer (each attempt).
+  std::chrono::milliseconds request_timeout{10000};
+  RetryPolicy retry;
+  std::size_t max_idle_connections = 16;
+  // PEM certificates trusted besides the system's (https only): a private
+  // CA, or a test server's own. Empty: the system's store alone.
+  std::string ca_file;
+  // The X-Amz-Target before the operation's name: DynamoDB's, or
+  // "DynamoDBStreams_20120810." for the Streams API (same signing name).
+  std::string target_prefix = "DynamoDB_20120810.";
+
+  // The options a store URL asks for; unset values keep their defaults.
+  static ClientOptions FromUrl(const StoreUrl& url, Credentials credentials);
+};
+
+// The outcome of one call, retries included.
+struct [[nodiscard]] Reply {
+  Status status;
+  // The answer when ok; otherwise DynamoDB's error document, whose extra
+  // members (Item, CancellationReasons: errors.h) callers may use. Empty when
+  // there was no answer (transport errors).
+  boost::json::object body;
+  // DynamoDB's error type without its namespace
+  // ("ConditionalCheckFailedException"); empty when ok or without answer.
+  std::string error_type;
+  int attempts = 0;
+
+  bool ok() const { return status.ok(); }
+};
+
+// What a client has done since it was made. Monotonic; read at any time.
+struct ClientCounters {
+  std::uint64_t calls = 0;      // Call()s
+  std::uint64_t requests = 0;   // HTTP requests sent, every attempt counted
+  std::uint64_t retries = 0;    // attempts after the first
+  std::uint64_t throttles = 0;  // attempts refused as throttled
+  std::uint64_t connects = 0;   // connections opened
+  std::uint64_t failures = 0;   // calls that returned an error
+};
+
+class Client {
+ public:
+  // Errors: invalid when ca_file cannot be loaded.
+  static Result<std::unique_ptr<Client>> Create(ClientOptions options);
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  // Calls `operation` ("PutItem", "TransactWriteItems", ...) with `request`.
+  // Errors are mapped as errors.h says.
+  Reply Call(std::string_view operation, const boost::json::object& request);
+
+  ClientCounters counters() const;
+  const ClientOptions& options() const;
+
+ private:
+  struct Impl;
+  explicit Client(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace indelible::dynamodb

@@ -1,0 +1,143 @@
+#include "storage/dynamodb/url.h"
+
+#include <fmt/format.h>
+
+#include <boost/url/parse.hpp>
+#include <cctype>
+#include <charconv>
+
+namespace indelible::dynamodb {
+namespace {
+
+Status BadUrl(std::string_view field, std::string message) {
+  return Status::Invalid(std::string(field), std::move(message));
+}
+
+Result<Endpoint> MakeEndpoint(bool tls, std::string host, std::string port,
+                              std::string_view field) {
+  if (host.empty()) return BadUrl(field, "the URL names no host");
+  const std::string standard = tls ? "443" : "80";
+  if (port.empty()) port = standard;
+  int number = 0;
+  const auto [end, error] = std::from_chars(port.data(), port.data() + port.size(), number);
+  if (error != std::errc() || end != port.data() + port.size() || number < 1 || number > 65535)
+    return BadUrl(field, fmt::format("port '{}' is not a number from 1 to 65535", port));
+  Endpoint e;
+  e.tls = tls;
+  e.host = host;
+  e.port = port;
+  const std::string bracketed = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+  e.host_header = port == standard ? bracketed : bracketed + ":" + port;
+  e.url = std::string(tls ? "https://" : "http://") + e.host_header;
+  return e;
+}
+
+// Table names allow A-Z a-z 0-9 _ - . and 255 characters; the prefix
+// leaves room for the store's own part.
+bool ValidPrefix(std::string_view prefix) {
+  if (prefix.size() > 200) return false;
+  for (char c : prefix)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.')
+      return false;
+  return true;
+}
+
+// AWS's own endpoints name their region: dynamodb.eu-west-1.amazonaws.com
+// (and -fips, and .com.cn in China). Empty for any other host.
+std::string RegionOfHost(std::string_view host) {
+  for (std::string_view suffix : {".amazonaws.com", ".amazonaws.com.cn"}) {
+    for (std::string_view prefix : {"dynamodb.", "dynamodb-fips."}) {
+      if (host.size() <= prefix.size() + suffix.size() || !host.starts_with(prefix) ||
+          !host.ends_with(suffix))
+        continue;
+      const auto region = host.substr(prefix.size(), host.size() - prefix.size() - suffix.size());
+      bool plain = true;
+      for (char c : region) plain &= (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+      if (plain) return std::string(region);
+    }
+  }
+  return "";
+}
+
+Result<int> Number(std::string_view name, std::string_view value, int min, int max) {
+  int number = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
+  if (error != std::errc() || end != value.data() + value.size() || number < min || number > max)
+    return BadUrl("url", fmt::format("{}={} is not a number from {} to {}", name, value, min, max));
+  return number;
+}
+
+}  // namespace
+
+Result<Endpoint> ParseEndpoint(std::string_view url) {
+  auto parsed = boost::urls::parse_uri(url);
+  if (!parsed) return BadUrl("endpoint", fmt::format("'{}' is not a URL", url));
+  const std::string scheme = parsed->scheme();
+  if (scheme != "http" && scheme != "https")
+    return BadUrl("endpoint", fmt::format("'{}' is not an http:// or https:// URL", url));
+  if ((!parsed->path().empty() && parsed->path() != "/") || parsed->has_query() ||
+      parsed->has_fragment() || parsed->has_userinfo())
+    return BadUrl("endpoint",
+                  fmt::format("'{}' must be scheme://host[:port], without path or query", url));
+  std::string host = parsed->host_address();
+  return MakeEndpoint(scheme == "https", host, parsed->port(), "endpoint");
+}
+
+Result<StoreUrl> ParseStoreUrl(std::string_view url, const EnvLookup& env) {
+  auto parsed = boost::urls::parse_uri(url);
+  if (!parsed || parsed->scheme() != "dynamodb")
+    return BadUrl("url", fmt::format("'{}' is not a dynamodb://HOST[:PORT][?...] URL", url));
+  if ((!parsed->path().empty() && parsed->path() != "/") || parsed->has_fragment() ||
+      parsed->has_userinfo())
+    return BadUrl("url", fmt::format("'{}': a dynamodb:// URL has no path, fragment or user "
+                                     "(credentials come from the environment)",
+                                     url));
+  StoreUrl out;
+  bool tls = true;
+  std::string port = parsed->port();
+  for (const auto& param : parsed->params()) {
+    const std::string& name = param.key;
+    const std::string& value = param.value;
+    if (name == "region") {
+      out.region = value;
+    } else if (name == "prefix") {
+      if (!ValidPrefix(value))
+        return BadUrl("url", fmt::format("prefix '{}' may hold only A-Z a-z 0-9 _ - . (at most "
+                                         "200 of them)",
+                                         value));
+      out.table_prefix = value;
+    } else if (name == "tls") {
+      if (value != "0" && value != "1")
+        return BadUrl("url", fmt::format("tls={} must be 0 or 1", value));
+      tls = value == "1";
+    } else if (name == "connect_timeout_ms" || name == "request_timeout_ms") {
+      auto n = Number(name, value, 1, 3'600'000);
+      if (!n.ok()) return n.status();
+      (name == "connect_timeout_ms" ? out.connect_timeout : out.request_timeout) =
+          std::chrono::milliseconds(*n);
+    } else if (name == "max_attempts") {
+      auto n = Number(name, value, 1, 100);
+      if (!n.ok()) return n.status();
+      out.max_attempts = *n;
+    } else if (name == "ca_file") {
+      out.ca_file = value;
+    } else {
+      return BadUrl("url", fmt::format("unknown parameter '{}' (known: region, prefix, tls, "
+                                       "connect_timeout_ms, request_timeout_ms, max_attempts, "
+                                       "ca_file)",
+                                       name));
+    }
+  }
+  auto endpoint = MakeEndpoint(tls, parsed->host_address(), port, "url");
+  if (!endpoint.ok()) return endpoint.status();
+  out.endpoint = std::move(*endpoint);
+  if (out.region.empty()) out.region = RegionOfHost(out.endpoint.host);
+  if (out.region.empty())
+    out.region = env("AWS_REGION").value_or(env("AWS_DEFAULT_REGION").value_or(""));
+  if (out.region.empty())
+    return BadUrl("url",
+                  fmt::format("'{}' names no region: add ?region=..., or set AWS_REGION", url));
+  return out;
+}
+
+}  // namespace indelible::dynamodb

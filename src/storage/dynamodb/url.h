@@ -1,0 +1,56 @@
+// Where a DynamoDB store lives: the endpoint of the service, and
+// `dynamodb://` store URLs (docs/DYNAMODB.md, "Store URLs"):
+//
+//   dynamodb://HOST[:PORT][?region=R&prefix=P&tls=0|1&connect_timeout_ms=N
+//                          &request_timeout_ms=N&max_attempts=N&ca_file=PATH]
+//
+//   dynamodb://dynamodb.eu-west-1.amazonaws.com?prefix=shop_
+//   dynamodb://127.0.0.1:8000?region=us-east-1&prefix=ib_&tls=0
+//
+// Values, parsed by pure functions: safe from any thread.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "indelible/result.h"
+#include "storage/dynamodb/credentials.h"
+
+namespace indelible::dynamodb {
+
+struct Endpoint {
+  bool tls = true;
+  std::string host;  // a name or an address; IPv6 without brackets
+  std::string port;  // "443"
+  // "https://host" or "http://host:port": for messages, and the Host header
+  // ("host" or "host:port" when the port is not the scheme's own).
+  std::string url;
+  std::string host_header;
+};
+
+// http://HOST[:PORT] or https://HOST[:PORT], with at most a trailing "/".
+// Errors: invalid (field "endpoint").
+Result<Endpoint> ParseEndpoint(std::string_view url);
+
+struct StoreUrl {
+  Endpoint endpoint;
+  // From region=, else from an AWS host name (dynamodb.REGION.amazonaws.com),
+  // else AWS_REGION, else AWS_DEFAULT_REGION.
+  std::string region;
+  // Put before the name of every table the store uses (prefix= , default
+  // "indelible_"), so that several stores share one account.
+  std::string table_prefix = "indelible_";
+  // Unset: the client's defaults (client.h).
+  std::optional<std::chrono::milliseconds> connect_timeout;
+  std::optional<std::chrono::milliseconds> request_timeout;
+  std::optional<int> max_attempts;
+  std::string ca_file;  // extra trusted certificates (PEM) for https
+};
+
+// Errors: invalid (field "url"), naming the parameter at fault; an unknown
+// parameter is an error, so that a typo does not go unnoticed.
+Result<StoreUrl> ParseStoreUrl(std::string_view url, const EnvLookup& env = ProcessEnv);
+
+}  // namespace indelible::dynamodb

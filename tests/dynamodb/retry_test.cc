@@ -1,0 +1,126 @@
+// Retries, timeouts and connection handling of the client, against a
+// scripted server (fake_dynamodb.h): the emulators never throttle.
+#include <gtest/gtest.h>
+
+#include "fake_dynamodb.h"
+#include "storage/dynamodb/client.h"
+
+namespace indelible::dynamodb {
+namespace {
+
+// Short waits, so that the tests stay quick: the policy itself is
+// errors_test.cc's.
+std::unique_ptr<Client> MakeClient(const std::string& endpoint, int max_attempts = 5) {
+  ClientOptions o;
+  o.endpoint = *ParseEndpoint(endpoint);
+  o.region = "us-east-1";
+  o.credentials = {"AKID", "secret", "", "test"};
+  o.connect_timeout = std::chrono::milliseconds(1000);
+  o.request_timeout = std::chrono::milliseconds(300);
+  o.retry = {max_attempts, std::chrono::milliseconds(1), std::chrono::milliseconds(10)};
+  return Client::Create(o).value();
+}
+
+TEST(Retry, ThrottlesAreRetriedAndCounted) {
+  FakeDynamoDb server;
+  server.Script({FakeDynamoDb::Throttled(), FakeDynamoDb::Throttled()});
+  auto client = MakeClient(server.endpoint());
+  Reply reply = client->Call("GetItem", {{"TableName", "t"}});
+  ASSERT_TRUE(reply.ok()) << reply.status.ToString();
+  EXPECT_EQ(reply.attempts, 3);
+  const auto c = client->counters();
+  EXPECT_EQ(c.calls, 1u);
+  EXPECT_EQ(c.requests, 3u);
+  EXPECT_EQ(c.retries, 2u);
+  EXPECT_EQ(c.throttles, 2u);
+  EXPECT_EQ(c.failures, 0u);
+  EXPECT_EQ(c.connects, 1u);  // a 400 keeps the connection
+  EXPECT_EQ(server.requests(), 3);
+}
+
+TEST(Retry, ServerErrorsGiveUpAfterMaxAttempts) {
+  FakeDynamoDb server;
+  server.Script({FakeDynamoDb::ServerError(), FakeDynamoDb::ServerError(),
+                 FakeDynamoDb::ServerError(), FakeDynamoDb::ServerError()});
+  auto client = MakeClient(server.endpoint(), 3);
+  Reply reply = client->Call("PutItem", {});
+  ASSERT_FALSE(reply.ok());
+  EXPECT_EQ(reply.status.code(), ErrorCode::kUnavailable);
+  EXPECT_EQ(reply.error_type, "InternalServerError");
+  EXPECT_NE(reply.status.message().find("(after 3 attempts)"), std::string::npos)
+      << reply.status.message();
+  EXPECT_EQ(server.requests(), 3);
+  EXPECT_EQ(client->counters().failures, 1u);
+}
+
+TEST(Retry, ValidationErrorsAreNotRetried) {
+  FakeDynamoDb server;
+  server.Script({{400, R"({"__type":"com.amazon.coral.validate#ValidationException",
+                           "message":"bad"})"}});
+  auto client = MakeClient(server.endpoint());
+  Reply reply = client->Call("PutItem", {});
+  EXPECT_EQ(reply.status.code(), ErrorCode::kInvalid);
+  EXPECT_EQ(reply.attempts, 1);
+  EXPECT_EQ(server.requests(), 1);
+}
+
+TEST(Retry, DamagedBodyIsRetried) {
+  FakeDynamoDb server;
+  server.Script({{200, R"({"Item":{}})", false, false, true}});
+  auto client = MakeClient(server.endpoint());
+  Reply reply = client->Call("GetItem", {});
+  ASSERT_TRUE(reply.ok()) << reply.status.ToString();
+  EXPECT_EQ(reply.attempts, 2);
+  EXPECT_EQ(client->counters().retries, 1u);
+}
+
+TEST(Retry, NoAnswerTimesOutAndIsRetried) {
+  FakeDynamoDb server;
+  FakeDynamoDb::Answer silent;
+  silent.no_answer = true;
+  server.Script({silent});
+  auto client = MakeClient(server.endpoint());
+  const auto start = std::chrono::steady_clock::now();
+  Reply reply = client->Call("GetItem", {});
+  ASSERT_TRUE(reply.ok()) << reply.status.ToString();
+  EXPECT_EQ(reply.attempts, 2);
+  // The silent connection was dropped after the timeout, and a new one made.
+  EXPECT_EQ(server.connections(), 2);
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(300));
+}
+
+TEST(Retry, ConnectionRefusedIsUnavailableAfterRetries) {
+  std::string endpoint;
+  {
+    FakeDynamoDb gone;  // a port that was free a moment ago, and is closed now
+    endpoint = gone.endpoint();
+  }
+  auto client = MakeClient(endpoint, 3);
+  Reply reply = client->Call("GetItem", {});
+  ASSERT_FALSE(reply.ok());
+  EXPECT_EQ(reply.status.code(), ErrorCode::kUnavailable);
+  EXPECT_NE(reply.status.message().find("connection refused"), std::string::npos)
+      << reply.status.message();
+  EXPECT_EQ(client->counters().connects, 3u);
+  EXPECT_EQ(client->counters().retries, 2u);
+}
+
+TEST(Retry, ConnectionClosedWhileIdleIsReplacedQuietly) {
+  FakeDynamoDb server;
+  FakeDynamoDb::Answer then_close;
+  then_close.close_after = true;
+  server.Script({then_close});
+  auto client = MakeClient(server.endpoint());
+  ASSERT_TRUE(client->Call("GetItem", {}).ok());
+  // The server closed the pooled connection; the next call notices before
+  // sending, and opens another without a retry.
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  Reply reply = client->Call("GetItem", {});
+  ASSERT_TRUE(reply.ok()) << reply.status.ToString();
+  EXPECT_EQ(reply.attempts, 1);
+  EXPECT_EQ(client->counters().retries, 0u);
+  EXPECT_EQ(server.connections(), 2);
+}
+
+}  // namespace
+}  // namespace indelible::dynamodb

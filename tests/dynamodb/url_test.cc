@@ -1,0 +1,86 @@
+// dynamodb:// store URLs and http(s) endpoints.
+#include "storage/dynamodb/url.h"
+
+#include <gtest/gtest.h>
+
+namespace indelible::dynamodb {
+namespace {
+
+std::optional<std::string> NoEnv(const char*) { return std::nullopt; }
+
+TEST(StoreUrl, LocalEmulator) {
+  auto u = ParseStoreUrl("dynamodb://127.0.0.1:8000?region=us-east-1&prefix=ib_&tls=0", NoEnv);
+  ASSERT_TRUE(u.ok()) << u.status().ToString();
+  EXPECT_FALSE(u->endpoint.tls);
+  EXPECT_EQ(u->endpoint.host, "127.0.0.1");
+  EXPECT_EQ(u->endpoint.port, "8000");
+  EXPECT_EQ(u->endpoint.url, "http://127.0.0.1:8000");
+  EXPECT_EQ(u->endpoint.host_header, "127.0.0.1:8000");
+  EXPECT_EQ(u->region, "us-east-1");
+  EXPECT_EQ(u->table_prefix, "ib_");
+}
+
+TEST(StoreUrl, AwsHostNamesItsRegionAndUsesTls) {
+  auto u = ParseStoreUrl("dynamodb://dynamodb.eu-west-1.amazonaws.com?prefix=shop_", NoEnv);
+  ASSERT_TRUE(u.ok()) << u.status().ToString();
+  EXPECT_TRUE(u->endpoint.tls);
+  EXPECT_EQ(u->endpoint.port, "443");
+  EXPECT_EQ(u->endpoint.url, "https://dynamodb.eu-west-1.amazonaws.com");
+  EXPECT_EQ(u->endpoint.host_header, "dynamodb.eu-west-1.amazonaws.com");
+  EXPECT_EQ(u->region, "eu-west-1");
+  EXPECT_EQ(u->table_prefix, "shop_");
+}
+
+TEST(StoreUrl, RegionFromTheEnvironmentAndTuning) {
+  auto env = [](const char* name) -> std::optional<std::string> {
+    if (std::string_view(name) == "AWS_DEFAULT_REGION") return "ca-central-1";
+    return std::nullopt;
+  };
+  auto u = ParseStoreUrl(
+      "dynamodb://[::1]:8000?tls=0&connect_timeout_ms=500&request_timeout_ms=2000&max_attempts=3",
+      env);
+  ASSERT_TRUE(u.ok()) << u.status().ToString();
+  EXPECT_EQ(u->endpoint.host, "::1");
+  EXPECT_EQ(u->endpoint.host_header, "[::1]:8000");
+  EXPECT_EQ(u->region, "ca-central-1");
+  EXPECT_EQ(u->table_prefix, "indelible_");
+  EXPECT_EQ(u->connect_timeout, std::chrono::milliseconds(500));
+  EXPECT_EQ(u->request_timeout, std::chrono::milliseconds(2000));
+  EXPECT_EQ(u->max_attempts, 3);
+}
+
+TEST(StoreUrl, MistakesAreInvalidAndSaySo) {
+  for (const auto& [url, says] : std::vector<std::pair<std::string, std::string>>{
+           {"dynamodb://localhost:8000?tls=0", "names no region"},
+           {"dynamodb://localhost?region=x&regoin=y", "unknown parameter 'regoin'"},
+           {"dynamodb://localhost?region=x&tls=yes", "tls=yes must be 0 or 1"},
+           {"dynamodb://localhost?region=x&prefix=a/b", "prefix 'a/b'"},
+           {"dynamodb://localhost:99999?region=x", "port '99999'"},
+           {"dynamodb://localhost/table?region=x", "no path"},
+           {"dynamodb://key:secret@localhost?region=x", "credentials come from the environment"},
+           {"dynamodb://localhost?region=x&max_attempts=0", "max_attempts=0"},
+           {"http://localhost:8000", "is not a dynamodb://"},
+       }) {
+    auto u = ParseStoreUrl(url, NoEnv);
+    ASSERT_FALSE(u.ok()) << url;
+    EXPECT_EQ(u.status().code(), ErrorCode::kInvalid) << url;
+    EXPECT_EQ(u.status().field(), "url") << url;
+    EXPECT_NE(u.status().message().find(says), std::string::npos) << u.status().message();
+  }
+}
+
+TEST(Endpoint, HttpAndHttps) {
+  auto e = ParseEndpoint("http://127.0.0.1:4567/");
+  ASSERT_TRUE(e.ok());
+  EXPECT_FALSE(e->tls);
+  EXPECT_EQ(e->host_header, "127.0.0.1:4567");
+  e = ParseEndpoint("https://dynamodb.us-east-1.amazonaws.com:443");
+  ASSERT_TRUE(e.ok());
+  EXPECT_TRUE(e->tls);
+  EXPECT_EQ(e->host_header, "dynamodb.us-east-1.amazonaws.com");
+  EXPECT_FALSE(ParseEndpoint("ftp://x").ok());
+  EXPECT_FALSE(ParseEndpoint("http://x/path").ok());
+}
+
+}  // namespace
+}  // namespace indelible::dynamodb

@@ -1,0 +1,89 @@
+// DynamoDbServer: a real DynamoDB-compatible server on a free loopback
+// port, in a temporary folder of its own, started and stopped through
+// scripts/dynamodb.sh (which fetches it into its cache on first use):
+// "local" is AWS's DynamoDB Local (Java), "dynalite" the Node.js one. The
+// destructor stops it (kills it if that fails) and removes the folder. Not
+// thread-safe: one test (or test suite) owns it.
+//
+// Neither server checks signatures or keys, but requests must be signed in
+// the right shape: any access key does.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+#include "testutil/temp_dir.h"
+
+namespace indelible::testutil {
+
+// Runs a shell command line; its exit status (-1 when it could not be
+// started), with what it printed (stdout and stderr) in *output.
+inline int RunCommand(const std::string& line, std::string* output) {
+  output->clear();
+  FILE* pipe = ::popen((line + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return -1;
+  char buf[256];
+  while (std::fgets(buf, sizeof(buf), pipe) != nullptr) *output += buf;
+  const int status = ::pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+inline std::string DynamoDbScript() {
+  return std::string(INDELIBLE_SOURCE_DIR) + "/scripts/dynamodb.sh";
+}
+
+class DynamoDbServer {
+ public:
+  // kind: "local" or "dynalite". in_memory: the data lives in the server's
+  // memory (faster; lost on Stop) rather than in dir()/data.
+  explicit DynamoDbServer(std::string kind, bool in_memory = true)
+      : kind_(std::move(kind)), in_memory_(in_memory), dir_(temp_.Sub("dynamodb")) {}
+  ~DynamoDbServer() {
+    if (!Run("stop")) Run("kill");
+  }
+  DynamoDbServer(const DynamoDbServer&) = delete;
+  DynamoDbServer& operator=(const DynamoDbServer&) = delete;
+
+  // Starts the server; a second Start after Stop uses the same port. False
+  // if it did not start: output() says why (no Java, npm could not fetch).
+  bool Start() {
+    if (!Run("start " + kind_, port_)) return false;
+    const auto begin = output_.rfind("http://127.0.0.1:");
+    if (begin == std::string::npos) return false;
+    endpoint_ = output_.substr(begin, output_.find_first_of("\r\n", begin) - begin);
+    port_ = endpoint_.substr(endpoint_.rfind(':') + 1);
+    return true;
+  }
+  bool Stop() { return Run("stop"); }  // SIGTERM, and waits until it is gone
+  bool Kill() { return Run("kill"); }  // SIGKILL, as in a crash
+
+  const std::string& kind() const { return kind_; }
+  // http://127.0.0.1:PORT
+  const std::string& endpoint() const { return endpoint_; }
+  int port() const { return port_.empty() ? 0 : std::stoi(port_); }
+  // The server's folder: data/, server.log, server.pid.
+  const std::string& dir() const { return dir_; }
+  // What the script printed (stdout and stderr) the last time it ran.
+  const std::string& output() const { return output_; }
+
+ private:
+  bool Run(const std::string& command, const std::string& port = "") {
+    std::string line = in_memory_ ? "INDELIBLE_DYNAMODB_IN_MEMORY=1 " : "";
+    if (command.starts_with("start")) {
+      line += DynamoDbScript() + " " + command + " '" + dir_ + "' " + port;
+    } else {
+      line += DynamoDbScript() + " " + command + " '" + dir_ + "'";
+    }
+    return RunCommand(line, &output_) == 0;
+  }
+
+  TempDir temp_;
+  std::string kind_;
+  bool in_memory_;
+  std::string dir_;
+  std::string endpoint_;
+  std::string port_;
+  std::string output_;
+};
+
+}  // namespace indelible::testutil
