@@ -29,6 +29,9 @@
 # INDELIBLE_DYNAMODB_IN_MEMORY=1 keeps the data in memory instead of
 # DIR/data (lost on stop). The server's output is DIR/server.log.
 #
+# INDELIBLE_DYNAMODB_TLS_DIR=D (dynalite only; DynamoDB Local has no TLS)
+# serves https with D/key.pem and D/cert.pem, and prints https://127.0.0.1:PORT.
+#
 # DynamoDB Local has no option to choose its address: it listens on every
 # interface of the machine, not only 127.0.0.1. dynalite listens on 127.0.0.1.
 set -euo pipefail
@@ -150,6 +153,10 @@ launch() {
       "${store[@]}" -sharedDb -disableTelemetry >>"$log" 2>&1 </dev/null) &
   else
     if [[ ${INDELIBLE_DYNAMODB_IN_MEMORY:-0} != 1 ]]; then store=(--path "$dir/data"); fi
+    if [[ -n $tls ]]; then
+      # dynalite takes the PEM texts themselves, not file names.
+      store+=(--ssl --key "$(cat "$tls/key.pem")" --cert "$(cat "$tls/cert.pem")")
+    fi
     # Tables become ACTIVE at once, as on DynamoDB Local.
     node "$modules/dynalite/cli.js" "--indelible-dir=$dir" --host 127.0.0.1 --port "$port" \
       "${store[@]}" --createTableMs 0 --deleteTableMs 0 --updateTableMs 0 \
@@ -161,6 +168,13 @@ launch() {
 start() {
   local kind=${1:?$usage} port=${2:-}
   [[ $kind == local || $kind == dynalite ]] || die "unknown server '$kind' (local or dynalite)"
+  tls=${INDELIBLE_DYNAMODB_TLS_DIR:-}
+  scheme=http
+  if [[ -n $tls ]]; then
+    [[ $kind == dynalite ]] || die "DynamoDB Local cannot serve https (INDELIBLE_DYNAMODB_TLS_DIR)"
+    [[ -r $tls/key.pem && -r $tls/cert.pem ]] || die "$tls/key.pem and $tls/cert.pem must be readable"
+    scheme=https
+  fi
   [[ -z $port || $port =~ ^[0-9]+$ ]] || die "PORT must be a number, not '$port'"
   local pid
   if pid=$(server_pid); then
@@ -170,7 +184,7 @@ start() {
       die "$dir has a $(cat "$dir/server.kind") server running: stop it first"
     [[ -z $port || $port == "$current" ]] ||
       die "the server in $dir is already running on port $current, not $port: stop it first"
-    echo "http://127.0.0.1:$current"
+    echo "$(cat "$dir/server.scheme")://127.0.0.1:$current"
     return 0
   fi
   if [[ $kind == local ]]; then
@@ -197,12 +211,15 @@ start() {
     echo "$pid" >"$dir/server.pid"
     echo "$kind" >"$dir/server.kind"
     echo "$try" >"$dir/server.port"
+    echo "$scheme" >"$dir/server.scheme"
     # The JVM takes a few seconds; a busy machine running tests in parallel
     # may take far longer.
     for ((waited = 0; waited < 1200; waited++)); do
       if ! alive "$pid"; then break; fi
-      if answers "$try"; then
-        echo "http://127.0.0.1:$try"
+      # Over https, dynalite's own word that it listens (it binds, then says so).
+      if { [[ $scheme == http ]] && answers "$try"; } ||
+        { [[ $scheme == https ]] && grep -q '^Dynalite listening at' "$log"; }; then
+        echo "$scheme://127.0.0.1:$try"
         return 0
       fi
       sleep 0.1

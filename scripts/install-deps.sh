@@ -18,7 +18,8 @@ packages=(
   # The DynamoDB client: TLS and SigV4's SHA-256/HMAC. Its test servers
   # (scripts/dynamodb.sh): DynamoDB Local runs on Java 17; dynalite, and the
   # reference SigV4 signer of the tests, on Node.js (npm fetches them).
-  libssl-dev openjdk-17-jre-headless nodejs
+  # openssl (the command) makes the certificates of the https tests.
+  libssl-dev openssl openjdk-17-jre-headless nodejs
   libgtest-dev libgmock-dev
   clang-format
 )

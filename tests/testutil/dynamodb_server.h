@@ -20,7 +20,7 @@ namespace indelible::testutil {
 // started), with what it printed (stdout and stderr) in *output.
 inline int RunCommand(const std::string& line, std::string* output) {
   output->clear();
-  FILE* pipe = ::popen((line + " 2>&1").c_str(), "r");
+  FILE* pipe = ::popen(("(" + line + ") 2>&1").c_str(), "r");
   if (pipe == nullptr) return -1;
   char buf[256];
   while (std::fgets(buf, sizeof(buf), pipe) != nullptr) *output += buf;
@@ -48,8 +48,11 @@ class DynamoDbServer {
   // if it did not start: output() says why (no Java, npm could not fetch).
   bool Start() {
     if (!Run("start " + kind_, port_)) return false;
-    const auto begin = output_.rfind("http://127.0.0.1:");
+    // The last line: http://127.0.0.1:PORT, or https:// when the script
+    // was asked for TLS (INDELIBLE_DYNAMODB_TLS_DIR).
+    auto begin = output_.rfind("://127.0.0.1:");
     if (begin == std::string::npos) return false;
+    begin = output_.find_last_of("\n", begin) + 1;  // npos + 1 == 0
     endpoint_ = output_.substr(begin, output_.find_first_of("\r\n", begin) - begin);
     port_ = endpoint_.substr(endpoint_.rfind(':') + 1);
     return true;
@@ -58,7 +61,7 @@ class DynamoDbServer {
   bool Kill() { return Run("kill"); }  // SIGKILL, as in a crash
 
   const std::string& kind() const { return kind_; }
-  // http://127.0.0.1:PORT
+  // http://127.0.0.1:PORT (https:// with INDELIBLE_DYNAMODB_TLS_DIR)
   const std::string& endpoint() const { return endpoint_; }
   int port() const { return port_.empty() ? 0 : std::stoi(port_); }
   // The server's folder: data/, server.log, server.pid.

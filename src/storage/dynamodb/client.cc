@@ -186,8 +186,10 @@ Reply Client::Call(std::string_view operation, const boost::json::object& reques
   for (int attempt = 1;; ++attempt) {
     reply.attempts = attempt;
     Attempt a = m.Send(operation, body);
-    bool retryable = true;
     std::optional<Status> error = std::move(a.transport_error);
+    // Transport errors are passing (unavailable) unless the server's
+    // certificate was refused.
+    bool retryable = !error || error->code() == ErrorCode::kUnavailable;
     reply.body.clear();
     reply.error_type.clear();
     if (!error) {

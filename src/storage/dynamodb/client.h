@@ -17,7 +17,8 @@
 // answer within `request_timeout`). A request whose connection was lost may
 // have been applied before the answer was lost, so a retried write may meet
 // its own effect (a failed condition, say): callers make writes idempotent
-// or recognise their own item. Every other error is returned at once.
+// or recognise their own item. Every other error is returned at once, an
+// https server whose certificate is not trusted too (unauthorized).
 //
 // Lifetime: a Client must outlive its calls; destroying it closes the idle
 // connections.

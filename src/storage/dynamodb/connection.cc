@@ -1,7 +1,9 @@
 #include "storage/dynamodb/connection.h"
 
 #include <fmt/format.h>
+#include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <openssl/x509.h>
 #include <poll.h>
 
 #include <boost/asio/connect.hpp>
@@ -72,11 +74,24 @@ Result<std::unique_ptr<Connection>> Connection::Open(const Endpoint& endpoint,
           c->tls_->async_handshake(asio::ssl::stream_base::client, std::move(handler));
         },
         left());
+    if (ec == beast::error::timeout)
+      return Status::Unavailable(DescribeTransportError(endpoint, ec, timeout));
+    if (ec.category() == asio::error::get_ssl_category() &&
+        ERR_GET_REASON(static_cast<unsigned long>(ec.value())) == SSL_R_CERTIFICATE_VERIFY_FAILED) {
+      // Not a passing trouble: a retry would meet the same certificate.
+      // The host name check (asio's callback) fails without a verdict of
+      // its own: OpenSSL then says "unspecified".
+      const long verdict = SSL_get_verify_result(c->tls_->native_handle());
+      return Status::Unauthorized(fmt::format(
+          "the certificate of {} is not trusted for '{}': {}; ca_file= adds a trusted CA",
+          endpoint.url, endpoint.host,
+          verdict == X509_V_OK || verdict == X509_V_ERR_UNSPECIFIED
+              ? "it names another host"
+              : X509_verify_cert_error_string(verdict)));
+    }
     if (ec)
       return Status::Unavailable(
-          ec == beast::error::timeout
-              ? DescribeTransportError(endpoint, ec, timeout)
-              : fmt::format("TLS handshake with {} failed: {}", endpoint.url, ec.message()));
+          fmt::format("TLS handshake with {} failed: {}", endpoint.url, ec.message()));
   }
   return c;
 }

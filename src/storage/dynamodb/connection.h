@@ -31,7 +31,9 @@ class Connection {
  public:
   // Resolves, connects and (https) completes the TLS handshake, verifying
   // the server's certificate and name with `tls`, all within `timeout`.
-  // `tls` must outlive the connection; null for http://. Errors: unavailable.
+  // `tls` must outlive the connection; null for http://. Errors:
+  // unavailable; unauthorized when the server's certificate is not trusted
+  // or names another host.
   static Result<std::unique_ptr<Connection>> Open(const Endpoint& endpoint,
                                                   boost::asio::ssl::context* tls,
                                                   std::chrono::milliseconds timeout);
