@@ -94,13 +94,15 @@ fetch_node() {
     { tail -5 "$cache/node/npm.log" >&2; rm -f "$cache/node/package-lock.json"; die "npm ci in $cache/node failed"; }
 }
 
+# fetch [local] [node]: what is named, or both.
 fetch() {
+  local parts=("$@")
+  [[ ${#parts[@]} -gt 0 ]] || parts=(local node)
   mkdir -p "$cache"
   # One fetch at a time: tests started in parallel all call it.
   exec 9>"$cache/.lock"
   flock 9
-  fetch_local
-  fetch_node
+  for part in "${parts[@]}"; do "fetch_$part"; done
   exec 9>&-
 }
 
@@ -192,6 +194,7 @@ start() {
   else
     need node "install Node.js (Debian: apt-get install nodejs)"
   fi
+  # Both, whichever is started: npm is needed for either anyway.
   fetch
   mkdir -p "$dir/data"
 
@@ -255,7 +258,7 @@ case "$cmd" in
     script=${2:?$usage}
     shift 2
     need node "install Node.js (Debian: apt-get install nodejs)"
-    fetch
+    fetch node
     NODE_PATH=$modules exec node "$script" "$@"
     ;;
   start | stop | kill)
