@@ -19,36 +19,25 @@ namespace {
 
 namespace json = boost::json;
 
-class DynamoDbClient : public ::testing::TestWithParam<std::string> {
+// Helpers for a test on one kind of server (the parameter): a table named
+// after the test, keyed as the event log will be.
+class DynamoDbTest : public ::testing::TestWithParam<std::string> {
  protected:
-  // One server of each kind per test process, started when first needed.
-  static testutil::DynamoDbServer& Server(const std::string& kind) {
-    static std::map<std::string, std::unique_ptr<testutil::DynamoDbServer>> servers;
-    auto& s = servers[kind];
-    if (!s) {
-      s = std::make_unique<testutil::DynamoDbServer>(kind);
-      if (!s->Start()) ADD_FAILURE() << "the " << kind << " server did not start:\n" << s->output();
-    }
-    return *s;
-  }
-  static void TearDownTestSuite() {}
-
   void SetUp() override {
-    auto& server = Server(kind());
-    ASSERT_FALSE(server.endpoint().empty()) << "no " << kind() << " server";
-    client_ = MakeClient();
-    // A table per test, named after it.
     table_ = ::testing::UnitTest::GetInstance()->current_test_info()->name();
     for (char& c : table_)
       if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   }
 
-  std::unique_ptr<Client> MakeClient(std::string target_prefix = "DynamoDB_20120810.") {
+  static std::unique_ptr<Client> MakeClient(const std::string& endpoint,
+                                            std::string target_prefix = "DynamoDB_20120810.",
+                                            RetryPolicy retry = {}) {
     ClientOptions o;
-    o.endpoint = *ParseEndpoint(Server(kind()).endpoint());
+    o.endpoint = *ParseEndpoint(endpoint);
     o.region = "us-east-1";
     o.credentials = {"AKIDTEST", "secret", "", "test"};
     o.target_prefix = std::move(target_prefix);
+    o.retry = retry;
     auto client = Client::Create(o);
     EXPECT_TRUE(client.ok()) << client.status().ToString();
     return std::move(*client);
@@ -96,6 +85,30 @@ class DynamoDbClient : public ::testing::TestWithParam<std::string> {
 
   std::unique_ptr<Client> client_;
   std::string table_;
+};
+
+// Tests on one server of each kind per test process, started when first
+// needed, in memory.
+class DynamoDbClient : public DynamoDbTest {
+ protected:
+  static testutil::DynamoDbServer& Server(const std::string& kind) {
+    static std::map<std::string, std::unique_ptr<testutil::DynamoDbServer>> servers;
+    auto& s = servers[kind];
+    if (!s) {
+      s = std::make_unique<testutil::DynamoDbServer>(kind);
+      if (!s->Start()) ADD_FAILURE() << "the " << kind << " server did not start:\n" << s->output();
+    }
+    return *s;
+  }
+
+  void SetUp() override {
+    DynamoDbTest::SetUp();
+    ASSERT_FALSE(Server(kind()).endpoint().empty()) << "no " << kind() << " server";
+    client_ = MakeClient();
+  }
+  std::unique_ptr<Client> MakeClient(std::string target_prefix = "DynamoDB_20120810.") {
+    return DynamoDbTest::MakeClient(Server(kind()).endpoint(), std::move(target_prefix));
+  }
 };
 
 TEST_P(DynamoDbClient, CreatePutQueryAndCount) {
@@ -282,7 +295,40 @@ TEST_P(DynamoDbClient, TimeToLiveAndStreams) {
   }
 }
 
+// A real retry case: the server goes away and comes back on its port with
+// its data (persistent, not in memory). A call made while it is down is
+// refused, retried with back-off, and succeeds once it is up again; the
+// client's pooled connection to the old server is replaced on the way.
+using DynamoDbRestart = DynamoDbTest;
+
+TEST_P(DynamoDbRestart, CallsRideOutARestart) {
+  testutil::DynamoDbServer server(kind(), /*in_memory=*/false);
+  ASSERT_TRUE(server.Start()) << server.output();
+  // Enough attempts to span a JVM's start (seconds) many times over.
+  client_ = MakeClient(server.endpoint(), "DynamoDB_20120810.",
+                       {40, std::chrono::milliseconds(25), std::chrono::milliseconds(500)});
+  CreateTable();
+  ASSERT_TRUE(client_->Call("PutItem", PutNew(Event("kept", 0, "BeforeRestart"))).ok());
+
+  ASSERT_TRUE(server.Stop()) << server.output();
+  bool restarted = false;
+  std::thread restart([&] { restarted = server.Start(); });
+  Reply get =
+      client_->Call("GetItem", {{"TableName", table_},
+                                {"Key", {{"stream", {{"S", "kept"}}}, {"version", {{"N", "0"}}}}},
+                                {"ConsistentRead", true}});
+  restart.join();
+  ASSERT_TRUE(restarted) << server.output();
+  ASSERT_TRUE(get.ok()) << get.status.ToString();
+  EXPECT_GE(get.attempts, 2);  // refused at least once while down
+  EXPECT_GE(client_->counters().retries, 1u);
+  ASSERT_TRUE(get.body.contains("Item")) << "the data did not survive the restart";
+  EXPECT_EQ(get.body.at("Item").at("type").at("S"), "BeforeRestart");
+}
+
 INSTANTIATE_TEST_SUITE_P(Servers, DynamoDbClient, ::testing::Values("local", "dynalite"),
+                         [](const auto& p) { return p.param; });
+INSTANTIATE_TEST_SUITE_P(Servers, DynamoDbRestart, ::testing::Values("local", "dynalite"),
                          [](const auto& p) { return p.param; });
 
 }  // namespace
