@@ -36,16 +36,11 @@ class Problems {
 Status EmbeddedStore::Check(const ProgressFn& progress) {
   Problems problems;
   const std::uint64_t last = std::max<std::uint64_t>(LastPosition().value(), 1);
-  rocksdb::ReadOptions read;
-  read.snapshot = TakeSnapshot();
+  const View snapshot = ReadView();
+  rocksdb::ReadOptions read = ReadAt(snapshot);
   read.verify_checksums = true;
   read.readahead_size = 4 * 1024 * 1024;
   read.total_order_seek = true;  // heads and ids have hash memtables
-  struct SnapshotRelease {
-    const EmbeddedStore* store;
-    const rocksdb::Snapshot* s;
-    ~SnapshotRelease() { store->ReleaseSnapshot(s); }
-  } release{this, read.snapshot};
 
   // 1. The log: contiguous positions, sound records, and for each event the
   //    id and stream index entries that must point back at it.

@@ -23,8 +23,8 @@ Result<std::optional<std::string>> EmbeddedStore::LoadCheckpoint(std::string_vie
   if (Status s = ValidateCheckpointName(name); !s.ok()) return s;
   const std::string key = CheckpointKey(name);
   std::string value;
-  rocksdb::Status s =
-      db_->Get(rocksdb::ReadOptions(), db_->DefaultColumnFamily(), ToSlice(key), &value);
+  const View view = ReadView();
+  rocksdb::Status s = db_->Get(ReadAt(view), db_->DefaultColumnFamily(), ToSlice(key), &value);
   if (s.IsNotFound()) return std::optional<std::string>();
   if (!s.ok()) return FromRocks(s, "loading a checkpoint");
   auto payload = DecodeCheckpoint(key, value, true);
@@ -37,8 +37,8 @@ Result<std::vector<std::pair<std::string, std::string>>> EmbeddedStore::ListChec
     std::string_view prefix) {
   const std::string start = CheckpointKey(prefix);
   std::vector<std::pair<std::string, std::string>> found;
-  std::unique_ptr<rocksdb::Iterator> it(
-      db_->NewIterator(rocksdb::ReadOptions(), db_->DefaultColumnFamily()));
+  const View view = ReadView();
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ReadAt(view), db_->DefaultColumnFamily()));
   for (it->Seek(ToSlice(start)); it->Valid() && ToView(it->key()).starts_with(start); it->Next()) {
     auto payload = DecodeCheckpoint(ToView(it->key()), ToView(it->value()), true);
     if (!payload)

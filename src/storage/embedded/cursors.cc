@@ -75,7 +75,7 @@ class AllCursor final : public EventCursor {
 // when that misses.
 class StreamCursor final : public EventCursor {
  public:
-  StreamCursor(const EmbeddedStore& store, std::string_view stream,
+  StreamCursor(const EmbeddedStore& store, EmbeddedStore::View view, std::string_view stream,
                const ReadStreamOptions& options, std::int64_t from, std::int64_t low,
                std::int64_t high)
       : stream_(stream),
@@ -84,32 +84,23 @@ class StreamCursor final : public EventCursor {
         low_(low),
         high_(high),
         next_(from),
-        store_(store),
+        snapshot_(std::move(view)),
         db_(store.db()) {
     lower_ = StreamVersionKey(stream, low);
     upper_ = StreamVersionKey(stream, high + 1);
     lower_slice_ = rocksdb::Slice(lower_);
     upper_slice_ = rocksdb::Slice(upper_);
-    // Both iterators read the same snapshot of the database. (A follower
+    // Both iterators read the view the head was read from. (A follower
     // has none, but its view moves only on catch-up, and the log iterator,
     // made second, can only be newer than the index: harmless.)
-    snapshot_ = store.TakeSnapshot();
-    rocksdb::ReadOptions read;
-    read.snapshot = snapshot_;
+    rocksdb::ReadOptions read = EmbeddedStore::ReadAt(snapshot_);
     read.iterate_lower_bound = &lower_slice_;
     read.iterate_upper_bound = &upper_slice_;
     index_.reset(db_->NewIterator(read, store.streams()));
-    rocksdb::ReadOptions log_read;
-    log_read.snapshot = snapshot_;
-    log_.reset(db_->NewIterator(log_read, store.log()));
+    log_.reset(db_->NewIterator(EmbeddedStore::ReadAt(snapshot_), store.log()));
     if (next_ < low_ || next_ > high_) return;
     SeekIndex();
     Settle();
-  }
-  ~StreamCursor() override {
-    index_.reset();
-    log_.reset();
-    store_.ReleaseSnapshot(snapshot_);
   }
   bool Valid() const override { return valid_; }
   void Next() override {
@@ -203,11 +194,10 @@ class StreamCursor final : public EventCursor {
   const std::size_t limit_;
   const std::int64_t low_, high_;
   std::int64_t next_;
-  const EmbeddedStore& store_;
+  const EmbeddedStore::View snapshot_;  // outlives the iterators below
   rocksdb::DB* const db_;
   std::string lower_, upper_;
   rocksdb::Slice lower_slice_, upper_slice_;
-  const rocksdb::Snapshot* snapshot_ = nullptr;
   std::unique_ptr<rocksdb::Iterator> index_, log_;
   std::uint32_t run_left_ = 0;  // events of the current run still ahead in the log
   bool index_stale_ = false;    // index_ lags behind next_ after walking a run
@@ -221,7 +211,8 @@ class StreamCursor final : public EventCursor {
 
 Result<std::unique_ptr<EventCursor>> EmbeddedStore::ReadStream(std::string_view stream,
                                                                const ReadStreamOptions& options) {
-  auto head = Head(stream);
+  View view = ReadView();
+  auto head = HeadAt(view, stream);
   if (!head.ok()) return head.status();
   if (head->deleted && !options.include_deleted)
     return Status::NotFound(fmt::format("stream '{}' is deleted", Printable(stream)), true);
@@ -233,7 +224,8 @@ Result<std::unique_ptr<EventCursor>> EmbeddedStore::ReadStream(std::string_view 
   } else {
     from = std::min(high, options.from ? options.from->value() : high);
   }
-  return std::unique_ptr<EventCursor>(new StreamCursor(*this, stream, options, from, low, high));
+  return std::unique_ptr<EventCursor>(
+      new StreamCursor(*this, std::move(view), stream, options, from, low, high));
 }
 
 Result<std::unique_ptr<EventCursor>> EmbeddedStore::ReadAll(const ReadAllOptions& options) {

@@ -112,7 +112,7 @@ struct EmbeddedStore::Group {
 };
 
 Result<std::unique_ptr<Store>> EmbeddedStore::Open(const std::string& path,
-                                                   const StoreOptions& options) {
+                                                   const StoreOptions& options, rocksdb::Env* env) {
   std::error_code ec;
   if (!options.create_if_missing && !std::filesystem::exists(path, ec))
     return Status::NotFound(fmt::format("data folder '{}' does not exist", path));
@@ -128,6 +128,7 @@ Result<std::unique_ptr<Store>> EmbeddedStore::Open(const std::string& path,
   }
 
   rocksdb::DBOptions db_options;
+  if (env != nullptr) db_options.env = env;
   db_options.create_if_missing = options.create_if_missing;
   db_options.create_missing_column_families = true;
   db_options.max_background_jobs = 2;
@@ -202,6 +203,9 @@ Result<std::unique_ptr<Store>> EmbeddedStore::Open(const std::string& path,
   // the last key of the log, one seek.
   store->last_position_ = last->value();
   store->next_position_ = store->last_position_ + 1;
+  // Everything RocksDB recovered is in its log (and the format marker was
+  // written with a sync): the store starts durable.
+  if (store->pipelined()) store->durable_view_ = store->NewSnapshot();
 
   if (options.durability == Durability::kInterval)
     store->sync_thread_ = std::thread([raw = store.get()] { raw->SyncLoop(); });
@@ -225,6 +229,10 @@ EmbeddedStore::~EmbeddedStore() {
     std::error_code ec;
     std::filesystem::remove_all(secondary_path_, ec);
   }
+  // Snapshots must be released before the database closes; every cursor
+  // (which holds a view) is gone by now.
+  durable_view_.reset();
+  unsynced_.view.reset();
   if (db_ != nullptr) {
     if (options_.durability == Durability::kInterval) (void)db_->SyncWAL();
     // RocksDB keeps memtables in its write-ahead log on close; the next open
@@ -291,12 +299,14 @@ std::vector<Result<CommitResult>> EmbeddedStore::CommitEach(std::vector<CommitRe
 }
 
 // Tickets: writers are numbered as they queue, and a group is always a
-// prefix of the queue, so one number says everything: every ticket up to
-// done_through_ has its result, and the writer of ticket done_through_ + 1
-// leads next. Waiters watch that one atomic, and a leader wakes a whole
-// group with one futex call (broadcast.h), not one per writer. A caller with
-// several writers (CommitEach) holds consecutive tickets and leads whenever
-// the queue's front is one of them, until all of them are done.
+// prefix of the queue, so two numbers say everything: every ticket up to
+// written_through_ is decided and written, and the writer of ticket
+// written_through_ + 1 leads next; every ticket up to done_through_ has its
+// final result. Waiters watch those atomics, and one futex call wakes all of
+// them (broadcast.h), not one per writer. A caller with several writers
+// (CommitEach) holds consecutive tickets and leads whenever the queue's
+// front is one of them, until all of them are written, then waits for (or
+// does) the sync that covers them.
 void EmbeddedStore::Submit(const std::vector<Writer*>& mine) {
   std::uint64_t first, last;
   {
@@ -307,11 +317,11 @@ void EmbeddedStore::Submit(const std::vector<Writer*>& mine) {
     last = last_ticket_;
   }
   for (;;) {
-    const std::uint32_t generation = group_done_.Generation();
-    const std::uint64_t done = done_through_.load(std::memory_order_acquire);
-    if (done >= last) return;
-    if (done + 1 < first) {
-      group_done_.Wait(generation);
+    const std::uint32_t generation = turn_.Generation();
+    const std::uint64_t written = written_through_.load(std::memory_order_acquire);
+    if (written >= last) break;
+    if (written + 1 < first) {
+      turn_.Wait(generation);
       continue;
     }
     // The queue's front is ours: lead a group, up to the group size limit.
@@ -328,9 +338,61 @@ void EmbeddedStore::Submit(const std::vector<Writer*>& mine) {
                      writers_.begin() + static_cast<std::ptrdiff_t>(group.size()));
     }
     CommitGroup(group);
-    done_through_.store(done + group.size(), std::memory_order_release);
-    group_done_.NotifyAll();
+    if (!pipelined()) done_through_.store(written + group.size(), std::memory_order_release);
+    written_through_.store(written + group.size(), std::memory_order_release);
+    turn_.NotifyAll();
+    if (!pipelined()) durable_.NotifyAll();
   }
+  if (pipelined()) AwaitDurable(last);
+}
+
+void EmbeddedStore::AwaitDurable(std::uint64_t last) {
+  for (;;) {
+    const std::uint32_t generation = durable_.Generation();
+    if (done_through_.load(std::memory_order_acquire) >= last) return;
+    if (!syncing_.exchange(true, std::memory_order_acq_rel)) {
+      SyncWritten();
+      syncing_.store(false, std::memory_order_release);
+      durable_.NotifyAll();
+      continue;
+    }
+    durable_.Wait(generation);
+  }
+}
+
+// Runs on one thread at a time (syncing_). Takes every group written so
+// far: one SyncWAL covers them all, since each was written before it began.
+void EmbeddedStore::SyncWritten() {
+  Unsynced taken;
+  {
+    std::lock_guard lock(unsynced_mu_);
+    taken.through = unsynced_.through;
+    taken.position = unsynced_.position;
+    taken.view = unsynced_.view;
+    taken.wrote = std::exchange(unsynced_.wrote, false);
+    taken.writers.swap(unsynced_.writers);
+  }
+  if (taken.through <= done_through_.load(std::memory_order_acquire)) return;
+  Status synced;
+  if (sync_failed_.load()) {
+    synced = Status::Unavailable(
+        "the store stopped writing after a failed sync of its log; restart the process");
+  } else if (taken.wrote) {
+    synced = FromRocks(db_->SyncWAL(), "syncing the write-ahead log");
+    if (!synced.ok()) sync_failed_.store(true);
+    syncs_.fetch_add(1, std::memory_order_relaxed);
+  }
+  if (synced.ok() && taken.wrote) {
+    {
+      std::lock_guard lock(view_mu_);
+      durable_view_ = taken.view;
+    }
+    Publish(taken.position);
+  } else if (!synced.ok()) {
+    for (Writer* w : taken.writers)
+      if (w->staged) w->result = synced;
+  }
+  done_through_.store(taken.through, std::memory_order_release);
 }
 
 Status EmbeddedStore::WriteCheckpoint(const std::string& key, const std::string* value) {
@@ -347,37 +409,72 @@ void EmbeddedStore::CommitGroup(const std::vector<Writer*>& group) {
   Group g;
   g.next_position = next_position_;
   g.now_ms = NowMs();
-  for (Writer* w : group) {
-    if (w->checkpoint_key == nullptr) {
-      DecideAndStage(*w, g);
-      continue;
-    }
-    if (w->checkpoint_value != nullptr)
-      g.batch.Put(families_[0], *w->checkpoint_key, *w->checkpoint_value);
-    else
-      g.batch.Delete(families_[0], *w->checkpoint_key);
-    w->staged = true;
-    w->result = CommitResult{};
-  }
-  if (g.batch.Count() == 0) return;
-
-  rocksdb::WriteOptions write_options;
-  write_options.sync = options_.durability == Durability::kSync;
-  rocksdb::Status s = db_->Write(write_options, &g.batch);
-  if (!s.ok()) {
-    Status failed = FromRocks(s, "writing the commit");
+  if (sync_failed_.load()) {
     for (Writer* w : group)
-      if (w->staged) w->result = failed;
+      w->result = Status::Unavailable(
+          "the store stopped writing after a failed sync of its log; restart the process");
+  } else {
+    for (Writer* w : group) {
+      if (w->checkpoint_key == nullptr) {
+        DecideAndStage(*w, g);
+        continue;
+      }
+      if (w->checkpoint_value != nullptr)
+        g.batch.Put(families_[0], *w->checkpoint_key, *w->checkpoint_value);
+      else
+        g.batch.Delete(families_[0], *w->checkpoint_key);
+      w->staged = true;
+      w->result = CommitResult{};
+    }
+  }
+  rocksdb::Status s;
+  if (g.batch.Count() > 0) {
+    // Durable mode syncs in SyncWritten (pipelined); interval mode in
+    // SyncLoop.
+    s = db_->Write(rocksdb::WriteOptions(), &g.batch);
+    if (!s.ok()) {
+      Status failed = FromRocks(s, "writing the commit");
+      for (Writer* w : group)
+        if (w->staged) w->result = failed;
+    }
+  }
+  const bool wrote = g.batch.Count() > 0 && s.ok();
+  if (wrote) {
+    events_.fetch_add(g.next_position - next_position_, std::memory_order_relaxed);
+    next_position_ = g.next_position;
+    for (Writer* w : group)
+      if (w->staged && w->checkpoint_key == nullptr)
+        commits_.fetch_add(1, std::memory_order_relaxed);
+    if (head_cache_.size() + g.heads.size() > kMaxCachedHeads) head_cache_.clear();
+    for (auto& [stream, head] : g.heads) head_cache_[stream] = head;
+  }
+  if (!pipelined()) {
+    if (wrote) Publish(Position(next_position_ - 1));
     return;
   }
-  events_.fetch_add(g.next_position - next_position_, std::memory_order_relaxed);
-  next_position_ = g.next_position;
-  for (Writer* w : group)
-    if (w->staged && w->checkpoint_key == nullptr) commits_.fetch_add(1, std::memory_order_relaxed);
-  if (write_options.sync) syncs_.fetch_add(1, std::memory_order_relaxed);
-  if (head_cache_.size() + g.heads.size() > kMaxCachedHeads) head_cache_.clear();
-  for (auto& [stream, head] : g.heads) head_cache_[stream] = head;
-  Publish(Position(next_position_ - 1));
+  // Taken before the lead passes on, so it holds exactly the groups up to
+  // this one.
+  View view = wrote ? NewSnapshot() : nullptr;
+  std::lock_guard lock(unsynced_mu_);
+  unsynced_.through += group.size();
+  unsynced_.writers.insert(unsynced_.writers.end(), group.begin(), group.end());
+  if (wrote) {
+    unsynced_.position = Position(next_position_ - 1);
+    unsynced_.view = std::move(view);
+    unsynced_.wrote = true;
+  }
+}
+
+EmbeddedStore::View EmbeddedStore::NewSnapshot() const {
+  rocksdb::DB* db = db_;
+  return View(db->GetSnapshot(), [db](const rocksdb::Snapshot* s) { db->ReleaseSnapshot(s); });
+}
+
+EmbeddedStore::View EmbeddedStore::ReadView() const {
+  if (options_.follower) return nullptr;
+  if (!pipelined()) return NewSnapshot();
+  std::lock_guard lock(view_mu_);
+  return durable_view_;
 }
 
 void EmbeddedStore::Publish(Position last) {
@@ -535,7 +632,8 @@ Result<std::optional<StateRecord>> EmbeddedStore::ReadState(std::string_view str
   if (Status valid = ValidateStreamName(stream, /*allow_reserved=*/true); !valid.ok()) return valid;
   const std::string key = StateKey(stream);
   std::string value;
-  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), families_[0], ToSlice(key), &value);
+  const View view = ReadView();
+  rocksdb::Status s = db_->Get(ReadAt(view), families_[0], ToSlice(key), &value);
   if (s.IsNotFound()) return std::optional<StateRecord>();
   if (!s.ok()) return FromRocks(s, "reading a state record");
   auto record = DecodeState(key, value);
@@ -547,11 +645,15 @@ Result<std::optional<StateRecord>> EmbeddedStore::ReadState(std::string_view str
 }
 
 Result<StreamHead> EmbeddedStore::Head(std::string_view stream) {
+  return HeadAt(ReadView(), stream);
+}
+
+Result<StreamHead> EmbeddedStore::HeadAt(const View& view, std::string_view stream) {
   // A name no append could have written is a caller's mistake, not a missing
   // stream; reserved ($) names are readable (they hold the store's own streams).
   if (Status valid = ValidateStreamName(stream, /*allow_reserved=*/true); !valid.ok()) return valid;
   std::string value;
-  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), heads(), ToSlice(stream), &value);
+  rocksdb::Status s = db_->Get(ReadAt(view), heads(), ToSlice(stream), &value);
   if (s.IsNotFound())
     return Status::NotFound(fmt::format("stream '{}' does not exist", Printable(stream)));
   if (!s.ok()) return FromRocks(s, "reading a stream head");
@@ -598,6 +700,12 @@ namespace indelible::storage {
 Result<std::unique_ptr<Store>> OpenEmbeddedStore(const std::string& path,
                                                  const StoreOptions& options) {
   return embedded::EmbeddedStore::Open(path, options);
+}
+
+Result<std::unique_ptr<Store>> OpenEmbeddedStoreOnEnv(const std::string& path,
+                                                      const StoreOptions& options,
+                                                      rocksdb::Env* env) {
+  return embedded::EmbeddedStore::Open(path, options, env);
 }
 
 }  // namespace indelible::storage

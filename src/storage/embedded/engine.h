@@ -3,20 +3,39 @@
 // Operation
 //   Every commit goes through one group-commit writer (LevelDB's writer
 //   queue): callers enqueue, the caller at the front becomes the leader,
-//   decides every queued commit against the stream heads, writes all of them
-//   in one RocksDB WriteBatch with one sync, and wakes the others. A lone
-//   writer pays one sync per commit; 64 concurrent writers share one.
+//   decides every queued commit against the stream heads and writes all of
+//   them in one RocksDB WriteBatch. A lone writer pays one sync per commit;
+//   64 concurrent writers share one.
 //
 //     caller A ─┐            ┌─ decide A, B, C (expectations, retries)
-//     caller B ─┼─ queue ──▶ │  one WriteBatch, one fdatasync
-//     caller C ─┘  (leader A)└─ publish LastPosition, wake B and C
+//     caller B ─┼─ queue ──▶ │  one WriteBatch (no sync yet)
+//     caller C ─┘  (leader A)└─ hand the lead on, then the sync stage
+//
+//   Durable mode pipelines the two halves: a leader writes its group to
+//   RocksDB without syncing and hands the lead to the next group at once;
+//   then one thread at a time syncs the write-ahead log (SyncWAL) for every
+//   group written so far, publishes them and wakes their callers. So group
+//   N+1 is decided and put into the memtables while group N's fdatasync
+//   runs, instead of after it (docs/BENCHMARKS.md, "HTTP").
+//
+//   A group written but not yet synced is in the memtables, where a plain
+//   read would see it: readers therefore read the durable view, a RocksDB
+//   snapshot taken right after the last synced group was written, and
+//   LastPosition() moves only when a sync covered it. No reader ever sees
+//   an event that a crash could take back. Only the leader reads past the
+//   view (it decides on top of the groups still syncing).
+//
+//   A failed sync stops all writing: Linux may drop the unsynced pages and
+//   report success on the next fdatasync, so nothing written after it could
+//   be trusted. The writers of the unsynced groups get unavailable, and so
+//   does every later commit, until the process reopens the store (RocksDB
+//   then recovers from what its log really holds).
 //
 // Concurrency
 //   Safe for any number of threads. Leader-only state (the head cache, the
 //   next position) is touched only by the thread at the front of the queue,
 //   which the queue makes exclusive; it needs no lock of its own.
-//   Readers never wait for writers: they read RocksDB snapshots, capped at
-//   the last published position.
+//   Readers never wait for writers: they read RocksDB snapshots.
 //
 // Limitations
 //   One process per data folder (RocksDB's LOCK file); a second open fails
@@ -28,6 +47,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -40,7 +60,9 @@ namespace indelible::storage::embedded {
 
 class EmbeddedStore final : public Store {
  public:
-  static Result<std::unique_ptr<Store>> Open(const std::string& path, const StoreOptions& options);
+  // `env`: RocksDB's default when null (tests pass their own).
+  static Result<std::unique_ptr<Store>> Open(const std::string& path, const StoreOptions& options,
+                                             rocksdb::Env* env = nullptr);
   ~EmbeddedStore() override;
 
   Result<CommitResult> Commit(std::vector<AppendRequest> appends,
@@ -65,14 +87,18 @@ class EmbeddedStore final : public Store {
   }
 
   rocksdb::DB* db() const { return db_; }
-  // A follower's view moves only when it catches up; RocksDB secondaries
-  // take no snapshots.
   bool follower() const { return options_.follower; }
-  const rocksdb::Snapshot* TakeSnapshot() const {
-    return follower() ? nullptr : db_->GetSnapshot();
-  }
-  void ReleaseSnapshot(const rocksdb::Snapshot* s) const {
-    if (s != nullptr) db_->ReleaseSnapshot(s);
+  // What readers read: a RocksDB snapshot, released when the last holder
+  // drops it. In durable mode the last synced group's (see Operation); in
+  // interval mode a fresh one; none (null) on a follower, whose view moves
+  // only when it catches up and which takes no snapshots.
+  using View = std::shared_ptr<const rocksdb::Snapshot>;
+  View ReadView() const;
+  // ReadOptions reading `view` (the latest data when it is null).
+  static rocksdb::ReadOptions ReadAt(const View& view) {
+    rocksdb::ReadOptions read;
+    read.snapshot = view.get();
+    return read;
   }
   rocksdb::ColumnFamilyHandle* log() const { return families_[1]; }
   rocksdb::ColumnFamilyHandle* streams() const { return families_[2]; }
@@ -86,21 +112,32 @@ class EmbeddedStore final : public Store {
   EmbeddedStore(const StoreOptions& options) : options_(options) {}
 
   // Queues the writers (consecutive tickets) and returns when every one has
-  // its result, leading the groups that start with one of them.
+  // its result, leading the groups that start with one of them and syncing
+  // for others when nobody else is.
   void Submit(const std::vector<Writer*>& mine);
+  // Durable mode: returns once every ticket up to `last` (all written) is
+  // synced, syncing everything written so far itself when no one else is.
+  void AwaitDurable(std::uint64_t last);
+  // One sync of the log for every group written so far: publishes them, or
+  // fails their writers and stops all writing (see Operation).
+  void SyncWritten();
   // Puts (value given) or deletes a checkpoint record through Submit.
   Status WriteCheckpoint(const std::string& key, const std::string* value);
-  // Leader only: decides and writes every writer of the group.
+  // Leader only: decides and writes every writer of the group (syncing too,
+  // unless the store pipelines its syncs).
   void CommitGroup(const std::vector<Writer*>& group);
   // Leader only: decides one writer's commit against the group's staged
   // state; stages its records into the batch when it succeeds.
   void DecideAndStage(Writer& writer, Group& group);
   Result<std::optional<HeadState>> LoadHead(const std::string& stream, Group& group);
   Result<std::vector<std::optional<IdRecord>>> LoadIds(const AppendRequest& append, Group& group);
+  bool pipelined() const { return options_.durability == Durability::kSync && !options_.follower; }
+  View NewSnapshot() const;
   void Publish(Position last);
   void SyncLoop();
   // Reads the last position from the log (one seek).
   Result<Position> ReadLastPosition();
+  Result<StreamHead> HeadAt(const View& view, std::string_view stream);
 
   // Follower mode (StoreOptions::follower): a RocksDB secondary instance,
   // with its own folder for RocksDB's logs.
@@ -113,9 +150,29 @@ class EmbeddedStore final : public Store {
   std::mutex writers_mu_;
   std::deque<Writer*> writers_;    // GUARDED_BY(writers_mu_); queued, not yet taken by a leader
   std::uint64_t last_ticket_ = 0;  // GUARDED_BY(writers_mu_)
-  // Every writer with a ticket <= done_through_ has its result.
+  // Every writer with a ticket <= written_through_ has been decided and
+  // written (not necessarily synced): the writer of written_through_ + 1
+  // leads next. Every writer with a ticket <= done_through_ has its final
+  // result. Outside durable mode the two move together.
+  std::atomic<std::uint64_t> written_through_{0};
   std::atomic<std::uint64_t> done_through_{0};
-  Broadcast group_done_;  // bumped after done_through_ moves
+  Broadcast turn_;     // bumped after written_through_ moves
+  Broadcast durable_;  // bumped after done_through_ moves or a sync ends
+
+  // Durable mode: written groups waiting for a sync.
+  struct Unsynced {
+    std::uint64_t through = 0;  // the last written ticket
+    Position position;          // the last written position
+    View view;                  // a snapshot right after that write
+    std::vector<Writer*> writers;
+    bool wrote = false;  // anything went to RocksDB since the last sync
+  };
+  std::mutex unsynced_mu_;
+  Unsynced unsynced_;                 // GUARDED_BY(unsynced_mu_)
+  std::atomic<bool> syncing_{false};  // one sync at a time
+  std::atomic<bool> sync_failed_{false};
+  mutable std::mutex view_mu_;
+  View durable_view_;  // GUARDED_BY(view_mu_)
 
   // Leader-only (see Concurrency above).
   std::uint64_t next_position_ = 1;
