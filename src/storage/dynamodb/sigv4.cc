@@ -63,7 +63,7 @@ std::string CanonicalQuery(std::string_view query) {
   std::string out;
   for (const auto& [name, value] : params) {
     if (!out.empty()) out += '&';
-    out += name + '=' + value;
+    out.append(name).append(1, '=').append(value);
   }
   return out;
 }
@@ -145,7 +145,7 @@ Signature Sign(const SigningRequest& request, const Credentials& credentials,
   Signature s;
   std::string canonical_headers;
   for (const auto& [name, value] : headers) {
-    canonical_headers += name + ':' + value + '\n';
+    canonical_headers.append(name).append(1, ':').append(value).append(1, '\n');
     if (!s.signed_headers.empty()) s.signed_headers += ';';
     s.signed_headers += name;
   }

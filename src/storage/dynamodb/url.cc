@@ -13,7 +13,7 @@ Status BadUrl(std::string_view field, std::string message) {
   return Status::Invalid(std::string(field), std::move(message));
 }
 
-Result<Endpoint> MakeEndpoint(bool tls, std::string host, std::string port,
+Result<Endpoint> MakeEndpoint(bool tls, const std::string& host, std::string port,
                               std::string_view field) {
   if (host.empty()) return BadUrl(field, "the URL names no host");
   const std::string standard = tls ? "443" : "80";
