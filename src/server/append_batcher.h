@@ -1,5 +1,5 @@
-// AppendBatcher: appends from every connection go into one queue; a couple of
-// committer threads take everything queued and give it to the store as one
+// AppendBatcher: appends from every connection go into one queue; committer
+// threads (the server uses one) take everything queued and give it to the store as one
 // Store::CommitEach, so concurrent appends share a group commit (one sync)
 // without a blocked thread per request. With a thread per request, waking
 // and switching between a hundred threads cost more than the appends

@@ -33,8 +33,11 @@ struct ServerContext {
         watcher(s),
         consumers(s) {}
 
-  // Two, so one gathers the next batch while the other's group syncs.
-  static constexpr int kCommitters = 2;
+  // One. Two (one gathering the next batch while the other's group syncs)
+  // split the queue into more, smaller groups: more syncs and wake-ups per
+  // event, and 10% fewer appends/s over HTTP on two cores
+  // (docs/BENCHMARKS.md, "HTTP").
+  static constexpr int kCommitters = 1;
 
   Store& store;
   const ServerOptions& options;
