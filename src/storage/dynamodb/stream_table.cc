@@ -1,0 +1,395 @@
+#include "storage/dynamodb/stream_table.h"
+
+#include <fmt/format.h>
+
+#include <boost/json.hpp>
+#include <chrono>
+#include <map>
+#include <thread>
+
+#include "core/append_validation.h"
+#include "core/text.h"
+#include "storage/decide.h"
+#include "storage/dynamodb/errors.h"
+
+namespace indelible::dynamodb {
+namespace json = boost::json;
+namespace {
+
+// Rounds of "write, fail, learn the actual tip, write again" before giving
+// up; only `any` appends racing on one stream take more than two.
+constexpr int kMaxRounds = 64;
+
+std::int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+json::object TipKey(std::string_view stream) {
+  return {{kStreamKey, S(stream)}, {kVersionKey, N(kTipVersion)}};
+}
+
+std::int64_t AttributeN(const json::object& attributes, std::string_view name) {
+  const auto* v = attributes.if_contains(name);
+  if (v == nullptr || !v->is_object() || !v->get_object().contains("N")) return 0;
+  return std::stoll(std::string(v->at("N").as_string()));
+}
+
+}  // namespace
+
+// One append's part of a commit: what the writer believes of the tip.
+struct StreamTable::Write {
+  AppendRequest* append = nullptr;
+  std::optional<storage::HeadState> head;  // nullopt: no tip
+  bool observed = false;                   // head was read, not guessed
+  bool keep_timestamps = false;            // import: the events' own timestamps
+  std::optional<AppendResult> replayed;
+
+  std::int64_t first_version() const { return head ? head->version.value() + 1 : 0; }
+
+  // The conditional UpdateItem that appends the events to the tip if the
+  // tip is still as `head` says.
+  json::object Update(const std::string& table, std::int64_t now) const {
+    const storage::HeadState next = storage::Advance(head, *append, Position(0));
+    const std::int64_t first = first_version();
+    json::array envelopes;
+    std::int64_t bytes = 0;
+    for (const auto& event : append->events) {
+      const std::int64_t at = keep_timestamps && event.timestamp_ms ? *event.timestamp_ms : now;
+      envelopes.push_back(json::object{{"M", Envelope(event, at)}});
+      bytes += TipBytes(event);
+    }
+    json::object names{{"#h", "head"},
+                       {"#d", "deleted"},
+                       {"#a", AppendAttribute(first)},
+                       {"#b", "bytes"},
+                       {"#c", "count"}};
+    json::object values{
+        {":h", N(next.version.value())},
+        {":d", json::object{{"BOOL", next.deleted}}},
+        {":a", json::object{{"M", json::object{{"b", N(bytes)}, {"e", {{"L", envelopes}}}}}}},
+        {":b", N(bytes)},
+        {":one", N(1)}};
+    std::string set = "SET #h = :h, #d = :d, #a = :a";
+    // `first` changes only when a life starts (new stream, or after a
+    // tombstone); a live append need not know it.
+    if (!head || head->deleted) {
+      names["#f"] = "first";
+      values[":f"] = N(next.first_version.value());
+      set += ", #f = :f";
+    }
+    std::string condition = "attribute_not_exists(#h)";
+    if (head) {
+      condition = "#h = :eh AND #d = :ed";
+      values[":eh"] = N(head->version.value());
+      values[":ed"] = json::object{{"BOOL", head->deleted}};
+    }
+    return {{"TableName", table},
+            {"Key", TipKey(append->stream)},
+            {"UpdateExpression", set + " ADD #b :b, #c :one"},
+            {"ConditionExpression", condition},
+            {"ExpressionAttributeNames", std::move(names)},
+            {"ExpressionAttributeValues", std::move(values)},
+            {"ReturnValuesOnConditionCheckFailure", "ALL_OLD"}};
+  }
+
+  AppendResult Result() const {
+    const auto first = first_version();
+    const auto count = static_cast<std::int64_t>(append->events.size());
+    return AppendResult{append->stream, StreamVersion(first), StreamVersion(first + count - 1),
+                        Position(0),    Position(0),          false};
+  }
+
+  // Learns the actual tip (nullopt: none) from a failed write. Returns ok to
+  // write again, the original result of a retry (replayed), or the conflict.
+  Status Learn(const std::optional<Tip>& tip) {
+    observed = true;
+    head.reset();
+    if (tip) {
+      auto retry = storage::ClassifyRetry(*append, KnownIds(*tip, *append));
+      if (!retry.ok()) return retry.status();
+      if (*retry) {
+        replayed = **retry;
+        // KnownIds put first version + 1 in the positions to tell appends
+        // apart; DynamoDB positions come later, from the indexer.
+        replayed->first_position = replayed->position = Position(0);
+        return Status::Ok();
+      }
+      head = tip->head;
+    }
+    return storage::CheckExpectation(*append, head);
+  }
+};
+
+StreamTable::StreamTable(Client& client, StreamTableOptions options)
+    : client_(client), options_(std::move(options)) {}
+
+Status StreamTable::CreateOrCheck() {
+  Reply described = client_.Call("DescribeTable", {{"TableName", options_.table}});
+  if (described.status.code() == ErrorCode::kNotFound) {
+    json::object request{
+        {"TableName", options_.table},
+        {"BillingMode", "PAY_PER_REQUEST"},
+        {"AttributeDefinitions",
+         json::array{{{"AttributeName", kStreamKey}, {"AttributeType", "S"}},
+                     {{"AttributeName", kVersionKey}, {"AttributeType", "N"}}}},
+        {"KeySchema", json::array{{{"AttributeName", kStreamKey}, {"KeyType", "HASH"}},
+                                  {{"AttributeName", kVersionKey}, {"KeyType", "RANGE"}}}}};
+    Reply created = client_.Call("CreateTable", request);
+    // conflict: another process created it meanwhile; check it below.
+    if (!created.ok() && created.status.code() != ErrorCode::kConflict) return created.status;
+    described = client_.Call("DescribeTable", {{"TableName", options_.table}});
+  }
+  for (int i = 0;; ++i) {
+    if (!described.ok()) return described.status;
+    const auto& table = described.body.at("Table").as_object();
+    const std::string expected_keys = R"([{"AttributeName":"stream","KeyType":"HASH"},)"
+                                      R"({"AttributeName":"version","KeyType":"RANGE"}])";
+    if (json::serialize(table.at("KeySchema")) != expected_keys)
+      return Status::Invalid("table",
+                             fmt::format("table {} exists with keys {}, not {}", options_.table,
+                                         json::serialize(table.at("KeySchema")), expected_keys));
+    if (table.at("TableStatus") == "ACTIVE") return Status::Ok();
+    if (i == 600) return Status::Unavailable("table " + options_.table + " never became ACTIVE");
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    described = client_.Call("DescribeTable", {{"TableName", options_.table}});
+  }
+}
+
+Result<AppendResult> StreamTable::Append(std::string stream, Expected expected,
+                                         std::vector<EventData> events) {
+  std::vector<AppendRequest> appends(1);
+  appends[0].stream = std::move(stream);
+  appends[0].expected = expected;
+  appends[0].events = std::move(events);
+  auto result = Commit(std::move(appends));
+  if (!result.ok()) return result.status();
+  return std::move(result->appends[0]);
+}
+
+Result<CommitResult> StreamTable::Commit(std::vector<AppendRequest> appends,
+                                         const CommitOptions& options) {
+  if (Status s = ValidateCommit(appends, Limits{}, options); !s.ok()) return s;
+  std::vector<Write> writes(appends.size());
+  for (std::size_t i = 0; i < appends.size(); ++i) {
+    AppendRequest& append = appends[i];
+    if (append.state || append.events.empty())
+      return Status::Invalid("state", "state records are not yet kept on DynamoDB");
+    std::int64_t bytes = 0;
+    for (const auto& e : append.events) bytes += TipBytes(e);
+    if (bytes > options_.max_append_bytes)
+      return Status::TooLarge("events", fmt::format("an append of {} bytes is more than the {} "
+                                                    "a DynamoDB tip item takes (for now)",
+                                                    bytes, options_.max_append_bytes));
+    writes[i].append = &append;
+    writes[i].keep_timestamps = options.keep_timestamps;
+    // The guess that makes the common case one request: exactly(N) is
+    // believed, no_stream and any bet on a new stream. exists cannot bet
+    // (a new stream would be created), so it reads the tip first.
+    switch (append.expected.kind()) {
+      case Expected::Kind::kExactly:
+        writes[i].head = storage::HeadState{append.expected.version(), Position(0), false, {}};
+        break;
+      case Expected::Kind::kExists: {
+        auto tip = ReadTip(append.stream);
+        if (!tip.ok() && tip.status().code() != ErrorCode::kNotFound) return tip.status();
+        if (Status s = writes[i].Learn(tip.ok() ? std::optional(*tip) : std::nullopt); !s.ok())
+          return s;
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  bool moved_for_size = false;
+  for (int round = 0; round < kMaxRounds; ++round) {
+    std::vector<Write*> pending;
+    for (auto& w : writes)
+      if (!w.replayed) pending.push_back(&w);
+    if (pending.size() != writes.size() && !pending.empty())
+      return Status::Conflict("part of this commit was already written by an earlier commit",
+                              std::nullopt);
+    if (pending.empty()) {
+      CommitResult result;
+      for (auto& w : writes) result.appends.push_back(*w.replayed);
+      return result;
+    }
+
+    const std::int64_t now = NowMs();
+    Reply reply;
+    if (writes.size() == 1) {
+      json::object update = writes[0].Update(options_.table, now);
+      // The tip's size comes back with the write: no read to decide a move.
+      update["ReturnValues"] = "UPDATED_NEW";
+      reply = client_.Call("UpdateItem", update);
+    } else {
+      json::array items;
+      for (auto& w : writes)
+        items.push_back(json::object{{"Update", w.Update(options_.table, now)}});
+      reply = client_.Call("TransactWriteItems", {{"TransactItems", std::move(items)}});
+      if (reply.error_type == "UnknownOperationException")
+        return Annotate(reply.status,
+                        "a commit to several streams needs TransactWriteItems (DynamoDB, "
+                        "DynamoDB Local); this endpoint (dynalite?) has no transactions");
+    }
+
+    if (reply.ok()) {
+      CommitResult result;
+      for (auto& w : writes) result.appends.push_back(w.Result());
+      if (writes.size() == 1) {
+        const auto* attrs = reply.body.if_contains("Attributes");
+        if (attrs != nullptr && attrs->is_object() &&
+            (AttributeN(attrs->get_object(), "bytes") > options_.spill_bytes ||
+             AttributeN(attrs->get_object(), "count") > options_.spill_appends)) {
+          // The append is written; a move that fails here is done by the
+          // next writer's (or reader-neutral: the tip stays valid).
+          (void)MoveOutOfTip(writes[0].append->stream);
+        }
+      }
+      return result;
+    }
+
+    if (reply.status.code() == ErrorCode::kTooLarge && !moved_for_size) {
+      // The tip outgrew an item (a move was missed, or transactions, which
+      // return no sizes, grew it): move its events out and write again.
+      moved_for_size = true;
+      for (auto& w : writes) {
+        auto moved = MoveOutOfTip(w.append->stream);
+        if (!moved.ok() && moved.status().code() != ErrorCode::kNotFound) return moved.status();
+      }
+      continue;
+    }
+    if (reply.status.code() != ErrorCode::kConflict) return reply.status;
+
+    // Which writes failed their condition, with the actual tips (ALL_OLD).
+    std::vector<CancellationReason> reasons;  // owns the transaction's items
+    std::vector<std::pair<Write*, const json::object*>> failed;
+    if (writes.size() == 1) {
+      const auto* item = reply.body.if_contains("Item");
+      failed.emplace_back(&writes[0],
+                          item != nullptr && item->is_object() ? &item->get_object() : nullptr);
+    } else {
+      reasons = CancellationReasons(reply.body);
+      for (std::size_t i = 0; i < reasons.size() && i < writes.size(); ++i)
+        if (reasons[i].code == "ConditionalCheckFailed")
+          failed.emplace_back(&writes[i], &reasons[i].item);
+      if (failed.empty()) return reply.status;
+    }
+    for (auto& [w, item] : failed) {
+      std::optional<Tip> tip;
+      if (item != nullptr && !item->empty()) {
+        auto parsed = ParseTip(w->append->stream, *item);
+        if (!parsed.ok()) return parsed.status();
+        tip = std::move(*parsed);
+      } else {
+        // No Item: the tip is missing, or the endpoint ignores ALL_OLD
+        // (dynalite). One read tells which.
+        auto read = ReadTip(w->append->stream);
+        if (!read.ok() && read.status().code() != ErrorCode::kNotFound) return read.status();
+        if (read.ok()) tip = std::move(*read);
+      }
+      if (Status s = w->Learn(tip); !s.ok()) return s;
+    }
+  }
+  return Status::Unavailable(
+      fmt::format("{} rounds of conflicting writers on the same streams; "
+                  "try again",
+                  kMaxRounds));
+}
+
+Result<StreamHead> StreamTable::Head(std::string_view stream) {
+  Reply reply = client_.Call("GetItem", {{"TableName", options_.table},
+                                         {"Key", TipKey(stream)},
+                                         {"ConsistentRead", true},
+                                         {"ProjectionExpression", "#h, #f, #d"},
+                                         {"ExpressionAttributeNames",
+                                          {{"#h", "head"}, {"#f", "first"}, {"#d", "deleted"}}}});
+  if (!reply.ok()) return reply.status;
+  const auto* item = reply.body.if_contains("Item");
+  if (item == nullptr || !item->is_object())
+    return Status::NotFound(fmt::format("stream '{}' does not exist", Printable(stream)));
+  auto tip = ParseTip(stream, item->get_object());
+  if (!tip.ok()) return tip.status();
+  return StreamHead{tip->head.version, Position(0), tip->head.deleted, tip->head.first_version};
+}
+
+Result<Tip> StreamTable::ReadTip(std::string_view stream) {
+  Reply reply = client_.Call(
+      "GetItem",
+      {{"TableName", options_.table}, {"Key", TipKey(stream)}, {"ConsistentRead", true}});
+  if (!reply.ok()) return reply.status;
+  const auto* item = reply.body.if_contains("Item");
+  if (item == nullptr || !item->is_object())
+    return Status::NotFound(fmt::format("stream '{}' does not exist", Printable(stream)));
+  return ParseTip(stream, item->get_object());
+}
+
+Result<std::vector<RecordedEvent>> StreamTable::ReadStream(std::string_view stream,
+                                                           StreamVersion from, std::size_t limit) {
+  if (limit == 0) return std::vector<RecordedEvent>();
+  const std::int64_t start = from.value();
+  // A Query is not a snapshot: a move that runs while it reads could put
+  // events in items behind it and drop them from the tip before it gets
+  // there. Versions have no gaps, so a gap is seen and the Query repeated.
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    std::map<std::int64_t, RecordedEvent> events;  // by version: a moved event counts once
+    std::optional<Tip> tip;
+    // Events [start, start + n) already in hand without a gap.
+    auto contiguous = [&] {
+      std::size_t n = 0;
+      for (auto it = events.find(start);
+           it != events.end() && it->first == start + static_cast<std::int64_t>(n); ++it)
+        ++n;
+      return n;
+    };
+    json::object request{{"TableName", options_.table},
+                         {"ConsistentRead", true},
+                         {"KeyConditionExpression", "#s = :s AND #v >= :from"},
+                         {"ExpressionAttributeNames", {{"#s", kStreamKey}, {"#v", kVersionKey}}},
+                         {"ExpressionAttributeValues", {{":s", S(stream)}, {":from", N(start)}}}};
+    for (;;) {
+      Reply reply = client_.Call("Query", request);
+      if (!reply.ok()) return reply.status;
+      for (const auto& value : reply.body.at("Items").as_array()) {
+        const auto& item = value.as_object();
+        if (item.at(kVersionKey).at("N").as_string() == std::to_string(kTipVersion)) {
+          auto parsed = ParseTip(stream, item);
+          if (!parsed.ok()) return parsed.status();
+          tip = std::move(*parsed);
+          continue;
+        }
+        auto event = ParseEventItem(item);
+        if (!event.ok()) return event.status();
+        events.emplace(event->version.value(), std::move(*event));
+      }
+      const auto* next = reply.body.if_contains("LastEvaluatedKey");
+      if (next == nullptr || tip || contiguous() >= limit) break;
+      request["ExclusiveStartKey"] = *next;
+    }
+    if (!tip && contiguous() >= limit) {
+      tip.emplace();  // enough events from items alone; the tip is not needed
+      tip->head.version = StreamVersion(start + static_cast<std::int64_t>(limit) - 1);
+    } else if (!tip) {
+      if (events.empty())
+        return Status::NotFound(fmt::format("stream '{}' does not exist", Printable(stream)));
+      continue;  // items without a tip cannot be: read again
+    }
+    for (const auto& append : tip->appends)
+      for (const auto& event : append.events)
+        if (event.version.value() >= start) events.emplace(event.version.value(), event);
+    const auto wanted = static_cast<std::size_t>(
+        std::max<std::int64_t>(0, std::min<std::int64_t>(tip->head.version.value() - start + 1,
+                                                         static_cast<std::int64_t>(limit))));
+    if (contiguous() < wanted) continue;
+    std::vector<RecordedEvent> out;
+    for (auto it = events.find(start); out.size() < wanted; ++it)
+      out.push_back(std::move(it->second));
+    return out;
+  }
+  return Status::Internal(fmt::format(
+      "stream '{}': versions missing after 5 reads (a corrupt table?)", Printable(stream)));
+}
+
+}  // namespace indelible::dynamodb

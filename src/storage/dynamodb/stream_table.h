@@ -1,0 +1,101 @@
+// StreamTable: the per-stream half of the DynamoDB backend, on one table
+// laid out as docs/DYNAMODB.md ("Table layout") says: appends with their
+// expectations and idempotent retries, reads of one stream, its head, and
+// moving events out of the tip item. The full Store (positions, $all, state
+// records) is built on it.
+//
+// Operation: an append is one conditional UpdateItem on the stream's tip
+// (condition: the tip is as the writer believes; ALL_OLD on failure), so
+// the common case is one request, and a conflict reports the actual version
+// from the failed request itself. When the tip holds more than
+// `spill_bytes` or `spill_appends`, the writer moves its events to items
+// of their own (MoveOutOfTip): event items first (idempotent puts), then a
+// conditional tip update that drops them. Readers merge both by version.
+//
+// Concurrency: thread-safe (the Client is; the object holds no mutable
+// state). Any number of processes may share a table.
+//
+// Lifetime: the Client must outlive the StreamTable.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "indelible/store.h"
+#include "storage/dynamodb/client.h"
+#include "storage/dynamodb/tip.h"
+
+namespace indelible::dynamodb {
+
+struct StreamTableOptions {
+  std::string table;  // the full name: the URL's prefix + "events"
+  // Event bytes (TipBytes) held in the tip past which they move out. With
+  // appends of at most max_append_bytes, the tip stays under 64 + 256 KiB,
+  // well inside DynamoDB's 400 KB item.
+  std::int64_t spill_bytes = 64 * 1024;
+  // Appends held in the tip past which they move out: each is an attribute
+  // the spill's REMOVE names, and expressions are limited to 4 KB.
+  std::int64_t spill_appends = 64;
+  // The largest append the tip takes (TipBytes of its events). Larger is
+  // too_large for now (docs/DYNAMODB.md: large events, next step).
+  std::int64_t max_append_bytes = 256 * 1024;
+  // Appends moved out of the tip whose ids the tip keeps for retries.
+  std::size_t retry_window_appends = 32;
+};
+
+class StreamTable {
+ public:
+  StreamTable(Client& client, StreamTableOptions options);
+
+  // Creates the table (on-demand billing) and waits until it is active, or
+  // checks that an existing one has the keys this layout needs (invalid
+  // otherwise).
+  Status CreateOrCheck();
+
+  // Appends to one stream, or to several atomically (TransactWriteItems;
+  // an endpoint without it, dynalite, answers invalid naming it). Rules of
+  // include/indelible/store.h and storage/decide.h: expectations, deletes
+  // (tombstones), idempotent retries (recognised while the ids are in the
+  // tip: see the retry window in docs/DYNAMODB.md). Positions in the
+  // results are 0: $all is assigned later, by the indexer.
+  // Not yet: state records (invalid), appends larger than max_append_bytes
+  // (too_large).
+  // options: allow_reserved (Delete's tombstone, internal streams) and
+  // keep_timestamps (import) as for Store::Commit.
+  Result<CommitResult> Commit(std::vector<AppendRequest> appends,
+                              const CommitOptions& options = {});
+  Result<AppendResult> Append(std::string stream, Expected expected, std::vector<EventData> events);
+
+  // The stream's events from version `from`, at most `limit`, in version
+  // order; not_found if the stream has no tip. One Query in the common case
+  // (more pages past 1 MB; again if a concurrent move left a gap).
+  Result<std::vector<RecordedEvent>> ReadStream(std::string_view stream, StreamVersion from,
+                                                std::size_t limit);
+
+  // The stream's head (position 0); not_found if it has no tip. One GetItem.
+  Result<StreamHead> Head(std::string_view stream);
+
+  // Moves up to 100 of the oldest appends held in the tip to event items of
+  // their own: WriteEventItems, then one conditional tip update. Returns how
+  // many events moved (0 if another writer moved them first). Safe to run
+  // concurrently with appends, reads and other moves.
+  Result<std::size_t> MoveOutOfTip(std::string_view stream);
+
+  // The first half of MoveOutOfTip alone: writes the tip's events as items
+  // (idempotent puts) and leaves the tip as it is, as a writer that dies
+  // half-way does. Tests use it; readers never see an event twice.
+  Result<std::size_t> WriteEventItems(std::string_view stream);
+
+ private:
+  struct Write;
+  Result<Tip> ReadTip(std::string_view stream);
+  Status PutEventItems(const std::vector<const TipAppend*>& appends);
+  Result<std::size_t> Move(std::string_view stream, bool update_tip);
+
+  Client& client_;
+  StreamTableOptions options_;
+};
+
+}  // namespace indelible::dynamodb

@@ -1,0 +1,123 @@
+// Moving events out of the tip (docs/DYNAMODB.md, "Moving events out of
+// the tip"): event items first, then the tip. A writer that dies between the
+// two leaves each moved event both in an item and in the tip, with the same
+// version and content; readers merge by version, so they see it once, and
+// the next move writes the same items again (a put of identical content)
+// and finishes.
+#include <fmt/format.h>
+
+#include <boost/json.hpp>
+#include <thread>
+
+#include "storage/dynamodb/stream_table.h"
+
+namespace indelible::dynamodb {
+namespace json = boost::json;
+namespace {
+
+// BatchWriteItem takes 25 puts; a move takes 100 appends, so that the
+// tip update's REMOVE and its condition stay inside the 4 KB expression limit.
+constexpr std::size_t kBatchItems = 25;
+constexpr std::size_t kAppendsPerMove = 100;
+
+}  // namespace
+
+Result<std::size_t> StreamTable::MoveOutOfTip(std::string_view stream) {
+  return Move(stream, true);
+}
+
+Result<std::size_t> StreamTable::WriteEventItems(std::string_view stream) {
+  return Move(stream, false);
+}
+
+Status StreamTable::PutEventItems(const std::vector<const TipAppend*>& appends) {
+  json::array puts;
+  auto flush = [&]() -> Status {
+    json::object request{{"RequestItems", json::object{{options_.table, std::move(puts)}}}};
+    puts = json::array();
+    // Unconditional puts: a version's content never changes (the tip is the
+    // only place a version is decided), so writing an item again is
+    // harmless, and BatchWriteItem, which has no conditions, takes 25 at once.
+    for (int attempt = 0; attempt < 20; ++attempt) {
+      Reply reply = client_.Call("BatchWriteItem", request);
+      if (!reply.ok()) return reply.status;
+      const auto* left = reply.body.if_contains("UnprocessedItems");
+      if (left == nullptr || !left->is_object() || left->get_object().empty()) return Status::Ok();
+      request["RequestItems"] = *left;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10 << std::min(attempt, 6)));
+    }
+    return Status::Unavailable("BatchWriteItem left items unprocessed after 20 attempts");
+  };
+  for (const auto* append : appends) {
+    for (const auto& event : append->events) {
+      puts.push_back(json::object{{"PutRequest", json::object{{"Item", EventItem(event)}}}});
+      if (puts.size() == kBatchItems)
+        if (Status s = flush(); !s.ok()) return s;
+    }
+  }
+  if (!puts.empty()) return flush();
+  return Status::Ok();
+}
+
+Result<std::size_t> StreamTable::Move(std::string_view stream, bool update_tip) {
+  auto tip = ReadTip(stream);
+  if (!tip.ok()) return tip.status();
+  std::vector<const TipAppend*> moving;
+  std::size_t events = 0;
+  for (const auto& append : tip->appends) {
+    if (moving.size() == kAppendsPerMove) break;
+    moving.push_back(&append);
+    events += append.events.size();
+  }
+  if (moving.empty()) return std::size_t{0};
+  if (Status s = PutEventItems(moving); !s.ok()) return s;
+  if (!update_tip) return events;
+
+  // The tip keeps the ids of the last appends moved out, so that a retry
+  // soon after a move is still recognised (the retry window).
+  std::vector<RecentAppend> recent = tip->recent;
+  for (const auto* append : moving) {
+    RecentAppend r{append->first, {}};
+    for (const auto& e : append->events) r.ids.push_back(e.id.ToString());
+    recent.push_back(std::move(r));
+  }
+  if (recent.size() > options_.retry_window_appends)
+    recent.erase(recent.begin(),
+                 recent.end() - static_cast<std::ptrdiff_t>(options_.retry_window_appends));
+  json::array recent_list;
+  for (const auto& r : recent) {
+    json::array ids;
+    for (const auto& id : r.ids) ids.push_back(S(id));
+    recent_list.push_back(
+        json::object{{"M", json::object{{"f", N(r.first)}, {"ids", {{"L", std::move(ids)}}}}}});
+  }
+
+  json::object names{{"#r", "recent"}, {"#b", "bytes"}, {"#c", "count"}};
+  std::string remove = " REMOVE ";
+  std::string condition;
+  std::int64_t bytes = 0;
+  for (std::size_t i = 0; i < moving.size(); ++i) {
+    const std::string name = fmt::format("#a{}", i);
+    names[name] = AppendAttribute(moving[i]->first);
+    remove += (i == 0 ? "" : ", ") + name;
+    // Only the move that still finds every append it copied drops them:
+    // two movers never both subtract the same bytes.
+    condition += (i == 0 ? "attribute_exists(" : " AND attribute_exists(") + name + ")";
+    bytes += moving[i]->bytes;
+  }
+  Reply reply =
+      client_.Call("UpdateItem", {{"TableName", options_.table},
+                                  {"Key", {{kStreamKey, S(stream)}, {kVersionKey, N(kTipVersion)}}},
+                                  {"UpdateExpression", "SET #r = :r ADD #b :b, #c :c" + remove},
+                                  {"ConditionExpression", condition},
+                                  {"ExpressionAttributeNames", std::move(names)},
+                                  {"ExpressionAttributeValues",
+                                   {{":r", {{"L", std::move(recent_list)}}},
+                                    {":b", N(-bytes)},
+                                    {":c", N(-static_cast<std::int64_t>(moving.size()))}}}});
+  if (reply.status.code() == ErrorCode::kConflict) return std::size_t{0};  // moved by another
+  if (!reply.ok()) return reply.status;
+  return events;
+}
+
+}  // namespace indelible::dynamodb

@@ -1,0 +1,223 @@
+#include "storage/dynamodb/tip.h"
+
+#include <fmt/format.h>
+
+#include <boost/json.hpp>
+#include <charconv>
+#include <unordered_map>
+
+#include "core/event_json.h"
+
+namespace indelible::dynamodb {
+namespace json = boost::json;
+namespace {
+
+// Binary data travels as base64 in DynamoDB's JSON protocol ("B").
+std::optional<std::string> Base64Decode(std::string_view text) {
+  static constexpr std::string_view kAlphabet =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  std::uint32_t bits = 0;
+  int count = 0;
+  for (char c : text) {
+    if (c == '=') break;
+    const auto index = kAlphabet.find(c);
+    if (index == std::string_view::npos) return std::nullopt;
+    bits = (bits << 6) | static_cast<std::uint32_t>(index);
+    count += 6;
+    if (count >= 8) {
+      count -= 8;
+      out.push_back(static_cast<char>((bits >> count) & 0xff));
+    }
+  }
+  return out;
+}
+
+const json::object* Member(const json::object& item, std::string_view name) {
+  const auto* value = item.if_contains(name);
+  return value != nullptr && value->is_object() ? &value->get_object() : nullptr;
+}
+
+std::optional<std::string_view> GetS(const json::object& item, std::string_view name) {
+  const auto* attr = Member(item, name);
+  if (attr == nullptr) return std::nullopt;
+  const auto* s = attr->if_contains("S");
+  if (s == nullptr || !s->is_string()) return std::nullopt;
+  return std::string_view(s->get_string());
+}
+
+std::optional<std::int64_t> GetN(const json::object& item, std::string_view name) {
+  const auto* attr = Member(item, name);
+  if (attr == nullptr) return std::nullopt;
+  const auto* n = attr->if_contains("N");
+  if (n == nullptr || !n->is_string()) return std::nullopt;
+  std::string_view text = n->get_string();
+  std::int64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+Status Malformed(std::string_view stream, std::string_view what) {
+  return Status::Internal(
+      fmt::format("DynamoDB item of stream '{}' is malformed: {}", stream, what));
+}
+
+// The envelope attributes of `item` into *event (keys are the caller's).
+Status ReadEnvelope(const json::object& item, RecordedEvent* event) {
+  auto id = GetS(item, "id");
+  auto type = GetS(item, "type");
+  auto timestamp = GetN(item, "timestamp");
+  if (!id || !type || !timestamp) return Malformed(event->stream, "id, type or timestamp");
+  auto parsed = EventId::Parse(*id);
+  if (!parsed.ok()) return Malformed(event->stream, "id");
+  event->id = *parsed;
+  event->type = *type;
+  event->timestamp_ms = *timestamp;
+  event->schema = GetS(item, "schema").value_or("");
+  event->content_type = GetS(item, "content_type").value_or(kJsonContentType);
+  event->metadata = GetS(item, "metadata").value_or("{}");
+  event->data.clear();
+  if (const auto* data = Member(item, "data")) {
+    if (const auto* s = data->if_contains("S"); s != nullptr && s->is_string()) {
+      event->data = s->get_string();
+    } else if (const auto* b = data->if_contains("B"); b != nullptr && b->is_string()) {
+      auto bytes = Base64Decode(b->get_string());
+      if (!bytes) return Malformed(event->stream, "data is not base64");
+      event->data = std::move(*bytes);
+    } else {
+      return Malformed(event->stream, "data is neither S nor B");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string AppendAttribute(std::int64_t first) { return fmt::format("a{}", first); }
+
+json::object S(std::string_view s) { return {{"S", s}}; }
+json::object N(std::int64_t n) { return {{"N", std::to_string(n)}}; }
+
+std::int64_t TipBytes(const EventData& event) {
+  constexpr std::int64_t kAllowance = 160;  // names, id, timestamp, list and map framing
+  return static_cast<std::int64_t>(event.type.size() + event.schema.size() + event.data.size() +
+                                   event.content_type.size() + event.metadata.size()) +
+         kAllowance;
+}
+
+json::object Envelope(const EventData& event, std::int64_t timestamp_ms) {
+  json::object m;
+  m["id"] = S(event.id.ToString());
+  m["type"] = S(event.type);
+  if (!event.schema.empty()) m["schema"] = S(event.schema);
+  if (event.content_type != kJsonContentType) m["content_type"] = S(event.content_type);
+  // JSON is valid UTF-8 (validated on append) and stays readable as S in the
+  // console; any other content type may be any bytes: B.
+  if (!event.data.empty()) {
+    if (event.content_type == kJsonContentType) {
+      m["data"] = S(event.data);
+    } else {
+      m["data"] = json::object{{"B", Base64Encode(event.data)}};
+    }
+  }
+  if (event.metadata != "{}") m["metadata"] = S(event.metadata);
+  m["timestamp"] = N(timestamp_ms);
+  return m;
+}
+
+json::object EventItem(const RecordedEvent& event) {
+  EventData data{event.id,           event.type,     event.schema, event.data,
+                 event.content_type, event.metadata, std::nullopt};
+  json::object item = Envelope(data, event.timestamp_ms);
+  item[kStreamKey] = S(event.stream);
+  item[kVersionKey] = N(event.version.value());
+  return item;
+}
+
+Result<RecordedEvent> ParseEventItem(const json::object& item) {
+  RecordedEvent event;
+  auto stream = GetS(item, kStreamKey);
+  auto version = GetN(item, kVersionKey);
+  if (!stream || !version) return Malformed("?", "no keys");
+  event.stream = *stream;
+  event.version = StreamVersion(*version);
+  if (Status s = ReadEnvelope(item, &event); !s.ok()) return s;
+  return event;
+}
+
+Result<Tip> ParseTip(std::string_view stream, const json::object& item) {
+  Tip tip;
+  auto head = GetN(item, "head");
+  auto first = GetN(item, "first");
+  const auto* deleted = Member(item, "deleted");
+  if (!head || !first || deleted == nullptr || !deleted->contains("BOOL"))
+    return Malformed(stream, "tip without head, first or deleted");
+  tip.head.version = StreamVersion(*head);
+  tip.head.first_version = StreamVersion(*first);
+  tip.head.deleted = deleted->at("BOOL").as_bool();
+  tip.bytes = GetN(item, "bytes").value_or(0);
+  for (const auto& [name, value] : item) {
+    if (name.size() < 2 || name[0] != 'a' || !value.is_object()) continue;
+    std::int64_t first_version = 0;
+    std::string_view digits(name.data() + 1, name.size() - 1);
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), first_version);
+    if (ec != std::errc() || end != digits.data() + digits.size()) continue;
+    const auto* m = value.get_object().if_contains("M");
+    if (m == nullptr || !m->is_object()) return Malformed(stream, name);
+    TipAppend append;
+    append.first = first_version;
+    append.bytes = GetN(m->get_object(), "b").value_or(0);
+    const auto* list = Member(m->get_object(), "e");
+    if (list == nullptr || !list->contains("L")) return Malformed(stream, name);
+    std::int64_t version = first_version;
+    for (const auto& envelope : list->at("L").as_array()) {
+      RecordedEvent event;
+      event.stream = stream;
+      event.version = StreamVersion(version++);
+      if (!envelope.is_object() || !envelope.get_object().contains("M"))
+        return Malformed(stream, name);
+      if (Status s = ReadEnvelope(envelope.at("M").as_object(), &event); !s.ok()) return s;
+      append.events.push_back(std::move(event));
+    }
+    tip.appends.push_back(std::move(append));
+  }
+  std::sort(tip.appends.begin(), tip.appends.end(),
+            [](const TipAppend& a, const TipAppend& b) { return a.first < b.first; });
+  if (const auto* recent = Member(item, "recent"); recent != nullptr && recent->contains("L")) {
+    for (const auto& entry : recent->at("L").as_array()) {
+      const auto& m = entry.at("M").as_object();
+      RecentAppend r;
+      r.first = GetN(m, "f").value_or(0);
+      for (const auto& id : m.at("ids").at("L").as_array())
+        r.ids.emplace_back(id.at("S").as_string());
+      tip.recent.push_back(std::move(r));
+    }
+  }
+  return tip;
+}
+
+std::vector<std::optional<storage::IdRecord>> KnownIds(const Tip& tip,
+                                                       const AppendRequest& append) {
+  std::unordered_map<std::string, storage::IdRecord> known;
+  auto record = [&](const std::string& id, std::int64_t first, std::size_t count) {
+    storage::IdRecord r;
+    r.stream = append.stream;
+    r.append_first_position = Position(static_cast<std::uint64_t>(first) + 1);
+    r.append_first_version = StreamVersion(first);
+    r.append_count = static_cast<std::uint32_t>(count);
+    known.emplace(id, std::move(r));
+  };
+  for (const auto& a : tip.appends)
+    for (const auto& e : a.events) record(e.id.ToString(), a.first, a.events.size());
+  for (const auto& r : tip.recent)
+    for (const auto& id : r.ids) record(id, r.first, r.ids.size());
+  std::vector<std::optional<storage::IdRecord>> out;
+  for (const auto& e : append.events) {
+    auto it = known.find(e.id.ToString());
+    out.push_back(it == known.end() ? std::nullopt : std::optional(it->second));
+  }
+  return out;
+}
+
+}  // namespace indelible::dynamodb

@@ -1,0 +1,89 @@
+// The items of the DynamoDB event table (docs/DYNAMODB.md, "Table layout"):
+// how an event and a stream's tip item are written as DynamoDB attribute
+// values, and read back. Pure functions: safe from any thread.
+//
+// One partition per stream (key `stream`, S); sort key `version` (N):
+//   version 0, 1, ...   an event moved out of the tip: the envelope as
+//                       top-level attributes (id, type, schema,
+//                       content_type, data, metadata, timestamp)
+//   kTipVersion         the tip: head, first, deleted, bytes, count, one
+//                       attribute a<first version> per append still held
+//                       there ({b: bytes, e: [envelope...]}), and recent
+//                       (the ids of the last appends moved out)
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "indelible/event.h"
+#include "indelible/result.h"
+#include "storage/decide.h"
+
+namespace indelible::dynamodb {
+
+// The tip's sort key: above every version, so that an ascending Query from
+// any version ends with the tip and a descending one starts with it. 2^53-1
+// stays exact in tools that read numbers as doubles (JavaScript).
+inline constexpr std::int64_t kTipVersion = 9007199254740991;
+
+// Attribute names. The expressions always go through
+// ExpressionAttributeNames, since several are DynamoDB reserved words.
+inline constexpr std::string_view kStreamKey = "stream";
+inline constexpr std::string_view kVersionKey = "version";
+
+// One append still held in the tip: its events carry versions
+// first, first + 1, ...
+struct TipAppend {
+  std::int64_t first = 0;
+  std::int64_t bytes = 0;  // what it adds to the tip's `bytes`
+  std::vector<RecordedEvent> events;
+};
+
+// The ids of an append already moved out of the tip, kept for retries.
+struct RecentAppend {
+  std::int64_t first = 0;
+  std::vector<std::string> ids;
+};
+
+struct Tip {
+  storage::HeadState head;         // position stays 0: $all is assigned later
+  std::int64_t bytes = 0;          // the events held, as TipBytes counts them
+  std::vector<TipAppend> appends;  // ascending by first
+  std::vector<RecentAppend> recent;
+};
+
+// "a<first>": the tip attribute holding the append whose first event has
+// that version.
+std::string AppendAttribute(std::int64_t first);
+
+// {"S": s} and friends.
+boost::json::object S(std::string_view s);
+boost::json::object N(std::int64_t n);
+
+// What an event adds to the tip's `bytes`: its payload and a fixed
+// allowance for names and numbers, so the tip stays well under the 400 KB
+// item limit when `bytes` stays under the spill threshold.
+std::int64_t TipBytes(const EventData& event);
+
+// The event's envelope as a map of attributes (empty strings left out:
+// older emulators refuse them).
+boost::json::object Envelope(const EventData& event, std::int64_t timestamp_ms);
+// The event item: Envelope plus the keys.
+boost::json::object EventItem(const RecordedEvent& event);
+
+// Reads an event item (keys and envelope). internal when malformed.
+Result<RecordedEvent> ParseEventItem(const boost::json::object& item);
+// Reads a tip item (ALL_OLD, GetItem, Query). internal when malformed.
+Result<Tip> ParseTip(std::string_view stream, const boost::json::object& item);
+
+// The tip's ids as decide.h's IdRecords, one per event id of `append` (nullopt
+// where unknown). append_first_position carries the append's first version
+// + 1 only to tell appends apart (ClassifyRetry compares it); callers zero
+// the positions of the result.
+std::vector<std::optional<storage::IdRecord>> KnownIds(const Tip& tip, const AppendRequest& append);
+
+}  // namespace indelible::dynamodb
