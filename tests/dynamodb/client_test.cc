@@ -92,18 +92,14 @@ class DynamoDbTest : public ::testing::TestWithParam<std::string> {
 class DynamoDbClient : public DynamoDbTest {
  protected:
   static testutil::DynamoDbServer& Server(const std::string& kind) {
-    static std::map<std::string, std::unique_ptr<testutil::DynamoDbServer>> servers;
-    auto& s = servers[kind];
-    if (!s) {
-      s = std::make_unique<testutil::DynamoDbServer>(kind);
-      if (!s->Start()) ADD_FAILURE() << "the " << kind << " server did not start:\n" << s->output();
-    }
-    return *s;
+    return testutil::SharedDynamoDbServer(kind);
   }
 
   void SetUp() override {
     DynamoDbTest::SetUp();
-    ASSERT_FALSE(Server(kind()).endpoint().empty()) << "no " << kind() << " server";
+    ASSERT_FALSE(Server(kind()).endpoint().empty())
+        << "the " << kind() << " server did not start:\n"
+        << Server(kind()).output();
     client_ = MakeClient();
   }
   std::unique_ptr<Client> MakeClient(std::string target_prefix = "DynamoDB_20120810.") {

@@ -22,20 +22,16 @@ namespace json = boost::json;
 class StreamTableTest : public ::testing::TestWithParam<std::string> {
  protected:
   static testutil::DynamoDbServer& Server(const std::string& kind) {
-    static std::map<std::string, std::unique_ptr<testutil::DynamoDbServer>> servers;
-    auto& s = servers[kind];
-    if (!s) {
-      s = std::make_unique<testutil::DynamoDbServer>(kind);
-      if (!s->Start()) ADD_FAILURE() << "the " << kind << " server did not start:\n" << s->output();
-    }
-    return *s;
+    return testutil::SharedDynamoDbServer(kind);
   }
 
   void SetUp() override {
     std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
     for (char& c : name)
       if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-    ASSERT_FALSE(Server(GetParam()).endpoint().empty()) << "no " << GetParam() << " server";
+    ASSERT_FALSE(Server(GetParam()).endpoint().empty())
+        << "the " << GetParam() << " server did not start:\n"
+        << Server(GetParam()).output();
     ClientOptions o;
     o.endpoint = *ParseEndpoint(Server(GetParam()).endpoint());
     o.region = "us-east-1";

@@ -10,6 +10,8 @@
 #pragma once
 
 #include <cstdio>
+#include <map>
+#include <memory>
 #include <string>
 
 #include "testutil/temp_dir.h"
@@ -88,5 +90,18 @@ class DynamoDbServer {
   std::string port_;
   std::string output_;
 };
+
+// One in-memory server of `kind` per test process, started on first use and
+// stopped at exit, for suites whose tests each make their own tables. Its
+// endpoint() is empty (and output() says why) when it did not start.
+inline DynamoDbServer& SharedDynamoDbServer(const std::string& kind) {
+  static std::map<std::string, std::unique_ptr<DynamoDbServer>> servers;
+  auto& server = servers[kind];
+  if (!server) {
+    server = std::make_unique<DynamoDbServer>(kind);
+    server->Start();
+  }
+  return *server;
+}
 
 }  // namespace indelible::testutil
