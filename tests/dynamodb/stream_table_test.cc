@@ -379,6 +379,35 @@ TEST_P(OnBoth, CommitsToSeveralStreams) {
   ReadAllOnce("to", 2);
 }
 
+// Items come from a server: a malformed tip is an internal error naming the
+// stream, never an exception out of the parser.
+TEST(TipParsing, MalformedTipsAreErrorsNotExceptions) {
+  const json::object base =
+      json::parse(R"({"stream":{"S":"s"},"version":{"N":"9007199254740991"},"head":{"N":"0"},)"
+                  R"("first":{"N":"0"},"deleted":{"BOOL":false}})")
+          .as_object();
+  ASSERT_TRUE(ParseTip("s", base).ok());
+  const char* damaged[] = {
+      R"({"recent":{"S":"not a list"}})",
+      R"({"recent":{"L":[{"M":{"f":{"N":"1"}}}]}})",
+      R"({"recent":{"L":[{"M":{"f":{"N":"1"},"ids":{"L":[{"N":"7"}]}}}]}})",
+      R"({"recent":{"L":["not a map"]}})",
+      R"({"a0":{"M":{"b":{"N":"10"},"e":{"S":"not a list"}}}})",
+      R"({"a0":{"M":{"b":{"N":"10"},"e":{"L":[42]}}}})",
+      R"({"deleted":{"S":"no"}})",
+  };
+  for (const char* extra : damaged) {
+    json::object item = base;
+    const json::value changes = json::parse(extra);
+    for (const auto& [key, value] : changes.as_object()) item[key] = value;
+    Result<Tip> tip = Status::Internal("not parsed");
+    ASSERT_NO_THROW(tip = ParseTip("s", item)) << extra;
+    ASSERT_FALSE(tip.ok()) << extra;
+    EXPECT_EQ(tip.status().code(), ErrorCode::kInternal) << extra;
+    EXPECT_NE(tip.status().message().find("'s'"), std::string::npos) << tip.status().ToString();
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Servers, OnBoth, ::testing::Values("local", "dynalite"),
                          [](const auto& p) { return p.param; });
 INSTANTIATE_TEST_SUITE_P(Servers, OnLocal, ::testing::Values("local"),

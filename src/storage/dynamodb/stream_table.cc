@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <boost/json.hpp>
+#include <charconv>
 #include <chrono>
 #include <map>
 #include <thread>
@@ -33,7 +34,12 @@ json::object TipKey(std::string_view stream) {
 std::int64_t AttributeN(const json::object& attributes, std::string_view name) {
   const auto* v = attributes.if_contains(name);
   if (v == nullptr || !v->is_object() || !v->get_object().contains("N")) return 0;
-  return std::stoll(std::string(v->at("N").as_string()));
+  const auto* n = v->get_object().if_contains("N");
+  if (n == nullptr || !n->is_string()) return 0;
+  std::int64_t value = 0;
+  const std::string_view text = n->get_string();
+  std::from_chars(text.data(), text.data() + text.size(), value);
+  return value;  // 0 when not a number, as when absent
 }
 
 }  // namespace
@@ -143,14 +149,21 @@ Status StreamTable::CreateOrCheck() {
   }
   for (int i = 0;; ++i) {
     if (!described.ok()) return described.status;
-    const auto& table = described.body.at("Table").as_object();
+    const auto* found = described.body.if_contains("Table");
+    if (found == nullptr || !found->is_object())
+      return Status::Internal("DescribeTable answered without a Table: " +
+                              json::serialize(described.body));
+    const json::object& table = found->get_object();
+    const json::value* keys = table.if_contains("KeySchema");
+    const std::string key_text = keys != nullptr ? json::serialize(*keys) : "none";
     const std::string expected_keys = R"([{"AttributeName":"stream","KeyType":"HASH"},)"
                                       R"({"AttributeName":"version","KeyType":"RANGE"}])";
-    if (json::serialize(table.at("KeySchema")) != expected_keys)
-      return Status::Invalid("table",
-                             fmt::format("table {} exists with keys {}, not {}", options_.table,
-                                         json::serialize(table.at("KeySchema")), expected_keys));
-    if (table.at("TableStatus") == "ACTIVE") return Status::Ok();
+    if (key_text != expected_keys)
+      return Status::Invalid("table", fmt::format("table {} exists with keys {}, not {}",
+                                                  options_.table, key_text, expected_keys));
+    if (const auto* status = table.if_contains("TableStatus");
+        status != nullptr && *status == "ACTIVE")
+      return Status::Ok();
     if (i == 600) return Status::Unavailable("table " + options_.table + " never became ACTIVE");
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     described = client_.Call("DescribeTable", {{"TableName", options_.table}});
@@ -352,9 +365,14 @@ Result<std::vector<RecordedEvent>> StreamTable::ReadStream(std::string_view stre
     for (;;) {
       Reply reply = client_.Call("Query", request);
       if (!reply.ok()) return reply.status;
-      for (const auto& value : reply.body.at("Items").as_array()) {
-        const auto& item = value.as_object();
-        if (item.at(kVersionKey).at("N").as_string() == std::to_string(kTipVersion)) {
+      const auto* items = reply.body.if_contains("Items");
+      if (items == nullptr || !items->is_array())
+        return Status::Internal("a Query answered without Items: " + json::serialize(reply.body));
+      for (const auto& value : items->get_array()) {
+        if (!value.is_object())
+          return Status::Internal("a Query answered an item that is not an object");
+        const json::object& item = value.get_object();
+        if (AttributeN(item, kVersionKey) == kTipVersion) {
           auto parsed = ParseTip(stream, item);
           if (!parsed.ok()) return parsed.status();
           tip = std::move(*parsed);

@@ -58,6 +58,21 @@ std::optional<std::int64_t> GetN(const json::object& item, std::string_view name
   return value;
 }
 
+// The elements of a list attribute {"L": [...]}; null when `attr` is not one.
+// (Answers come from a server: never json's throwing accessors on them.)
+const json::array* ListOf(const json::object* attr) {
+  if (attr == nullptr) return nullptr;
+  const auto* list = attr->if_contains("L");
+  return list != nullptr && list->is_array() ? &list->get_array() : nullptr;
+}
+
+// The map of a map attribute {"M": {...}}; null when `value` is not one.
+const json::object* MapOf(const json::value& value) {
+  if (!value.is_object()) return nullptr;
+  const auto* map = value.get_object().if_contains("M");
+  return map != nullptr && map->is_object() ? &map->get_object() : nullptr;
+}
+
 Status Malformed(std::string_view stream, std::string_view what) {
   return Status::Internal(
       fmt::format("DynamoDB item of stream '{}' is malformed: {}", stream, what));
@@ -151,11 +166,12 @@ Result<Tip> ParseTip(std::string_view stream, const json::object& item) {
   auto head = GetN(item, "head");
   auto first = GetN(item, "first");
   const auto* deleted = Member(item, "deleted");
-  if (!head || !first || deleted == nullptr || !deleted->contains("BOOL"))
+  const auto* deleted_flag = deleted != nullptr ? deleted->if_contains("BOOL") : nullptr;
+  if (!head || !first || deleted_flag == nullptr || !deleted_flag->is_bool())
     return Malformed(stream, "tip without head, first or deleted");
   tip.head.version = StreamVersion(*head);
   tip.head.first_version = StreamVersion(*first);
-  tip.head.deleted = deleted->at("BOOL").as_bool();
+  tip.head.deleted = deleted_flag->get_bool();
   tip.bytes = GetN(item, "bytes").value_or(0);
   for (const auto& [name, value] : item) {
     if (name.size() < 2 || name[0] != 'a' || !value.is_object()) continue;
@@ -163,34 +179,42 @@ Result<Tip> ParseTip(std::string_view stream, const json::object& item) {
     std::string_view digits(name.data() + 1, name.size() - 1);
     auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), first_version);
     if (ec != std::errc() || end != digits.data() + digits.size()) continue;
-    const auto* m = value.get_object().if_contains("M");
-    if (m == nullptr || !m->is_object()) return Malformed(stream, name);
+    const json::object* m = MapOf(value);
+    if (m == nullptr) return Malformed(stream, name);
     TipAppend append;
     append.first = first_version;
-    append.bytes = GetN(m->get_object(), "b").value_or(0);
-    const auto* list = Member(m->get_object(), "e");
-    if (list == nullptr || !list->contains("L")) return Malformed(stream, name);
+    append.bytes = GetN(*m, "b").value_or(0);
+    const json::array* list = ListOf(Member(*m, "e"));
+    if (list == nullptr) return Malformed(stream, name);
     std::int64_t version = first_version;
-    for (const auto& envelope : list->at("L").as_array()) {
+    for (const auto& element : *list) {
       RecordedEvent event;
       event.stream = stream;
       event.version = StreamVersion(version++);
-      if (!envelope.is_object() || !envelope.get_object().contains("M"))
-        return Malformed(stream, name);
-      if (Status s = ReadEnvelope(envelope.at("M").as_object(), &event); !s.ok()) return s;
+      const json::object* envelope = MapOf(element);
+      if (envelope == nullptr) return Malformed(stream, name);
+      if (Status s = ReadEnvelope(*envelope, &event); !s.ok()) return s;
       append.events.push_back(std::move(event));
     }
     tip.appends.push_back(std::move(append));
   }
   std::sort(tip.appends.begin(), tip.appends.end(),
             [](const TipAppend& a, const TipAppend& b) { return a.first < b.first; });
-  if (const auto* recent = Member(item, "recent"); recent != nullptr && recent->contains("L")) {
-    for (const auto& entry : recent->at("L").as_array()) {
-      const auto& m = entry.at("M").as_object();
+  if (const auto* recent = Member(item, "recent"); recent != nullptr) {
+    const json::array* entries = ListOf(recent);
+    if (entries == nullptr) return Malformed(stream, "recent is not a list");
+    for (const auto& entry : *entries) {
+      const json::object* m = MapOf(entry);
+      const json::array* ids = m != nullptr ? ListOf(Member(*m, "ids")) : nullptr;
+      if (ids == nullptr) return Malformed(stream, "recent holds an entry without ids");
       RecentAppend r;
-      r.first = GetN(m, "f").value_or(0);
-      for (const auto& id : m.at("ids").at("L").as_array())
-        r.ids.emplace_back(id.at("S").as_string());
+      r.first = GetN(*m, "f").value_or(0);
+      for (const auto& id : *ids) {
+        const auto* text = id.is_object() ? id.get_object().if_contains("S") : nullptr;
+        if (text == nullptr || !text->is_string())
+          return Malformed(stream, "recent holds an id that is not a string");
+        r.ids.emplace_back(text->get_string());
+      }
       tip.recent.push_back(std::move(r));
     }
   }
