@@ -36,7 +36,7 @@ class Problems {
 Status EmbeddedStore::Check(const ProgressFn& progress) {
   Problems problems;
   const std::uint64_t last = std::max<std::uint64_t>(LastPosition().value(), 1);
-  const View snapshot = ReadView();
+  const View snapshot = ConsistentView();
   rocksdb::ReadOptions read = ReadAt(snapshot);
   read.verify_checksums = true;
   read.readahead_size = 4 * 1024 * 1024;

@@ -211,7 +211,7 @@ class StreamCursor final : public EventCursor {
 
 Result<std::unique_ptr<EventCursor>> EmbeddedStore::ReadStream(std::string_view stream,
                                                                const ReadStreamOptions& options) {
-  View view = ReadView();
+  View view = ConsistentView();
   auto head = HeadAt(view, stream);
   if (!head.ok()) return head.status();
   if (head->deleted && !options.include_deleted)

@@ -24,6 +24,12 @@ constexpr std::size_t kMaxGroupBytes = 8 * 1024 * 1024;
 // miss costs one RocksDB Get, so an LRU would buy little.
 constexpr std::size_t kMaxCachedHeads = 256 * 1024;
 
+// What every commit gets once a sync of the log has failed (engine.h).
+Status StoppedWriting() {
+  return Status::Unavailable(
+      "the store stopped writing after a failed sync of its log; restart the process");
+}
+
 std::int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -338,10 +344,8 @@ void EmbeddedStore::Submit(const std::vector<Writer*>& mine) {
                      writers_.begin() + static_cast<std::ptrdiff_t>(group.size()));
     }
     CommitGroup(group);
-    if (!pipelined()) done_through_.store(written + group.size(), std::memory_order_release);
     written_through_.store(written + group.size(), std::memory_order_release);
     turn_.NotifyAll();
-    if (!pipelined()) durable_.NotifyAll();
   }
   if (pipelined()) AwaitDurable(last);
 }
@@ -375,8 +379,7 @@ void EmbeddedStore::SyncWritten() {
   if (taken.through <= done_through_.load(std::memory_order_acquire)) return;
   Status synced;
   if (sync_failed_.load()) {
-    synced = Status::Unavailable(
-        "the store stopped writing after a failed sync of its log; restart the process");
+    synced = StoppedWriting();
   } else if (taken.wrote) {
     synced = FromRocks(db_->SyncWAL(), "syncing the write-ahead log");
     if (!synced.ok()) sync_failed_.store(true);
@@ -410,9 +413,7 @@ void EmbeddedStore::CommitGroup(const std::vector<Writer*>& group) {
   g.next_position = next_position_;
   g.now_ms = NowMs();
   if (sync_failed_.load()) {
-    for (Writer* w : group)
-      w->result = Status::Unavailable(
-          "the store stopped writing after a failed sync of its log; restart the process");
+    for (Writer* w : group) w->result = StoppedWriting();
   } else {
     for (Writer* w : group) {
       if (w->checkpoint_key == nullptr) {
@@ -471,10 +472,14 @@ EmbeddedStore::View EmbeddedStore::NewSnapshot() const {
 }
 
 EmbeddedStore::View EmbeddedStore::ReadView() const {
-  if (options_.follower) return nullptr;
-  if (!pipelined()) return NewSnapshot();
+  if (!pipelined()) return nullptr;
   std::lock_guard lock(view_mu_);
   return durable_view_;
+}
+
+EmbeddedStore::View EmbeddedStore::ConsistentView() const {
+  if (pipelined()) return ReadView();
+  return follower() ? nullptr : NewSnapshot();
 }
 
 void EmbeddedStore::Publish(Position last) {

@@ -88,12 +88,14 @@ class EmbeddedStore final : public Store {
 
   rocksdb::DB* db() const { return db_; }
   bool follower() const { return options_.follower; }
-  // What readers read: a RocksDB snapshot, released when the last holder
-  // drops it. In durable mode the last synced group's (see Operation); in
-  // interval mode a fresh one; none (null) on a follower, whose view moves
-  // only when it catches up and which takes no snapshots.
+  // What readers read: in durable mode the last synced group's snapshot
+  // (see Operation), released when the last holder drops it; elsewhere null,
+  // the latest data (interval mode shows what the OS has, a follower what it
+  // caught up with). ConsistentView is the same, but a fresh snapshot in
+  // interval mode, for reads that use several iterators (a stream, check).
   using View = std::shared_ptr<const rocksdb::Snapshot>;
   View ReadView() const;
+  View ConsistentView() const;
   // ReadOptions reading `view` (the latest data when it is null).
   static rocksdb::ReadOptions ReadAt(const View& view) {
     rocksdb::ReadOptions read;
@@ -153,7 +155,7 @@ class EmbeddedStore final : public Store {
   // Every writer with a ticket <= written_through_ has been decided and
   // written (not necessarily synced): the writer of written_through_ + 1
   // leads next. Every writer with a ticket <= done_through_ has its final
-  // result. Outside durable mode the two move together.
+  // result (durable mode only: elsewhere a written ticket is done).
   std::atomic<std::uint64_t> written_through_{0};
   std::atomic<std::uint64_t> done_through_{0};
   Broadcast turn_;     // bumped after written_through_ moves
