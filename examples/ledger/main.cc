@@ -99,7 +99,8 @@ int main(int argc, char** argv) {
   std::string store_url;
   std::string account_id = std::to_string(std::random_device()() % 1000000);
   app.add_option("--store", store_url,
-                 "store URL (file:PATH or memory:); default: a temporary embedded store");
+                 "store URL (file:PATH, memory: or dynamodb://HOST:PORT?...); default: a "
+                 "temporary embedded store");
   app.add_option("--account-id", account_id, "account id (default: random)");
   CLI11_PARSE(app, argc, argv);
 

@@ -21,11 +21,13 @@ int main(int argc, char** argv) {
   std::string store_url = "file:./todo-data";
   app.add_option("--listen", options.listen, "HOST:PORT to listen on (port 0: any free)")
       ->capture_default_str();
-  app.add_option("--store", store_url, "store URL: file:PATH or memory:")->capture_default_str();
+  app.add_option("--store", store_url, "store URL: file:PATH, memory: or dynamodb://HOST:PORT?...")
+      ->capture_default_str();
   std::string read_store_url;
   app.add_option("--read-store", read_store_url,
                  "read model: sqlite:PATH or postgresql://USER@HOST:PORT/DB "
-                 "(default: sqlite:DIR.read.db beside a file:DIR store)");
+                 "(default: sqlite:DIR.read.db beside a file:DIR store; "
+                 "sqlite:./PREFIXread.db for a dynamodb:// store)");
   app.add_flag("--log-requests", options.log_requests, "one JSON line per request on stderr");
   CLI11_PARSE(app, argc, argv);
 

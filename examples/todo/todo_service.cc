@@ -2,6 +2,8 @@
 
 #include <boost/json.hpp>
 #include <charconv>
+#include <chrono>
+#include <thread>
 
 #include "min_position.h"
 
@@ -32,8 +34,10 @@ HttpResponse WithEtag(HttpResponse response, std::int64_t version) {
 }
 
 // The write's position in $all: pass it as ?minPosition= to read it back
-// from the read model (read-your-writes).
+// from the read model (read-your-writes). None where positions come after
+// the commit (DynamoDB: 0).
 HttpResponse WithPosition(HttpResponse response, indelible::Position position) {
+  if (position.value() == 0) return response;
   response.headers.emplace_back("Indelible-Position", std::to_string(position.value()));
   return response;
 }
@@ -105,11 +109,25 @@ std::optional<Todo> Current(indelible::Store& store, TodoReadModel& model, const
                                      : head.status());
     return std::nullopt;
   }
-  if (!model.WaitFor(head->position, kReadYourWrites)) {
+  auto found = model.Get(id);
+  if (head->position.value() == 0) {
+    // A store that assigns positions after the commit (DynamoDB) gives
+    // none to wait for: wait until the read model holds the head's version.
+    const auto deadline = std::chrono::steady_clock::now() + kReadYourWrites;
+    while (found.ok() && (!*found || (*found)->version < head->version.value())) {
+      if (std::chrono::steady_clock::now() >= deadline) {
+        *error = HttpResponse::Error(Status::Unavailable("the read model is behind; retry"));
+        return std::nullopt;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      found = model.Get(id);
+    }
+  } else if (!model.WaitFor(head->position, kReadYourWrites)) {
     *error = HttpResponse::Error(Status::Unavailable("the read model is behind; retry"));
     return std::nullopt;
+  } else {
+    found = model.Get(id);
   }
-  auto found = model.Get(id);
   if (!found.ok()) {
     *error = HttpResponse::Error(found.status());
     return std::nullopt;

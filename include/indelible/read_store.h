@@ -68,7 +68,9 @@ class ReadStore {
   static Result<std::unique_ptr<ReadStore>> Open(std::string_view url);
   // The read store beside an embedded data folder: the URL "file:DIR"
   // gives "sqlite:DIR.read.db" (beside the folder, not inside it, so the
-  // event store's folder holds only its own files). Other URLs: invalid.
+  // event store's folder holds only its own files). "dynamodb://...prefix=P"
+  // gives "sqlite:./Pread.db" in the working directory (one process; share
+  // a PostgreSQL read store between several). Other URLs: invalid.
   static Result<std::string> DefaultUrlFor(std::string_view store_url);
 
   virtual ~ReadStore() = default;

@@ -88,6 +88,11 @@ struct StoreTraits {
   // memory). False: $all order is built after the commit (DynamoDB), so
   // AppendResult positions may be 0 and $all may lag the streams.
   bool positions_at_commit = true;
+  // True: an event id already written to one stream is refused on another
+  // (conflict). False: ids are checked per stream only, so a retry is still
+  // recognised but an id reused on another stream is written again
+  // (DynamoDB: no global id index, docs/DYNAMODB.md "Idempotent retries").
+  bool ids_unique_across_streams = true;
 };
 
 // Counters since the store was opened, for monitoring (/metrics).
@@ -95,6 +100,13 @@ struct StoreStats {
   std::uint64_t commits = 0;  // commits that wrote events (retries write none)
   std::uint64_t events = 0;   // events written
   std::uint64_t syncs = 0;    // durable syncs that acknowledged commits (0 if volatile)
+  // Backends behind a network service (DynamoDB); 0 for the others.
+  std::uint64_t requests = 0;   // requests sent to the service, retries included
+  std::uint64_t retries = 0;    // attempts after the first
+  std::uint64_t throttles = 0;  // attempts the service refused as throttled
+  // Backends that build $all after the commit (DynamoDB): how old the newest
+  // event this process indexed was when it was indexed, in ms (0: none yet).
+  std::int64_t index_lag_ms = 0;
 };
 
 // A cursor over events, LevelDB style: errors stay on the cursor, so a read
@@ -130,6 +142,10 @@ class Store {
   // Opens (creating if needed) the store named by url:
   //   file:PATH   embedded engine in folder PATH
   //   memory:     volatile in-memory store
+  //   dynamodb://HOST[:PORT]?region=R&prefix=P...
+  //               DynamoDB (docs/DYNAMODB.md): the tables <P>events, <P>all
+  //               and <P>checkpoints, made if missing; $all is built after
+  //               the commit (traits().positions_at_commit is false)
   static Result<std::unique_ptr<Store>> Open(std::string_view url,
                                              const StoreOptions& options = {});
 
@@ -205,6 +221,18 @@ class Store {
   // was deleted since). invalid for a name no append could have written,
   // and on a backend that keeps none (a remote store).
   virtual Result<std::optional<StateRecord>> ReadState(std::string_view stream);
+
+  // An entity's load in one call: the stream's state record (nullopt if
+  // none) and a cursor over the events after it, or over the whole current
+  // life of the stream without a record. Errors as ReadStream: not_found
+  // for a missing or deleted stream. The default calls ReadState, then
+  // ReadStream; a backend that keeps both in one item (DynamoDB's tip)
+  // answers with one read when the events after the record are there too.
+  struct StateAndEvents {
+    std::optional<StateRecord> state;
+    std::unique_ptr<EventCursor> events;
+  };
+  virtual Result<StateAndEvents> ReadStateAndEvents(std::string_view stream);
 
   virtual StoreTraits traits() const { return {}; }
 

@@ -41,6 +41,8 @@ struct SubscriptionOptions {
   // Empty: $all, narrowed by `filter`. Otherwise one stream, every event of
   // it including a `$deleted` tombstone, so the subscriber learns of a
   // deletion; a stream that does not exist yet is waited for.
+  // Where positions come after the commit (StoreTraits), it reads $all and
+  // keeps the stream's events: the same order, found by a scan.
   std::string stream;
   // $all only (categories, stream prefixes, event types); must be empty for
   // a stream subscription.

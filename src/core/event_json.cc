@@ -21,10 +21,6 @@ std::string Base64Encode(std::string_view bytes) {
   return out;
 }
 
-namespace {
-
-void AppendQuoted(std::string_view text, std::string* out) { out->append(QuoteJson(text)); }
-
 std::optional<std::string> Base64Decode(std::string_view text) {
   namespace b64 = boost::beast::detail::base64;
   std::string out(b64::decoded_size(text.size()), '\0');
@@ -38,6 +34,10 @@ std::optional<std::string> Base64Decode(std::string_view text) {
   out.resize(written);
   return out;
 }
+
+namespace {
+
+void AppendQuoted(std::string_view text, std::string* out) { out->append(QuoteJson(text)); }
 
 Result<json::value> Parse(std::string_view text, const std::string& what) {
   boost::system::error_code ec;

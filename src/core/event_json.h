@@ -24,6 +24,8 @@ namespace indelible {
 std::string QuoteJson(std::string_view text);
 // Standard base64 with '=' padding (binary event data in JSON).
 std::string Base64Encode(std::string_view bytes);
+// nullopt when `text` is not base64 with valid padding.
+std::optional<std::string> Base64Decode(std::string_view text);
 
 // Appends the event's JSON object to *out.
 void AppendEventJson(const EventView& event, std::string* out);

@@ -14,13 +14,14 @@ void RuleContext::PublishJson(std::string type, std::string json) {
 namespace detail {
 namespace {
 
-// Starts from the state record if this schema wrote it; sets where to read on.
-Status StartFromRecord(Store& store, std::string_view stream, Folder& folder,
-                       const EntityOptions& options, LoadOutcome& out, ReadStreamOptions& read) {
-  auto record = store.ReadState(stream);
-  if (!record.ok()) return record.status();
-  if (!record->has_value()) return Status::Ok();
-  const StateRecord& r = **record;
+// Starts from the state record if this schema wrote it; sets where to read
+// on. *usable: the record was decoded, so the events after it are wanted.
+Status StartFromRecord(std::string_view stream, const std::optional<StateRecord>& record,
+                       Folder& folder, const EntityOptions& options, LoadOutcome& out,
+                       ReadStreamOptions& read, bool* usable) {
+  *usable = false;
+  if (!record.has_value()) return Status::Ok();
+  const StateRecord& r = *record;
   if (r.schema != options.state_schema) {
     out.stale_snapshot = true;  // never decoded: another schema's bytes
     return Status::Ok();
@@ -34,6 +35,7 @@ Status StartFromRecord(Store& store, std::string_view stream, Folder& folder,
   out.position = r.position;
   out.snapshot_version = r.version;
   read.from = StreamVersion(r.version.value() + 1);
+  *usable = true;
   return Status::Ok();
 }
 
@@ -44,11 +46,29 @@ Result<LoadOutcome> Load(Store& store, std::string_view stream, Folder& folder,
   folder.Reset();
   LoadOutcome out;
   ReadStreamOptions read;
+  Result<std::unique_ptr<EventCursor>> cursor = Status::NotFound("not read yet");
+  bool have_cursor = false;
   if (!replay_all && options.snapshots.kind() != SnapshotPolicy::Kind::kNone) {
-    if (Status s = StartFromRecord(store, stream, folder, options, out, read); !s.ok()) return s;
+    // The record and the events after it in one read where the backend
+    // keeps them together (DynamoDB's tip): one request per load.
+    auto loaded = store.ReadStateAndEvents(stream);
+    if (!loaded.ok()) {
+      cursor = loaded.status();
+      have_cursor = true;
+    } else {
+      bool usable = false;
+      if (Status s = StartFromRecord(stream, loaded->state, folder, options, out, read, &usable);
+          !s.ok())
+        return s;
+      // Without a record the cursor reads the stream from its start; with
+      // one of another schema, the whole stream is read below instead.
+      if (usable || !loaded->state.has_value()) {
+        cursor = std::move(loaded->events);
+        have_cursor = true;
+      }
+    }
   }
-
-  auto cursor = store.ReadStream(stream, read);
+  if (!have_cursor) cursor = store.ReadStream(stream, read);
   if (!cursor.ok()) {
     if (cursor.status().code() != ErrorCode::kNotFound) return cursor.status();
     // Missing or deleted: the initial state; a deleted stream's numbering

@@ -29,6 +29,17 @@ Result<std::unique_ptr<ReadStore>> ReadStore::Open(std::string_view url) {
 }
 
 Result<std::string> ReadStore::DefaultUrlFor(std::string_view store_url) {
+  if (store_url.starts_with("dynamodb:")) {
+    // The servers of a DynamoDB store keep nothing of their own: this file
+    // in the working directory suits one process (examples, tests); several
+    // share a PostgreSQL read store instead. Named after the table prefix.
+    std::string prefix = "indelible_";
+    if (auto at = store_url.find("prefix="); at != std::string_view::npos) {
+      const auto begin = at + 7;
+      prefix = std::string(store_url.substr(begin, store_url.find('&', begin) - begin));
+    }
+    return "sqlite:./" + prefix + "read.db";
+  }
   if (!store_url.starts_with("file:"))
     return Status::Invalid("read store", "no default read store for '" + std::string(store_url) +
                                              "': pass one (sqlite:PATH or postgresql://...)");

@@ -2,22 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "storage/embedded/embedded_store.h"
-#include "storage/memory/memory_store.h"
-
 namespace indelible {
-
-Result<std::unique_ptr<Store>> Store::Open(std::string_view url, const StoreOptions& options) {
-  if (url == "memory:" || url == "memory://") return storage::OpenMemoryStore(options);
-  if (url.starts_with("file:")) {
-    std::string_view path = url.substr(5);
-    if (path.starts_with("//")) path.remove_prefix(2);
-    if (path.empty()) return Status::Invalid("url", "file: URL needs a path, e.g. file:./data");
-    return storage::OpenEmbeddedStore(std::string(path), options);
-  }
-  return Status::Invalid(
-      "url", fmt::format("unknown store URL '{}': use file:PATH (embedded) or memory:", url));
-}
 
 std::vector<Result<CommitResult>> Store::CommitEach(std::vector<CommitRequest> commits) {
   std::vector<Result<CommitResult>> results;
@@ -45,6 +30,16 @@ Status Store::DeleteCheckpoint(std::string_view) { return NoCheckpoints(); }
 Result<std::optional<StateRecord>> Store::ReadState(std::string_view) {
   return Status::Invalid("store",
                          "this store keeps no state records; use a file: or memory: store");
+}
+
+Result<Store::StateAndEvents> Store::ReadStateAndEvents(std::string_view stream) {
+  auto state = ReadState(stream);
+  if (!state.ok()) return state.status();
+  ReadStreamOptions read;
+  if (*state) read.from = StreamVersion(state->value().version.value() + 1);
+  auto events = ReadStream(stream, read);
+  if (!events.ok()) return events.status();
+  return StateAndEvents{std::move(*state), std::move(*events)};
 }
 
 Result<AppendResult> Store::Append(std::string stream, Expected expected,

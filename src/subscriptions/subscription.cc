@@ -60,7 +60,11 @@ Result<SubscriptionBatch> Subscription::Next(std::chrono::milliseconds timeout) 
 }
 
 Result<SubscriptionBatch> Subscription::ReadPage() {
-  return options_.stream.empty() ? ReadAllPage() : ReadStreamPage();
+  // A stream's events carry positions only where they are assigned at
+  // commit; elsewhere (DynamoDB) a stream subscription reads $all, keeping
+  // the stream's events alone.
+  if (options_.stream.empty() || !store_.traits().positions_at_commit) return ReadAllPage();
+  return ReadStreamPage();
 }
 
 Result<SubscriptionBatch> Subscription::ReadAllPage() {
@@ -68,13 +72,16 @@ Result<SubscriptionBatch> Subscription::ReadAllPage() {
   read.from = position_.next();
   read.limit = options_.page_events;
   read.filter = options_.filter;
+  if (!options_.stream.empty()) read.filter.stream_prefixes = {options_.stream};
   auto cursor = store_.ReadAll(read);
   if (!cursor.ok()) return cursor.status();
   SubscriptionBatch batch;
-  std::size_t bytes = 0;
+  std::size_t bytes = 0, matched = 0;
   bool full_by_bytes = false;
   for (; (*cursor)->Valid(); (*cursor)->Next()) {
     const EventView& event = (*cursor)->event();
+    ++matched;
+    if (!options_.stream.empty() && event.stream != options_.stream) continue;
     batch.events.push_back(event.ToOwned());
     bytes += PayloadBytes(event);
     if (bytes >= options_.page_bytes) {
@@ -88,7 +95,7 @@ Result<SubscriptionBatch> Subscription::ReadAllPage() {
   const Position scanned =
       full_by_bytes ? batch.events.back().position : Position((*cursor)->resume_from() - 1);
   position_ = std::max(position_, scanned);
-  batch.caught_up = !full_by_bytes && batch.events.size() < options_.page_events;
+  batch.caught_up = !full_by_bytes && matched < options_.page_events;
   return batch;
 }
 

@@ -33,6 +33,7 @@ TEST_P(ConformanceTest, CommitEachDecidesEveryCommitOnItsOwn) {
   commits.push_back(std::move(both));
   commits.push_back(One("a", Expected::exactly(StreamVersion(1)), Events(1)));  // after the first
 
+  Settle();
   const Position before = store().LastPosition();
   std::vector<Result<CommitResult>> results = store().CommitEach(std::move(commits));
   ASSERT_EQ(results.size(), 6u);
@@ -50,6 +51,7 @@ TEST_P(ConformanceTest, CommitEachDecidesEveryCommitOnItsOwn) {
   ASSERT_TRUE(results[5].ok()) << results[5].status().ToString();
   EXPECT_EQ(results[5]->appends[0].first_version.value(), 2);
 
+  Settle();
   EXPECT_EQ(store().LastPosition().value(), before.value() + 3);
   EXPECT_EQ(Read("a").size(), 3u);
   EXPECT_EQ(Read("taken").size(), 1u);

@@ -1,21 +1,25 @@
-// One conformance suite for every backend: each test runs against memory
-// and embedded (and, with issue 7, DynamoDB), through the public API only.
+// One conformance suite for every backend: each test runs against memory,
+// embedded and DynamoDB (on DynamoDB Local, started by scripts/dynamodb.sh),
+// through the public API only.
 #pragma once
 
 #include <gtest/gtest.h>
 #include <indelible/store.h>
 
+#include <chrono>
+#include <cstdlib>
 #include <memory>
 #include <ostream>
 #include <string>
 
+#include "testutil/dynamodb_server.h"
 #include "testutil/temp_dir.h"
 
 namespace indelible::conformance {
 
 struct Backend {
   std::string name;
-  bool durable;  // can be closed and reopened with its data
+  bool durable;  // an embedded folder: can be closed and reopened with its data
 };
 
 // Names the backend in test listings instead of dumping the struct's bytes.
@@ -23,19 +27,48 @@ inline void PrintTo(const Backend& backend, std::ostream* out) { *out << backend
 
 class ConformanceTest : public ::testing::TestWithParam<Backend> {
  protected:
-  void SetUp() override { Open(); }
+  void SetUp() override {
+    if (GetParam().name == "dynamodb") {
+      auto& server = testutil::SharedDynamoDbServer("local");
+      ASSERT_FALSE(server.endpoint().empty()) << "DynamoDB Local did not start:\n"
+                                              << server.output();
+      // DynamoDB Local checks no keys, but requests are signed with some.
+      ::setenv("AWS_ACCESS_KEY_ID", "conformance", 1);
+      ::setenv("AWS_SECRET_ACCESS_KEY", "conformance", 1);
+      std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+      for (char& c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+      dynamodb_url_ = "dynamodb://127.0.0.1:" + std::to_string(server.port()) +
+                      "?region=us-east-1&tls=0&index_poll_ms=10&prefix=c_" + name + "_";
+    }
+    Open();
+  }
 
-  // (Re)opens the store with `options`; for durable backends the data stays.
+  // (Re)opens the store with `options`; durable backends keep the data.
   void Open(const StoreOptions& options = {}) {
+    if (store_) written_before_ += store_->stats().events;
     store_.reset();
     auto opened = Store::Open(Url(), options);
     ASSERT_TRUE(opened.ok()) << opened.status().ToString();
     store_ = std::move(*opened);
   }
   std::string Url() const {
+    if (!dynamodb_url_.empty()) return dynamodb_url_;
     return GetParam().durable ? "file:" + dir_.Sub("data") : std::string("memory:");
   }
   Store& store() { return *store_; }
+  bool positions_at_commit() const { return store_->traits().positions_at_commit; }
+
+  // Where $all is built after the commit (DynamoDB), waits until every
+  // event this test wrote through store() has a position; a no-op elsewhere.
+  void Settle() {
+    if (positions_at_commit()) return;
+    const std::uint64_t written = written_before_ + store_->stats().events;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (store_->LastPosition().value() < written && std::chrono::steady_clock::now() < deadline)
+      store_->WaitForCommit(store_->LastPosition(), std::chrono::milliseconds(100));
+    ASSERT_GE(store_->LastPosition().value(), written) << "the $all indexer did not catch up";
+  }
 
   static EventData Event(std::string type = "Tested", std::string data = "{}") {
     EventData e;
@@ -49,11 +82,22 @@ class ConformanceTest : public ::testing::TestWithParam<Backend> {
     for (int i = 0; i < n; ++i) events.push_back(Event(type, "{\"i\":" + std::to_string(i) + "}"));
     return events;
   }
-  // Appends n events with `any`; fails the test on error.
+  // Appends n events with `any`; fails the test on error. Where $all is
+  // built after the commit, it also waits until they are indexed, so that
+  // tests read what they wrote (appends made otherwise call Settle()).
   AppendResult Put(const std::string& stream, int n = 1) {
     auto r = store().Append(stream, Expected::any(), Events(n));
     EXPECT_TRUE(r.ok()) << r.status().ToString();
+    Settle();
     return r.ok() ? *r : AppendResult{};
+  }
+  // Put's event's position: from the result, or where $all is built after
+  // the commit, from $all once it is indexed (only this test writes).
+  Position PutAt(const std::string& stream) {
+    const Position at = Put(stream).position;
+    if (positions_at_commit()) return at;
+    Settle();
+    return store().LastPosition();
   }
   std::vector<RecordedEvent> Read(const std::string& stream, ReadStreamOptions options = {}) {
     auto events = ReadStreamEvents(store(), stream, options);
@@ -61,6 +105,7 @@ class ConformanceTest : public ::testing::TestWithParam<Backend> {
     return events.ok() ? *events : std::vector<RecordedEvent>{};
   }
   std::vector<RecordedEvent> All(ReadAllOptions options = {}) {
+    Settle();
     auto events = ReadAllEvents(store(), options);
     EXPECT_TRUE(events.ok()) << events.status().ToString();
     return events.ok() ? *events : std::vector<RecordedEvent>{};
@@ -68,6 +113,8 @@ class ConformanceTest : public ::testing::TestWithParam<Backend> {
 
  private:
   testutil::TempDir dir_;
+  std::string dynamodb_url_;
+  std::uint64_t written_before_ = 0;  // by the stores this test closed
   std::unique_ptr<Store> store_;
 };
 

@@ -116,6 +116,7 @@ TEST_P(ConformanceTest, GroupPullInOrderNeverOvertakesAnEventHeldElsewhere) {
             (std::vector<std::uint64_t>{1, 2}));
   // Its own deliveries in flight do not stop it: the next pull goes on.
   Put("order-1");  // 4
+  Settle();
   EXPECT_EQ(Positions(*group->PullInOrder("relay", 10, milliseconds(200))),
             (std::vector<std::uint64_t>{3, 4}));
   EXPECT_EQ(Positions(PullOk(*group, "other", 10, milliseconds(0))),
@@ -205,7 +206,7 @@ TEST_P(ConformanceTest, GroupBlocksAtExactlyTheFailingEventWhileAnotherGroupGoes
 
 TEST_P(ConformanceTest, GroupWaitForReturnsOnceTheCheckpointPasses) {
   auto group = OpenGroup(store(), "projector");
-  const Position written = Put("todo-1").position;
+  const Position written = PutAt("todo-1");
   std::atomic<bool> passed{false};
   std::thread reader([&] { passed = group->WaitFor(written, seconds(20)); });
   for (const auto& d : PullOk(*group, "w", 10)) ASSERT_TRUE(group->Ack(d.event.position).ok());
@@ -257,6 +258,7 @@ TEST_P(ConformanceTest, GroupCreateOpenListDeleteAndBadInput) {
 
   ASSERT_TRUE(ConsumerGroup::Delete(store(), "a").ok());
   EXPECT_EQ(ConsumerGroup::List(store()).value(), (std::vector<std::string>{"b.c_d-1"}));
+  Settle();
   EXPECT_EQ(store().LastPosition().value(), 2u) << "groups write no events";
 }
 

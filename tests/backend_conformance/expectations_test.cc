@@ -42,6 +42,7 @@ TEST_P(ConformanceTest, ExpectationTable) {
     if (c.state == State::kDeleted) {
       ASSERT_TRUE(store().Delete(stream).ok());
     }
+    Settle();
     const Position before = store().LastPosition();
     auto head_before = store().Head(stream);
     auto result = store().Append(stream, c.expected, {Event()});
@@ -50,7 +51,8 @@ TEST_P(ConformanceTest, ExpectationTable) {
       ASSERT_TRUE(result.ok()) << result.status().ToString();
       const std::int64_t first = c.state == State::kMissing ? 0 : c.state == State::kLive ? 2 : 3;
       EXPECT_EQ(result->first_version.value(), first);
-      EXPECT_EQ(result->position.value(), before.value() + 1);
+      // Where $all is built later (DynamoDB), results carry no position.
+      EXPECT_EQ(result->position.value(), positions_at_commit() ? before.value() + 1 : 0);
     } else {
       ASSERT_EQ(result.status().code(), ErrorCode::kConflict) << result.status().ToString();
       if (c.state == State::kMissing) {

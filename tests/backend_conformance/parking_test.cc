@@ -108,7 +108,7 @@ TEST_P(ConformanceTest, ParkKeepsPerStreamOrderAndReplayDeliversTheParkedEvents)
   EXPECT_NE(from[2].find(R"("position":5)"), std::string::npos) << from[2];
 
   // A new event of the parked stream is parked behind the others.
-  const Position fourth = Put("acct-a").position;
+  const Position fourth = PutAt("acct-a");
   EXPECT_TRUE(Drain(*group, [](const Delivery&) { return false; }).deliveries.empty());
   EXPECT_EQ(group->info().parked_events, 4u);
 
@@ -132,7 +132,7 @@ TEST_P(ConformanceTest, ParkKeepsPerStreamOrderAndReplayDeliversTheParkedEvents)
   EXPECT_FALSE(info.replaying);
 
   // Unparked: the stream's new events are delivered again.
-  const Position fifth = Put("acct-a").position;
+  const Position fifth = PutAt("acct-a");
   Seen after = Drain(*group, [](const Delivery&) { return false; });
   ASSERT_EQ(after.deliveries.size(), 1u);
   EXPECT_EQ(after.deliveries[0].event.position, fifth);

@@ -37,7 +37,8 @@ TEST_P(ConformanceTest, StateRecordIsWrittenWithTheEventsItCovers) {
   EXPECT_EQ(record->data, R"({"b":3})");
   EXPECT_EQ(record->schema, 7u);
   EXPECT_EQ(record->version.value(), 2);  // the append's last event
-  EXPECT_EQ(record->position.value(), 5u);
+  // Where $all is built after the commit (DynamoDB) the record has none.
+  EXPECT_EQ(record->position.value(), positions_at_commit() ? 5u : 0u);
 
   // An append without a state record leaves it as it was.
   Put("acct-1");
@@ -105,18 +106,19 @@ TEST_P(ConformanceTest, StateRecordIsRemovedByADeleteAndRefusedWhereItCannotBe) 
 TEST_P(ConformanceTest, StateOnlyAppendRewritesTheRecordAtAnExactVersion) {
   ASSERT_TRUE(store().Commit({WithState("acct-1", Expected::any(), 3, "v2")}).ok());
   Put("other");
+  Settle();
   const Position last = store().LastPosition();
   auto rewritten = store().Commit(
       {WithState("acct-1", Expected::exactly(StreamVersion(2)), 0, "recalculated", 4)});
   ASSERT_TRUE(rewritten.ok()) << rewritten.status().ToString();
   EXPECT_EQ(rewritten->appends[0].last_version.value(), 2) << "the head, unchanged";
-  EXPECT_EQ(rewritten->appends[0].position.value(), 3u);
+  EXPECT_EQ(rewritten->appends[0].position.value(), positions_at_commit() ? 3u : 0u);
   EXPECT_EQ(store().LastPosition(), last) << "no event written";
   auto record = State(store(), "acct-1");
   EXPECT_EQ(record->data, "recalculated");
   EXPECT_EQ(record->schema, 4u);
   EXPECT_EQ(record->version.value(), 2);
-  EXPECT_EQ(record->position.value(), 3u);
+  EXPECT_EQ(record->position.value(), positions_at_commit() ? 3u : 0u);
   EXPECT_EQ(ReadStreamEvents(store(), "acct-1")->size(), 3u);
 
   // A stale version conflicts and leaves the record alone.

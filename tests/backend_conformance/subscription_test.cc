@@ -36,6 +36,7 @@ void ExpectPositionsOneTo(const std::vector<RecordedEvent>& events, std::uint64_
 
 TEST_P(ConformanceTest, SubscriptionDeliversStoredThenLiveEventsWithoutGapOrDuplicate) {
   for (int s = 0; s < 12; ++s) Put("account-" + std::to_string(s), 100);  // 1,200: three pages
+  Settle();
   Subscription sub(store(), {});
   std::vector<RecordedEvent> events;
   bool caught_up = false;
@@ -76,6 +77,7 @@ TEST_P(ConformanceTest, SubscriptionSignalsCaughtUpAtOnceOnAnEmptyStoreThenTimes
 
 TEST_P(ConformanceTest, SubscriptionResumesExactlyAfterItsCheckpoint) {
   Put("order-1", 10);
+  Settle();
   SubscriptionOptions options;
   options.page_events = 4;
   Subscription first(store(), options);
@@ -99,6 +101,7 @@ TEST_P(ConformanceTest, SubscriptionFiltersAndItsCheckpointPassesSkippedEvents) 
   ASSERT_TRUE(store().Append("user-1", Expected::any(), Events(3, "User.Renamed")).ok());
   ASSERT_TRUE(store().Append("todo-2", Expected::any(), Events(1, "Todo.Done")).ok());
   Put("user-2", 4);  // positions 7..10: filtered out, after the last match
+  Settle();
 
   SubscriptionOptions options;
   options.filter.categories = {"todo"};

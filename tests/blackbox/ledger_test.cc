@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "testutil/cli_runner.h"
+#include "testutil/dynamodb_server.h"
 #include "testutil/temp_dir.h"
 
 namespace indelible {
@@ -49,6 +50,26 @@ TEST(LedgerTest, PrintsTheReferenceStepsOnItsTemporaryStore) {
 TEST(LedgerTest, PrintsTheReferenceStepsOnAMemoryStore) {
   testutil::TempDir scratch;
   ExpectReferenceOutput(RunLedger("--store memory:", scratch));
+}
+
+TEST(LedgerTest, PrintsTheReferenceStepsOnDynamoDb) {
+  auto& server = testutil::SharedDynamoDbServer("local");
+  ASSERT_FALSE(server.endpoint().empty()) << server.output();
+  ::setenv("AWS_ACCESS_KEY_ID", "ledger", 1);
+  ::setenv("AWS_SECRET_ACCESS_KEY", "ledger", 1);
+  const std::string url = "dynamodb://127.0.0.1:" + std::to_string(server.port()) +
+                          "?region=us-east-1&tls=0&prefix=ledger_";
+  testutil::TempDir scratch;
+  ExpectReferenceOutput(RunLedger("--store '" + url + "'", scratch));
+
+  // What it wrote, read back: the account's seven events and its outbound one.
+  auto opened = Store::Open(url);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  auto account = ReadStreamEvents(**opened, "BANK_ACCOUNT/123456");
+  ASSERT_TRUE(account.ok()) << account.status().ToString();
+  EXPECT_EQ(account->size(), 7u);
+  auto state = (*opened)->ReadState("BANK_ACCOUNT/123456");
+  ASSERT_TRUE(state.ok() && state->has_value()) << "the state record rides in the tip";
 }
 
 TEST(LedgerTest, WritesTheAccountAndOneOutboundEventToAFolder) {

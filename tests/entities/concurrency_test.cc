@@ -39,12 +39,14 @@ TEST_P(EntityTest, AStaleStateIsAConflictWhenNoRetryIsAllowed) {
   ASSERT_TRUE(profiles.Append("user-1", {Rename("ada")}).ok());
   ASSERT_OK_AND_ASSIGN(stale, profiles.Get("user-1"));
   ASSERT_TRUE(profiles.Append("user-1", {Points(150)}).ok());
+  Settle();
   const Position last = store().LastPosition();
   const auto record = StateOf("user-1");
 
   auto conflict = profiles.AppendTo(stale, {Points(100)});
   ASSERT_EQ(conflict.status().code(), ErrorCode::kConflict);
   EXPECT_EQ(conflict.status().actual_version(), 1);
+  Settle();
   EXPECT_EQ(store().LastPosition(), last) << "nothing written";
   EXPECT_EQ(Outbox("user-1").size(), 1u) << "the award of the failed command is not out";
   EXPECT_EQ(StateOf("user-1")->data, record->data);

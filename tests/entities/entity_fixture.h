@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "entities/profile.h"
+#include "testutil/dynamodb_server.h"
 #include "testutil/temp_dir.h"
 
 namespace indelible::entity_test {
@@ -29,15 +30,37 @@ inline void PrintTo(const Backend& backend, std::ostream* out) { *out << backend
 class EntityTest : public ::testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {
+    if (GetParam().name == "dynamodb") {
+      auto& server = testutil::SharedDynamoDbServer("local");
+      ASSERT_FALSE(server.endpoint().empty()) << server.output();
+      ::setenv("AWS_ACCESS_KEY_ID", "entity", 1);
+      ::setenv("AWS_SECRET_ACCESS_KEY", "entity", 1);
+      std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+      for (char& c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+      dynamodb_url_ = "dynamodb://127.0.0.1:" + std::to_string(server.port()) +
+                      "?region=us-east-1&tls=0&index_poll_ms=10&prefix=e_" + name + "_";
+    }
     auto opened = Store::Open(Url());
     ASSERT_TRUE(opened.ok()) << opened.status().ToString();
     store_ = std::move(*opened);
   }
 
   std::string Url() const {
+    if (!dynamodb_url_.empty()) return dynamodb_url_;
     return GetParam().durable ? "file:" + dir_.Sub("data") : std::string("memory:");
   }
   Store& store() { return *store_; }
+  bool positions_at_commit() const { return store_->traits().positions_at_commit; }
+  // Where $all is built after the commit (DynamoDB), waits until every event
+  // this test's store wrote is in it; a no-op elsewhere.
+  void Settle() {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (store_->LastPosition().value() < store_->stats().events &&
+           std::chrono::steady_clock::now() < deadline)
+      store_->WaitForCommit(store_->LastPosition(), std::chrono::milliseconds(100));
+    ASSERT_GE(store_->LastPosition().value(), store_->stats().events) << "$all did not catch up";
+  }
   const Rules<Profile>& rules() const { return rules_; }
   Entity<Profile> Profiles(EntityOptions options = {}) {
     return Entity<Profile>(store(), rules_, std::move(options));
@@ -80,6 +103,7 @@ class EntityTest : public ::testing::TestWithParam<Backend> {
   }
 
  private:
+  std::string dynamodb_url_;
   testutil::TempDir dir_;
   Rules<Profile> rules_ = ProfileRules();
   std::unique_ptr<Store> store_;

@@ -7,7 +7,8 @@
 namespace indelible::entity_test {
 
 INSTANTIATE_TEST_SUITE_P(Backends, EntityTest,
-                         ::testing::Values(Backend{"memory", false}, Backend{"embedded", true}),
+                         ::testing::Values(Backend{"memory", false}, Backend{"embedded", true},
+                                           Backend{"dynamodb", false}),
                          [](const auto& param_info) { return param_info.param.name; });
 
 namespace {
@@ -19,7 +20,8 @@ TEST_P(EntityTest, RulesApplyPerEventTypeAndGetReturnsStateVersionAndPosition) {
   ASSERT_OK_AND_ASSIGN(created, profiles.Append("user-1", {Rename("ada"), Points(5)}));
   EXPECT_EQ(created.entity.state, (Profile{"ada", {}, 5}));
   EXPECT_EQ(created.entity.version, StreamVersion(1));
-  EXPECT_EQ(created.entity.position, Position(3));
+  // Where $all is built after the commit (DynamoDB), no position yet.
+  EXPECT_EQ(created.entity.position, positions_at_commit() ? Position(3) : Position(0));
   EXPECT_EQ(created.attempts, 1);
   EXPECT_FALSE(created.replayed);
   ASSERT_OK_AND_ASSIGN(more, profiles.Append("user-1", {Follow("bob"), Points(-2)}));
@@ -29,7 +31,7 @@ TEST_P(EntityTest, RulesApplyPerEventTypeAndGetReturnsStateVersionAndPosition) {
   EXPECT_EQ(got.stream, "user-1");
   EXPECT_EQ(got.state, (Profile{"ada", {"bob"}, 3}));
   EXPECT_EQ(got.version, StreamVersion(3));
-  EXPECT_EQ(got.position, Position(5));
+  EXPECT_EQ(got.position, positions_at_commit() ? Position(5) : Position(0));
   const auto events = Read("user-1");
   ASSERT_EQ(events.size(), 4u);
   EXPECT_EQ(events[0].type, kRenamed);
@@ -106,6 +108,7 @@ TEST_P(EntityTest, ARejectionFailsTheCommandWithItsReasonAndWritesNothing) {
   const auto record_before = StateOf("user-1");
   ASSERT_TRUE(record_before.has_value());
   ASSERT_EQ(Outbox("user-1").size(), 1u);
+  Settle();
   const Position last = store().LastPosition();
 
   auto rejected = profiles.Append("user-1", {Points(-151)});
@@ -125,6 +128,7 @@ TEST_P(EntityTest, ARejectionFailsTheCommandWithItsReasonAndWritesNothing) {
   EXPECT_EQ(HeadVersion("user-2"), -1);
   EXPECT_EQ(Outbox("user-1").size(), 1u);
   EXPECT_TRUE(Outbox("user-2").empty());
+  Settle();
   EXPECT_EQ(store().LastPosition(), last) << "no event anywhere";
   const auto record_after = StateOf("user-1");
   ASSERT_TRUE(record_after.has_value());
@@ -172,6 +176,7 @@ TEST_P(EntityTest, RecalculateRepairsAWrongStateRecordWithoutWritingEvents) {
   ASSERT_TRUE(store().Commit({overwrite}).ok());
   ASSERT_OK_AND_ASSIGN(misled, profiles.Get("user-1"));
   EXPECT_EQ(misled.state, wrong) << "Get trusts the record";
+  Settle();
   const Position last = store().LastPosition();
 
   ASSERT_OK_AND_ASSIGN(fixed, profiles.Recalculate("user-1"));
@@ -180,6 +185,7 @@ TEST_P(EntityTest, RecalculateRepairsAWrongStateRecordWithoutWritingEvents) {
   EXPECT_EQ(fixed.entity.version, StreamVersion(2));
   EXPECT_EQ(fixed.entity.events_read, 3) << "it replays everything";
   EXPECT_TRUE(fixed.published.empty()) << "replayed rules publish nothing";
+  Settle();
   EXPECT_EQ(store().LastPosition(), last) << "no event written";
   EXPECT_EQ(Outbox("user-1").size(), outbox);
   ASSERT_OK_AND_ASSIGN(got, profiles.Get("user-1"));

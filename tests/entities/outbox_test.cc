@@ -36,9 +36,21 @@ TEST_P(EntityTest, PublishedEventsGoToTheOutboxInTheSameCommitWithTheirCause) {
   const auto outbox = Outbox("user-1");
   ASSERT_EQ(inbound.size(), 3u);
   ASSERT_EQ(outbox.size(), 2u);
-  // One commit: its events take contiguous positions, the entity's first.
-  EXPECT_EQ(outbox[0].position.value(), inbound[2].position.value() + 1);
-  EXPECT_EQ(outbox[1].position.value(), inbound[2].position.value() + 2);
+  if (positions_at_commit()) {
+    // One commit: its events take contiguous positions, the entity's first.
+    EXPECT_EQ(outbox[0].position.value(), inbound[2].position.value() + 1);
+    EXPECT_EQ(outbox[1].position.value(), inbound[2].position.value() + 2);
+  } else {
+    // DynamoDB indexes a commit's streams one after the other: in $all the
+    // outbox follows the entity's events, in order.
+    Settle();
+    auto all = ReadAllEvents(store());
+    ASSERT_TRUE(all.ok());
+    std::vector<std::string> order;
+    for (const auto& e : *all) order.push_back(e.stream + "/" + std::to_string(e.version.value()));
+    EXPECT_EQ(order, (std::vector<std::string>{"user-1/0", "user-1/1", "user-1/2",
+                                               "outbox-user-1/0", "outbox-user-1/1"}));
+  }
 
   EXPECT_EQ(outbox[0].type, kFollowNotice);
   EXPECT_EQ(outbox[0].data, R"({"user":"bob"})");
@@ -97,6 +109,7 @@ TEST_P(EntityTest, OutboxEventsAreSelectedByTheirStreamPrefix) {
   ASSERT_TRUE(store().Append("other", Expected::any(), {Points(1)}).ok());
   ASSERT_TRUE(profiles.Append("user-2", {Points(100), Follow("ada"), Points(2)}).ok());
 
+  Settle();
   ReadAllOptions options;
   options.filter.stream_prefixes = {"outbox-"};
   auto selected = ReadAllEvents(store(), options);
@@ -128,6 +141,7 @@ TEST_P(EntityTest, ARetriedCommandWithTheSameIdsIsReplayedAndWritesNothing) {
   const std::vector<EventData> command = {WithId(Points(150)), WithId(Rename("ada"))};
   ASSERT_OK_AND_ASSIGN(first, profiles.Append("user-1", command));
   ASSERT_EQ(first.published.size(), 1u);
+  Settle();
   const Position last = store().LastPosition();
 
   // The reply was lost: the client sends the same command again.
@@ -136,15 +150,18 @@ TEST_P(EntityTest, ARetriedCommandWithTheSameIdsIsReplayedAndWritesNothing) {
   EXPECT_TRUE(retried.published.empty()) << "nothing was published now";
   EXPECT_EQ(retried.entity.state, (Profile{"ada", {}, 150})) << "the stored state";
   EXPECT_EQ(retried.entity.version, StreamVersion(1));
+  Settle();
   EXPECT_EQ(store().LastPosition(), last);
 
   // Later, after the entity moved on: still a retry, still nothing written.
   ASSERT_TRUE(profiles.Append("user-1", {Points(5)}).ok());
+  Settle();
   const Position later = store().LastPosition();
   ASSERT_OK_AND_ASSIGN(late, profiles.Append("user-1", command));
   EXPECT_TRUE(late.replayed);
   EXPECT_EQ(late.entity.state, (Profile{"ada", {}, 155}));
   EXPECT_EQ(late.entity.version, StreamVersion(2));
+  Settle();
   EXPECT_EQ(store().LastPosition(), later);
   EXPECT_EQ(Read("user-1").size(), 3u);
   ASSERT_EQ(Outbox("user-1").size(), 1u) << "outbound ids come from the cause: no duplicate";
@@ -169,11 +186,13 @@ TEST_P(EntityTest, ARetriedCommandIsReplayedEvenWhenItsRulesNowDecideOtherwise) 
   const std::vector<EventData> spend = {WithId(Points(-40))};
   ASSERT_OK_AND_ASSIGN(spent, profiles.Append("user-1", spend));  // 100 -> 60
   EXPECT_TRUE(spent.published.empty());
+  Settle();
   const Position last = store().LastPosition();
   const std::size_t outbox = Outbox("user-1").size();
   ASSERT_OK_AND_ASSIGN(respent, profiles.Append("user-1", spend));  // rules: 60 -> 20, pointsLow
   EXPECT_TRUE(respent.replayed);
   EXPECT_EQ(respent.entity.state.points, 60);
+  Settle();
   EXPECT_EQ(store().LastPosition(), last) << "nothing written";
   EXPECT_EQ(Outbox("user-1").size(), outbox);
 }

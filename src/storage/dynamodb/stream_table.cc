@@ -6,12 +6,12 @@
 #include <charconv>
 #include <chrono>
 #include <map>
-#include <thread>
 
 #include "core/append_validation.h"
 #include "core/text.h"
 #include "storage/decide.h"
 #include "storage/dynamodb/errors.h"
+#include "storage/dynamodb/tables.h"
 
 namespace indelible::dynamodb {
 namespace json = boost::json;
@@ -54,46 +54,70 @@ struct StreamTable::Write {
 
   std::int64_t first_version() const { return head ? head->version.value() + 1 : 0; }
 
-  // The conditional UpdateItem that appends the events to the tip if the
-  // tip is still as `head` says.
+  // The conditional UpdateItem that appends the events (and the state
+  // record) to the tip if the tip is still as `head` says.
   json::object Update(const std::string& table, std::int64_t now) const {
     const storage::HeadState next = storage::Advance(head, *append, Position(0));
-    const std::int64_t first = first_version();
-    json::array envelopes;
-    std::int64_t bytes = 0;
-    for (const auto& event : append->events) {
-      const std::int64_t at = keep_timestamps && event.timestamp_ms ? *event.timestamp_ms : now;
-      envelopes.push_back(json::object{{"M", Envelope(event, at)}});
-      bytes += TipBytes(event);
+    json::object names{{"#h", "head"}, {"#d", "deleted"}};
+    json::object values;
+    std::string set;
+    std::string tail;
+    if (!append->events.empty()) {
+      const std::int64_t first = first_version();
+      json::array envelopes;
+      std::int64_t bytes = 0;
+      for (const auto& event : append->events) {
+        const std::int64_t at = keep_timestamps && event.timestamp_ms ? *event.timestamp_ms : now;
+        envelopes.push_back(json::object{{"M", Envelope(event, at)}});
+        bytes += TipBytes(event);
+      }
+      names["#a"] = AppendAttribute(first);
+      names["#b"] = "bytes";
+      names["#c"] = "count";
+      values[":h"] = N(next.version.value());
+      values[":d"] = json::object{{"BOOL", next.deleted}};
+      values[":a"] = json::object{{"M", json::object{{"b", N(bytes)}, {"e", {{"L", envelopes}}}}}};
+      values[":b"] = N(bytes);
+      values[":one"] = N(1);
+      // The first id of every append the tip still knows (held, or in the
+      // retry window): a retry sent with a fresh expectation, which the
+      // head alone would let through, fails on it and is answered from
+      // ALL_OLD like any other retry.
+      names["#fi"] = "firsts";
+      values[":fi"] = json::object{{"SS", json::array{append->events[0].id.ToString()}}};
+      values[":fid"] = S(append->events[0].id.ToString());
+      set = "SET #h = :h, #d = :d, #a = :a";
+      tail = " ADD #b :b, #c :one, #fi :fi";
+      // `first` changes only when a life starts (new stream, or after a
+      // tombstone); a live append need not know it.
+      if (!head || head->deleted) {
+        names["#f"] = "first";
+        values[":f"] = N(next.first_version.value());
+        set += ", #f = :f";
+      }
+      // A delete removes the state record (store.h).
+      if (next.deleted) {
+        names["#st"] = "state";
+        tail += " REMOVE #st";
+      }
     }
-    json::object names{{"#h", "head"},
-                       {"#d", "deleted"},
-                       {"#a", AppendAttribute(first)},
-                       {"#b", "bytes"},
-                       {"#c", "count"}};
-    json::object values{
-        {":h", N(next.version.value())},
-        {":d", json::object{{"BOOL", next.deleted}}},
-        {":a", json::object{{"M", json::object{{"b", N(bytes)}, {"e", {{"L", envelopes}}}}}}},
-        {":b", N(bytes)},
-        {":one", N(1)}};
-    std::string set = "SET #h = :h, #d = :d, #a = :a";
-    // `first` changes only when a life starts (new stream, or after a
-    // tombstone); a live append need not know it.
-    if (!head || head->deleted) {
-      names["#f"] = "first";
-      values[":f"] = N(next.first_version.value());
-      set += ", #f = :f";
+    if (append->state) {
+      names["#st"] = "state";
+      values[":st"] = StateAttribute(*append->state, next.version.value());
+      set += set.empty() ? "SET #st = :st" : ", #st = :st";
     }
     std::string condition = "attribute_not_exists(#h)";
     if (head) {
       condition = "#h = :eh AND #d = :ed";
       values[":eh"] = N(head->version.value());
       values[":ed"] = json::object{{"BOOL", head->deleted}};
+      if (!append->events.empty()) condition += " AND NOT contains(#fi, :fid)";
+    } else {
+      values.erase(":fid");  // a tip that does not exist knows no ids
     }
     return {{"TableName", table},
             {"Key", TipKey(append->stream)},
-            {"UpdateExpression", set + " ADD #b :b, #c :one"},
+            {"UpdateExpression", set + tail},
             {"ConditionExpression", condition},
             {"ExpressionAttributeNames", std::move(names)},
             {"ExpressionAttributeValues", std::move(values)},
@@ -101,6 +125,7 @@ struct StreamTable::Write {
   }
 
   AppendResult Result() const {
+    if (append->events.empty()) return storage::StateOnlyResult(*append, *head);
     const auto first = first_version();
     const auto count = static_cast<std::int64_t>(append->events.size());
     return AppendResult{append->stream, StreamVersion(first), StreamVersion(first + count - 1),
@@ -131,44 +156,13 @@ struct StreamTable::Write {
 StreamTable::StreamTable(Client& client, StreamTableOptions options)
     : client_(client), options_(std::move(options)) {}
 
-Status StreamTable::CreateOrCheck() {
-  Reply described = client_.Call("DescribeTable", {{"TableName", options_.table}});
-  if (described.status.code() == ErrorCode::kNotFound) {
-    json::object request{
-        {"TableName", options_.table},
-        {"BillingMode", "PAY_PER_REQUEST"},
-        {"AttributeDefinitions",
-         json::array{{{"AttributeName", kStreamKey}, {"AttributeType", "S"}},
-                     {{"AttributeName", kVersionKey}, {"AttributeType", "N"}}}},
-        {"KeySchema", json::array{{{"AttributeName", kStreamKey}, {"KeyType", "HASH"}},
-                                  {{"AttributeName", kVersionKey}, {"KeyType", "RANGE"}}}}};
-    Reply created = client_.Call("CreateTable", request);
-    // conflict: another process created it meanwhile; check it below.
-    if (!created.ok() && created.status.code() != ErrorCode::kConflict) return created.status;
-    described = client_.Call("DescribeTable", {{"TableName", options_.table}});
-  }
-  for (int i = 0;; ++i) {
-    if (!described.ok()) return described.status;
-    const auto* found = described.body.if_contains("Table");
-    if (found == nullptr || !found->is_object())
-      return Status::Internal("DescribeTable answered without a Table: " +
-                              json::serialize(described.body));
-    const json::object& table = found->get_object();
-    const json::value* keys = table.if_contains("KeySchema");
-    const std::string key_text = keys != nullptr ? json::serialize(*keys) : "none";
-    const std::string expected_keys = R"([{"AttributeName":"stream","KeyType":"HASH"},)"
-                                      R"({"AttributeName":"version","KeyType":"RANGE"}])";
-    if (key_text != expected_keys)
-      return Status::Invalid("table", fmt::format("table {} exists with keys {}, not {}",
-                                                  options_.table, key_text, expected_keys));
-    if (const auto* status = table.if_contains("TableStatus");
-        status != nullptr && *status == "ACTIVE")
-      return Status::Ok();
-    if (i == 600) return Status::Unavailable("table " + options_.table + " never became ACTIVE");
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    described = client_.Call("DescribeTable", {{"TableName", options_.table}});
-  }
+TableSpec StreamTable::Spec() const {
+  return TableSpec{
+      options_.table,        std::string(kStreamKey), 'S', std::string(kVersionKey), 'N',
+      /*change_stream=*/true};
 }
+
+Status StreamTable::CreateOrCheck() { return CreateOrCheckTable(client_, Spec()).status(); }
 
 Result<AppendResult> StreamTable::Append(std::string stream, Expected expected,
                                          std::vector<EventData> events) {
@@ -183,12 +177,16 @@ Result<AppendResult> StreamTable::Append(std::string stream, Expected expected,
 
 Result<CommitResult> StreamTable::Commit(std::vector<AppendRequest> appends,
                                          const CommitOptions& options) {
-  if (Status s = ValidateCommit(appends, Limits{}, options); !s.ok()) return s;
+  if (Status s = ValidateCommit(appends, options_.limits, options); !s.ok()) return s;
   std::vector<Write> writes(appends.size());
   for (std::size_t i = 0; i < appends.size(); ++i) {
     AppendRequest& append = appends[i];
-    if (append.state || append.events.empty())
-      return Status::Invalid("state", "state records are not yet kept on DynamoDB");
+    if (append.state &&
+        static_cast<std::int64_t>(append.state->data.size()) > options_.max_state_bytes)
+      return Status::TooLarge(
+          "state", fmt::format("a state record of {} bytes is more than the {} a DynamoDB tip "
+                               "item holds beside its events",
+                               append.state->data.size(), options_.max_state_bytes));
     std::int64_t bytes = 0;
     for (const auto& e : append.events) bytes += TipBytes(e);
     if (bytes > options_.max_append_bytes)
@@ -199,8 +197,18 @@ Result<CommitResult> StreamTable::Commit(std::vector<AppendRequest> appends,
     writes[i].keep_timestamps = options.keep_timestamps;
     // The guess that makes the common case one request: exactly(N) is
     // believed, no_stream and any bet on a new stream. exists cannot bet
-    // (a new stream would be created), so it reads the tip first.
-    switch (append.expected.kind()) {
+    // (a new stream would be created), so it reads the tip first, and so
+    // does a delete (a tombstone on a missing stream is not_found).
+    // So does exactly(N) past any version a stream can reach (a probe that
+    // only asks whether the append was written already, as entities send).
+    const bool impossible_version =
+        append.expected.kind() == Expected::Kind::kExactly &&
+        append.expected.version().value() >=
+            kTipVersion - 1 - static_cast<std::int64_t>(options_.limits.max_append_events);
+    const bool must_read =
+        append.expected.kind() == Expected::Kind::kExists || impossible_version ||
+        (storage::IsTombstoneAppend(append) && append.expected.kind() != Expected::Kind::kExactly);
+    switch (must_read ? Expected::Kind::kExists : append.expected.kind()) {
       case Expected::Kind::kExactly:
         writes[i].head = storage::HeadState{append.expected.version(), Position(0), false, {}};
         break;
@@ -328,6 +336,22 @@ Result<StreamHead> StreamTable::Head(std::string_view stream) {
   return StreamHead{tip->head.version, Position(0), tip->head.deleted, tip->head.first_version};
 }
 
+Result<std::optional<StateRecord>> StreamTable::ReadState(std::string_view stream) {
+  Reply reply = client_.Call(
+      "GetItem", {{"TableName", options_.table},
+                  {"Key", TipKey(stream)},
+                  {"ConsistentRead", true},
+                  {"ProjectionExpression", "#h, #f, #d, #st"},
+                  {"ExpressionAttributeNames",
+                   {{"#h", "head"}, {"#f", "first"}, {"#d", "deleted"}, {"#st", "state"}}}});
+  if (!reply.ok()) return reply.status;
+  const auto* item = reply.body.if_contains("Item");
+  if (item == nullptr || !item->is_object()) return std::optional<StateRecord>();
+  auto tip = ParseTip(stream, item->get_object());
+  if (!tip.ok()) return tip.status();
+  return std::move(tip->state);
+}
+
 Result<Tip> StreamTable::ReadTip(std::string_view stream) {
   Reply reply = client_.Call(
       "GetItem",
@@ -340,7 +364,9 @@ Result<Tip> StreamTable::ReadTip(std::string_view stream) {
 }
 
 Result<std::vector<RecordedEvent>> StreamTable::ReadStream(std::string_view stream,
-                                                           StreamVersion from, std::size_t limit) {
+                                                           StreamVersion from, std::size_t limit,
+                                                           std::optional<StreamHead>* head) {
+  if (head != nullptr) head->reset();
   if (limit == 0) return std::vector<RecordedEvent>();
   const std::int64_t start = from.value();
   // A Query is not a snapshot: a move that runs while it reads could put
@@ -386,6 +412,9 @@ Result<std::vector<RecordedEvent>> StreamTable::ReadStream(std::string_view stre
       if (next == nullptr || tip || contiguous() >= limit) break;
       request["ExclusiveStartKey"] = *next;
     }
+    if (head != nullptr && tip)
+      head->emplace(
+          StreamHead{tip->head.version, Position(0), tip->head.deleted, tip->head.first_version});
     if (!tip && contiguous() >= limit) {
       tip.emplace();  // enough events from items alone; the tip is not needed
       tip->head.version = StreamVersion(start + static_cast<std::int64_t>(limit) - 1);

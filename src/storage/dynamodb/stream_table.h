@@ -19,12 +19,14 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "indelible/store.h"
 #include "storage/dynamodb/client.h"
+#include "storage/dynamodb/tables.h"
 #include "storage/dynamodb/tip.h"
 
 namespace indelible::dynamodb {
@@ -43,16 +45,25 @@ struct StreamTableOptions {
   std::int64_t max_append_bytes = 256 * 1024;
   // Appends moved out of the tip whose ids the tip keeps for retries.
   std::size_t retry_window_appends = 32;
+  // ... and at most this many of their ids together, so that the window
+  // stays a small part of the tip item.
+  std::size_t retry_window_ids = 512;
+  // The largest state record (AppendRequest::state) the tip holds beside up
+  // to spill_bytes + max_append_bytes of events; larger is too_large.
+  std::int64_t max_state_bytes = 48 * 1024;
+  // The store's limits, checked before anything is written (append_validation.h).
+  Limits limits;
 };
 
 class StreamTable {
  public:
   StreamTable(Client& client, StreamTableOptions options);
 
-  // Creates the table (on-demand billing) and waits until it is active, or
-  // checks that an existing one has the keys this layout needs (invalid
-  // otherwise).
+  // Creates the table (on-demand billing, change stream on: the $all
+  // indexer reads it) and waits until it is active, or checks that an
+  // existing one has the keys this layout needs (invalid otherwise).
   Status CreateOrCheck();
+  TableSpec Spec() const;
 
   // Appends to one stream, or to several atomically (TransactWriteItems;
   // an endpoint without it, dynalite, answers invalid naming it). Rules of
@@ -60,8 +71,9 @@ class StreamTable {
   // (tombstones), idempotent retries (recognised while the ids are in the
   // tip: see the retry window in docs/DYNAMODB.md). Positions in the
   // results are 0: $all is assigned later, by the indexer.
-  // Not yet: state records (invalid), appends larger than max_append_bytes
-  // (too_large).
+  // State records ride in the tip, written by the append's own request.
+  // Not yet: appends larger than max_append_bytes, state records larger
+  // than max_state_bytes (too_large).
   // options: allow_reserved (Delete's tombstone, internal streams) and
   // keep_timestamps (import) as for Store::Commit.
   Result<CommitResult> Commit(std::vector<AppendRequest> appends,
@@ -70,12 +82,23 @@ class StreamTable {
 
   // The stream's events from version `from`, at most `limit`, in version
   // order; not_found if the stream has no tip. One Query in the common case
-  // (more pages past 1 MB; again if a concurrent move left a gap).
+  // (more pages past 1 MB; again if a concurrent move left a gap). *head,
+  // if given, is the stream's head when the Query reached the tip (it does
+  // unless `limit` events came before it), nullopt otherwise.
   Result<std::vector<RecordedEvent>> ReadStream(std::string_view stream, StreamVersion from,
-                                                std::size_t limit);
+                                                std::size_t limit,
+                                                std::optional<StreamHead>* head = nullptr);
 
   // The stream's head (position 0); not_found if it has no tip. One GetItem.
   Result<StreamHead> Head(std::string_view stream);
+
+  // The stream's tip, whole: head, the events it holds, the state record.
+  // not_found if the stream has none. One GetItem.
+  Result<Tip> ReadTip(std::string_view stream);
+
+  // The stream's state record (position 0); nullopt if none, or no stream.
+  // One GetItem.
+  Result<std::optional<StateRecord>> ReadState(std::string_view stream);
 
   // Moves up to 100 of the oldest appends held in the tip to event items of
   // their own: WriteEventItems, then one conditional tip update. Returns how
@@ -90,7 +113,6 @@ class StreamTable {
 
  private:
   struct Write;
-  Result<Tip> ReadTip(std::string_view stream);
   Status PutEventItems(const std::vector<const TipAppend*>& appends);
   Result<std::size_t> Move(std::string_view stream, bool update_tip);
 

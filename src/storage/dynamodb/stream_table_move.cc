@@ -20,6 +20,12 @@ namespace {
 constexpr std::size_t kBatchItems = 25;
 constexpr std::size_t kAppendsPerMove = 100;
 
+std::int64_t bytes_of(const std::vector<const TipAppend*>& appends) {
+  std::int64_t bytes = 0;
+  for (const auto* append : appends) bytes += append->bytes;
+  return bytes;
+}
+
 }  // namespace
 
 Result<std::size_t> StreamTable::MoveOutOfTip(std::string_view stream) {
@@ -81,9 +87,20 @@ Result<std::size_t> StreamTable::Move(std::string_view stream, bool update_tip) 
     for (const auto& e : append->events) r.ids.push_back(e.id.ToString());
     recent.push_back(std::move(r));
   }
-  if (recent.size() > options_.retry_window_appends)
-    recent.erase(recent.begin(),
-                 recent.end() - static_cast<std::ptrdiff_t>(options_.retry_window_appends));
+  // The window keeps the newest appends that fit both bounds; an append of
+  // more ids than the window holds is not kept at all.
+  std::size_t kept = 0, kept_ids = 0;
+  while (kept < recent.size() && kept < options_.retry_window_appends &&
+         kept_ids + recent[recent.size() - 1 - kept].ids.size() <= options_.retry_window_ids) {
+    kept_ids += recent[recent.size() - 1 - kept].ids.size();
+    ++kept;
+  }
+  // The first ids of the appends leaving the window leave `firsts` too, so
+  // that it stays what the tip can answer a retry from.
+  json::array gone;
+  for (std::size_t i = 0; i + kept < recent.size(); ++i)
+    if (!recent[i].ids.empty()) gone.push_back(json::value(recent[i].ids.front()));
+  recent.erase(recent.begin(), recent.end() - static_cast<std::ptrdiff_t>(kept));
   json::array recent_list;
   for (const auto& r : recent) {
     json::array ids;
@@ -93,9 +110,17 @@ Result<std::size_t> StreamTable::Move(std::string_view stream, bool update_tip) 
   }
 
   json::object names{{"#r", "recent"}, {"#b", "bytes"}, {"#c", "count"}};
+  json::object values{{":r", {{"L", std::move(recent_list)}}},
+                      {":b", N(-bytes_of(moving))},
+                      {":c", N(-static_cast<std::int64_t>(moving.size()))}};
+  std::string remove_gone;
+  if (!gone.empty()) {
+    names["#fi"] = "firsts";
+    values[":gone"] = json::object{{"SS", std::move(gone)}};
+    remove_gone = " DELETE #fi :gone";
+  }
   std::string remove = " REMOVE ";
   std::string condition;
-  std::int64_t bytes = 0;
   for (std::size_t i = 0; i < moving.size(); ++i) {
     const std::string name = fmt::format("#a{}", i);
     names[name] = AppendAttribute(moving[i]->first);
@@ -103,18 +128,14 @@ Result<std::size_t> StreamTable::Move(std::string_view stream, bool update_tip) 
     // Only the move that still finds every append it copied drops them:
     // two movers never both subtract the same bytes.
     condition += (i == 0 ? "attribute_exists(" : " AND attribute_exists(") + name + ")";
-    bytes += moving[i]->bytes;
   }
-  Reply reply =
-      client_.Call("UpdateItem", {{"TableName", options_.table},
-                                  {"Key", {{kStreamKey, S(stream)}, {kVersionKey, N(kTipVersion)}}},
-                                  {"UpdateExpression", "SET #r = :r ADD #b :b, #c :c" + remove},
-                                  {"ConditionExpression", condition},
-                                  {"ExpressionAttributeNames", std::move(names)},
-                                  {"ExpressionAttributeValues",
-                                   {{":r", {{"L", std::move(recent_list)}}},
-                                    {":b", N(-bytes)},
-                                    {":c", N(-static_cast<std::int64_t>(moving.size()))}}}});
+  Reply reply = client_.Call(
+      "UpdateItem", {{"TableName", options_.table},
+                     {"Key", {{kStreamKey, S(stream)}, {kVersionKey, N(kTipVersion)}}},
+                     {"UpdateExpression", "SET #r = :r ADD #b :b, #c :c" + remove + remove_gone},
+                     {"ConditionExpression", condition},
+                     {"ExpressionAttributeNames", std::move(names)},
+                     {"ExpressionAttributeValues", std::move(values)}});
   if (reply.status.code() == ErrorCode::kConflict) return std::size_t{0};  // moved by another
   if (!reply.ok()) return reply.status;
   return events;

@@ -12,27 +12,6 @@ namespace indelible::dynamodb {
 namespace json = boost::json;
 namespace {
 
-// Binary data travels as base64 in DynamoDB's JSON protocol ("B").
-std::optional<std::string> Base64Decode(std::string_view text) {
-  static constexpr std::string_view kAlphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  std::uint32_t bits = 0;
-  int count = 0;
-  for (char c : text) {
-    if (c == '=') break;
-    const auto index = kAlphabet.find(c);
-    if (index == std::string_view::npos) return std::nullopt;
-    bits = (bits << 6) | static_cast<std::uint32_t>(index);
-    count += 6;
-    if (count >= 8) {
-      count -= 8;
-      out.push_back(static_cast<char>((bits >> count) & 0xff));
-    }
-  }
-  return out;
-}
-
 const json::object* Member(const json::object& item, std::string_view name) {
   const auto* value = item.if_contains(name);
   return value != nullptr && value->is_object() ? &value->get_object() : nullptr;
@@ -141,6 +120,12 @@ json::object Envelope(const EventData& event, std::int64_t timestamp_ms) {
   return m;
 }
 
+json::object StateAttribute(const StateUpdate& state, std::int64_t version) {
+  return {{"M", json::object{{"d", json::object{{"B", Base64Encode(state.data)}}},
+                             {"s", N(state.schema)},
+                             {"v", N(version)}}}};
+}
+
 json::object EventItem(const RecordedEvent& event) {
   EventData data{event.id,           event.type,     event.schema, event.data,
                  event.content_type, event.metadata, std::nullopt};
@@ -200,6 +185,19 @@ Result<Tip> ParseTip(std::string_view stream, const json::object& item) {
   }
   std::sort(tip.appends.begin(), tip.appends.end(),
             [](const TipAppend& a, const TipAppend& b) { return a.first < b.first; });
+  if (const json::value* state = item.if_contains("state"); state != nullptr) {
+    const json::object* m = MapOf(*state);
+    const json::object* d = m != nullptr ? Member(*m, "d") : nullptr;
+    const json::value* b = d != nullptr ? d->if_contains("B") : nullptr;
+    auto schema = m != nullptr ? GetN(*m, "s") : std::nullopt;
+    auto version = m != nullptr ? GetN(*m, "v") : std::nullopt;
+    if (b == nullptr || !b->is_string() || !schema || !version || *schema < 0)
+      return Malformed(stream, "state is not {d: B, s: N, v: N}");
+    auto bytes = Base64Decode(b->get_string());
+    if (!bytes) return Malformed(stream, "state data is not base64");
+    tip.state = StateRecord{std::move(*bytes), static_cast<std::uint32_t>(*schema),
+                            StreamVersion(*version), Position(0)};
+  }
   if (const auto* recent = Member(item, "recent"); recent != nullptr) {
     const json::array* entries = ListOf(recent);
     if (entries == nullptr) return Malformed(stream, "recent is not a list");

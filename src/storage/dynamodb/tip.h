@@ -9,7 +9,8 @@
 //   kTipVersion         the tip: head, first, deleted, bytes, count, one
 //                       attribute a<first version> per append still held
 //                       there ({b: bytes, e: [envelope...]}), and recent
-//                       (the ids of the last appends moved out)
+//                       (the ids of the last appends moved out), and the
+//                       stream's state record, if any (state)
 #pragma once
 
 #include <boost/json/object.hpp>
@@ -54,6 +55,7 @@ struct Tip {
   std::int64_t bytes = 0;          // the events held, as TipBytes counts them
   std::vector<TipAppend> appends;  // ascending by first
   std::vector<RecentAppend> recent;
+  std::optional<StateRecord> state;  // position 0, as for events
 };
 
 // "a<first>": the tip attribute holding the append whose first event has
@@ -72,6 +74,9 @@ std::int64_t TipBytes(const EventData& event);
 // The event's envelope as a map of attributes (empty strings left out:
 // older emulators refuse them).
 boost::json::object Envelope(const EventData& event, std::int64_t timestamp_ms);
+// The tip's `state` attribute: {d: B data, s: N schema, v: N version}.
+boost::json::object StateAttribute(const StateUpdate& state, std::int64_t version);
+
 // The event item: Envelope plus the keys.
 boost::json::object EventItem(const RecordedEvent& event);
 

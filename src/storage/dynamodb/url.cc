@@ -121,10 +121,22 @@ Result<StoreUrl> ParseStoreUrl(std::string_view url, const EnvLookup& env) {
       out.max_attempts = *n;
     } else if (name == "ca_file") {
       out.ca_file = value;
+    } else if (name == "indexer") {
+      if (value != "0" && value != "1")
+        return BadUrl("url", fmt::format("indexer={} must be 0 or 1", value));
+      out.indexer = value == "1";
+    } else if (name == "index_poll_ms") {
+      auto n = Number(name, value, 1, 60'000);
+      if (!n.ok()) return n.status();
+      out.index_poll = std::chrono::milliseconds(*n);
+    } else if (name == "index_lease_ms") {
+      auto n = Number(name, value, 100, 600'000);
+      if (!n.ok()) return n.status();
+      out.index_lease = std::chrono::milliseconds(*n);
     } else {
       return BadUrl("url", fmt::format("unknown parameter '{}' (known: region, prefix, tls, "
                                        "connect_timeout_ms, request_timeout_ms, max_attempts, "
-                                       "ca_file)",
+                                       "ca_file, indexer, index_poll_ms, index_lease_ms)",
                                        name));
     }
   }

@@ -2,7 +2,8 @@
 // `dynamodb://` store URLs (docs/DYNAMODB.md, "Store URLs"):
 //
 //   dynamodb://HOST[:PORT][?region=R&prefix=P&tls=0|1&connect_timeout_ms=N
-//                          &request_timeout_ms=N&max_attempts=N&ca_file=PATH]
+//                          &request_timeout_ms=N&max_attempts=N&ca_file=PATH
+//                          &indexer=0|1&index_poll_ms=N&index_lease_ms=N]
 //
 //   dynamodb://dynamodb.eu-west-1.amazonaws.com?prefix=shop_
 //   dynamodb://127.0.0.1:8000?region=us-east-1&prefix=ib_&tls=0
@@ -47,6 +48,14 @@ struct StoreUrl {
   std::optional<std::chrono::milliseconds> request_timeout;
   std::optional<int> max_attempts;
   std::string ca_file;  // extra trusted certificates (PEM) for https
+  // indexer=1 (default): this store runs a $all indexer (one of them holds
+  // the lease at a time); 0: it only follows the index others build.
+  bool indexer = true;
+  // index_poll_ms: how often an idle indexer asks the change stream again.
+  std::chrono::milliseconds index_poll{50};
+  // index_lease_ms: how long the indexer that wrote last keeps the work; a
+  // crashed one's is taken over after this long.
+  std::chrono::milliseconds index_lease{10000};
 };
 
 // Errors: invalid (field "url"), naming the parameter at fault; an unknown

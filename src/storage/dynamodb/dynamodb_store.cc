@@ -1,0 +1,373 @@
+// Operation: the Store calls of a DynamoDB store, in requests.
+//   Commit      one UpdateItem on the tip (one stream) or one
+//               TransactWriteItems (several); see stream_table.h
+//   ReadStream  one Query (stream from `from` up to its tip), plus a GetItem
+//               of the head when the Query stopped before the tip
+//   Head        one GetItem; ReadState one GetItem
+//   ReadAll     Queries of the $all table, a page at a time
+//   checkpoints one request each on <prefix>checkpoints
+// Positions come from the indexer (indexer.h): AppendResult and stream
+// reads carry position 0, $all reads the indexed positions.
+#include "storage/dynamodb/dynamodb_store.h"
+
+#include <fmt/format.h>
+
+#include <boost/json.hpp>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "core/event_json.h"
+#include "core/text.h"
+#include "storage/checkpoints.h"
+#include "storage/dynamodb/all_index.h"
+#include "storage/dynamodb/client.h"
+#include "storage/dynamodb/cursors.h"
+#include "storage/dynamodb/indexer.h"
+#include "storage/dynamodb/stream_table.h"
+#include "storage/dynamodb/tables.h"
+#include "storage/dynamodb/tip.h"
+#include "storage/dynamodb/url.h"
+
+namespace indelible::dynamodb {
+namespace json = boost::json;
+namespace {
+
+constexpr std::string_view kNameKey = "name";
+
+// The change stream's endpoint: AWS serves it on a host of its own
+// (streams.dynamodb.REGION.amazonaws.com); emulators on the same one.
+Endpoint StreamsEndpoint(const Endpoint& endpoint) {
+  if (!endpoint.host.starts_with("dynamodb.") || !endpoint.host.ends_with(".amazonaws.com"))
+    return endpoint;
+  auto streams = ParseEndpoint((endpoint.tls ? "https://streams." : "http://streams.") +
+                               endpoint.host + ":" + endpoint.port);
+  return streams.ok() ? *streams : endpoint;
+}
+
+std::string RandomOwner() {
+  std::random_device device;
+  return fmt::format("{:016x}", (static_cast<std::uint64_t>(device()) << 32) | device());
+}
+
+class DynamoDbStore final : public Store {
+ public:
+  DynamoDbStore(StoreOptions options, std::unique_ptr<Client> client,
+                std::unique_ptr<Client> streams, const std::string& prefix)
+      : options_(std::move(options)),
+        client_(std::move(client)),
+        streams_(std::move(streams)),
+        events_(*client_, TableOptions(prefix, options_)),
+        all_(*client_, prefix + "all"),
+        checkpoints_table_(prefix + "checkpoints") {}
+
+  ~DynamoDbStore() override {
+    if (indexer_) indexer_->Stop();
+  }
+
+  Status Open(const StoreUrl& url) {
+    auto arn = CreateOrCheckTable(*client_, events_.Spec());
+    if (!arn.ok()) return arn.status();
+    if (Status s = all_.CreateOrCheck(); !s.ok()) return s;
+    TableSpec checkpoints_spec;
+    checkpoints_spec.name = checkpoints_table_;
+    checkpoints_spec.hash_key = kNameKey;
+    auto checkpoints = CreateOrCheckTable(*client_, checkpoints_spec);
+    if (!checkpoints.ok()) return checkpoints.status();
+    if (arn->empty()) {
+      // dynalite: streams work, $all cannot be built. Say so where it is used.
+      no_index_ = Status::Invalid(
+          "store", fmt::format("$all on DynamoDB is built from the table's change stream, and "
+                               "the endpoint {} keeps none (dynalite has no DynamoDB Streams): "
+                               "use DynamoDB or DynamoDB Local",
+                               client_->options().endpoint.url));
+      return Status::Ok();
+    }
+    IndexerOptions indexer_options;
+    indexer_options.stream_arn = *arn;
+    indexer_options.owner = RandomOwner();
+    indexer_options.poll_interval = url.index_poll;
+    indexer_options.lease = url.index_lease;
+    indexer_options.follow_only = !url.indexer;
+    indexer_ = std::make_unique<Indexer>(*streams_, all_, std::move(indexer_options));
+    follower_ = !url.indexer;
+    if (!follower_) indexer_->Start();
+    return Status::Ok();
+  }
+
+  Result<CommitResult> Commit(std::vector<AppendRequest> appends,
+                              const CommitOptions& options) override {
+    std::vector<std::size_t> sizes;
+    for (const auto& a : appends) sizes.push_back(a.events.size());
+    auto result = events_.Commit(std::move(appends), options);
+    if (result.ok()) {
+      bool wrote = false;
+      for (std::size_t i = 0; i < result->appends.size() && i < sizes.size(); ++i) {
+        if (result->appends[i].replayed || sizes[i] == 0) continue;
+        wrote = true;
+        events_written_.fetch_add(sizes[i]);
+      }
+      if (wrote) commits_.fetch_add(1);
+      if (wrote && indexer_ && !follower_) indexer_->Nudge();
+    }
+    return result;
+  }
+
+  Result<StreamHead> Head(std::string_view stream) override {
+    if (Status valid = ValidateStreamName(stream, /*allow_reserved=*/true); !valid.ok())
+      return valid;
+    return events_.Head(stream);
+  }
+
+  Result<std::optional<StateRecord>> ReadState(std::string_view stream) override {
+    if (Status valid = ValidateStreamName(stream, /*allow_reserved=*/true); !valid.ok())
+      return valid;
+    return events_.ReadState(stream);
+  }
+
+  // One GetItem of the tip: the state record and, in the common case, every
+  // event after it (the tip holds the newest appends).
+  Result<StateAndEvents> ReadStateAndEvents(std::string_view stream) override {
+    if (Status valid = ValidateStreamName(stream, /*allow_reserved=*/true); !valid.ok())
+      return valid;
+    auto tip = events_.ReadTip(stream);
+    if (!tip.ok()) return tip.status();
+    if (tip->head.deleted)
+      return Status::NotFound(fmt::format("stream '{}' is deleted", Printable(stream)), true);
+    const std::int64_t low = tip->head.first_version.value();
+    const std::int64_t high = tip->head.version.value();
+    const std::int64_t from =
+        std::max(low, tip->state ? tip->state->version.value() + 1 : std::int64_t{0});
+    std::vector<RecordedEvent> held;
+    const bool all_held = from > high || (!tip->appends.empty() && tip->appends[0].first <= from);
+    if (all_held)
+      for (auto& append : tip->appends)
+        for (auto& event : append.events)
+          if (event.version.value() >= from) held.push_back(std::move(event));
+    ReadStreamOptions read;
+    read.from = StreamVersion(from);
+    // Events the tip no longer holds are read by the cursor: one Query more.
+    return StateAndEvents{
+        std::move(tip->state),
+        MakeStreamCursor(events_, std::string(stream), read, from, low, high, std::move(held))};
+  }
+
+  Result<std::unique_ptr<EventCursor>> ReadStream(std::string_view stream,
+                                                  const ReadStreamOptions& options) override {
+    if (Status valid = ValidateStreamName(stream, /*allow_reserved=*/true); !valid.ok())
+      return valid;
+    const bool forward = options.direction == Direction::kForward;
+    std::vector<RecordedEvent> first_page;
+    std::optional<StreamHead> head;
+    if (forward && options.limit > 0) {
+      // The common case in one Query: the events from `from` and the tip.
+      const std::int64_t from = options.from ? std::max<std::int64_t>(options.from->value(), 0) : 0;
+      auto events = events_.ReadStream(stream, StreamVersion(from),
+                                       std::min<std::size_t>(options.limit, 1000), &head);
+      if (!events.ok()) return events.status();
+      first_page = std::move(*events);
+    }
+    if (!head) {
+      auto read = events_.Head(stream);
+      if (!read.ok()) return read.status();
+      head = *read;
+    }
+    if (head->deleted && !options.include_deleted)
+      return Status::NotFound(fmt::format("stream '{}' is deleted", Printable(stream)), true);
+    const std::int64_t low = options.include_deleted ? 0 : head->first_version.value();
+    const std::int64_t high = head->version.value();
+    const std::int64_t from = forward ? std::max(low, options.from ? options.from->value() : 0)
+                                      : std::min(high, options.from ? options.from->value() : high);
+    return MakeStreamCursor(events_, std::string(stream), options, from, low, high,
+                            std::move(first_page));
+  }
+
+  Result<std::unique_ptr<EventCursor>> ReadAll(const ReadAllOptions& options) override {
+    if (!no_index_.ok()) return no_index_;
+    return MakeAllCursor(all_, options, LastPosition());
+  }
+
+  Position LastPosition() const override {
+    if (!indexer_) return Position(0);
+    if (follower_) Follow();
+    return indexer_->last_position();
+  }
+
+  Position WaitForCommit(Position after, std::chrono::milliseconds timeout) override {
+    if (!indexer_) return Position(0);
+    if (!follower_) return indexer_->WaitFor(after, timeout);
+    // A follower reads the index's state until it moves.
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      Follow();
+      const Position last = indexer_->last_position();
+      if (last > after || std::chrono::steady_clock::now() >= deadline) return last;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+
+  Status SaveCheckpoint(std::string_view name, std::string_view value) override {
+    if (Status s = storage::ValidateCheckpoint(name, value); !s.ok()) return s;
+    return client_
+        ->Call("PutItem", {{"TableName", checkpoints_table_},
+                           {"Item", {{kNameKey, S(name)}, {"value", S(Base64Encode(value))}}}})
+        .status;
+  }
+
+  Result<std::optional<std::string>> LoadCheckpoint(std::string_view name) override {
+    if (Status s = storage::ValidateCheckpointName(name); !s.ok()) return s;
+    Reply reply = client_->Call("GetItem", {{"TableName", checkpoints_table_},
+                                            {"Key", {{kNameKey, S(name)}}},
+                                            {"ConsistentRead", true}});
+    if (!reply.ok()) return reply.status;
+    const auto* item = reply.body.if_contains("Item");
+    if (item == nullptr || !item->is_object()) return std::optional<std::string>();
+    return CheckpointValue(item->get_object());
+  }
+
+  Result<std::vector<std::pair<std::string, std::string>>> ListCheckpoints(
+      std::string_view prefix) override {
+    std::vector<std::pair<std::string, std::string>> found;
+    json::object request{{"TableName", checkpoints_table_}, {"ConsistentRead", true}};
+    if (!prefix.empty()) {
+      request["FilterExpression"] = "begins_with(#n, :p)";
+      request["ExpressionAttributeNames"] = json::object{{"#n", kNameKey}};
+      request["ExpressionAttributeValues"] = json::object{{":p", S(prefix)}};
+    }
+    for (;;) {
+      Reply reply = client_->Call("Scan", request);
+      if (!reply.ok()) return reply.status;
+      const auto* items = reply.body.if_contains("Items");
+      if (items == nullptr || !items->is_array())
+        return Status::Internal("a Scan of " + checkpoints_table_ + " answered without Items");
+      for (const auto& item : items->get_array()) {
+        if (!item.is_object()) continue;
+        const auto* name = item.get_object().if_contains(kNameKey);
+        const auto* s =
+            name != nullptr && name->is_object() ? name->get_object().if_contains("S") : nullptr;
+        if (s == nullptr || !s->is_string()) continue;
+        auto value = CheckpointValue(item.get_object());
+        if (!value.ok()) return value.status();
+        found.emplace_back(std::string(s->get_string()), std::move(**value));
+      }
+      const auto* next = reply.body.if_contains("LastEvaluatedKey");
+      if (next == nullptr) break;
+      request["ExclusiveStartKey"] = *next;
+    }
+    std::sort(found.begin(), found.end());
+    return found;
+  }
+
+  Status DeleteCheckpoint(std::string_view name) override {
+    if (Status s = storage::ValidateCheckpointName(name); !s.ok()) return s;
+    return client_
+        ->Call("DeleteItem", {{"TableName", checkpoints_table_}, {"Key", {{kNameKey, S(name)}}}})
+        .status;
+  }
+
+  StoreTraits traits() const override {
+    StoreTraits traits;
+    traits.positions_at_commit = false;
+    traits.ids_unique_across_streams = false;
+    return traits;
+  }
+
+  StoreStats stats() const override {
+    StoreStats stats;
+    stats.commits = commits_.load();
+    stats.events = events_written_.load();
+    for (const Client* client : {client_.get(), streams_.get()}) {
+      const ClientCounters c = client->counters();
+      stats.requests += c.requests;
+      stats.retries += c.retries;
+      stats.throttles += c.throttles;
+    }
+    if (indexer_) stats.index_lag_ms = indexer_->stats().lag_ms;
+    return stats;
+  }
+
+  Status Check(const ProgressFn& progress) override {
+    // $all: every position from 1 to the last is there, in order.
+    if (!no_index_.ok()) return Status::Ok();
+    const Position last = LastPosition();
+    std::uint64_t seen = 0;
+    auto cursor = MakeAllCursor(all_, ReadAllOptions{}, last);
+    for (; cursor->Valid(); cursor->Next()) {
+      if (cursor->event().position.value() != ++seen)
+        return Status::Internal(fmt::format("$all: position {} is missing", seen));
+      if (progress && seen % 4096 == 0) progress(seen, last.value());
+    }
+    if (Status s = cursor->status(); !s.ok()) return s;
+    if (seen != last.value())
+      return Status::Internal(
+          fmt::format("$all holds {} events, its indexer says {}", seen, last.value()));
+    if (progress) progress(seen, last.value());
+    return Status::Ok();
+  }
+
+ private:
+  static StreamTableOptions TableOptions(const std::string& prefix, const StoreOptions& options) {
+    StreamTableOptions table;
+    table.table = prefix + "events";
+    table.limits = options.limits;
+    return table;
+  }
+
+  Result<std::optional<std::string>> CheckpointValue(const json::object& item) const {
+    const auto* value = item.if_contains("value");
+    const auto* s =
+        value != nullptr && value->is_object() ? value->get_object().if_contains("S") : nullptr;
+    if (s == nullptr || !s->is_string())
+      return Status::Internal("a checkpoint item in " + checkpoints_table_ + " has no value");
+    auto decoded = Base64Decode(s->get_string());
+    if (!decoded)
+      return Status::Internal("a checkpoint item in " + checkpoints_table_ + " is not base64");
+    return std::optional<std::string>(std::move(*decoded));
+  }
+
+  // A follower's view of the index: the state, read at most every 20 ms.
+  void Follow() const {
+    std::lock_guard lock(follow_mu_);
+    const auto now = std::chrono::steady_clock::now();
+    if (now - followed_at_ < std::chrono::milliseconds(20)) return;
+    followed_at_ = now;
+    (void)indexer_->Pass();  // a follower's pass reads the state only
+  }
+
+  const StoreOptions options_;
+  std::unique_ptr<Client> client_;
+  std::unique_ptr<Client> streams_;
+  StreamTable events_;
+  AllIndex all_;
+  const std::string checkpoints_table_;
+  std::unique_ptr<Indexer> indexer_;
+  bool follower_ = false;
+  Status no_index_;
+  std::atomic<std::uint64_t> commits_{0};
+  std::atomic<std::uint64_t> events_written_{0};
+  mutable std::mutex follow_mu_;
+  mutable std::chrono::steady_clock::time_point followed_at_{};
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> OpenDynamoDbStore(std::string_view url, const StoreOptions& options,
+                                                 const EnvLookup& env) {
+  auto parsed = ParseStoreUrl(url, env);
+  if (!parsed.ok()) return parsed.status();
+  auto credentials = LoadCredentials(env);
+  if (!credentials.ok()) return credentials.status();
+  ClientOptions client_options = ClientOptions::FromUrl(*parsed, *credentials);
+  auto client = Client::Create(client_options);
+  if (!client.ok()) return client.status();
+  client_options.endpoint = StreamsEndpoint(client_options.endpoint);
+  client_options.target_prefix = "DynamoDBStreams_20120810.";
+  auto streams = Client::Create(client_options);
+  if (!streams.ok()) return streams.status();
+  auto store = std::make_unique<DynamoDbStore>(options, std::move(*client), std::move(*streams),
+                                               parsed->table_prefix);
+  if (Status s = store->Open(*parsed); !s.ok()) return s;
+  return std::unique_ptr<Store>(std::move(store));
+}
+
+}  // namespace indelible::dynamodb

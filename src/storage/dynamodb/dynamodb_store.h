@@ -1,0 +1,20 @@
+// The DynamoDB Store (docs/DYNAMODB.md): StreamTable for the streams, the
+// AllIndex built by an Indexer for $all, and a checkpoint table.
+#pragma once
+
+#include <memory>
+#include <string_view>
+
+#include "indelible/store.h"
+#include "storage/dynamodb/credentials.h"
+
+namespace indelible::dynamodb {
+
+// Opens the store of a dynamodb:// URL (url.h), with credentials from the
+// standard AWS sources (credentials.h), making its tables if they are
+// missing. Errors: invalid (the URL), unauthorized (no credentials),
+// unavailable (the endpoint cannot be reached).
+Result<std::unique_ptr<Store>> OpenDynamoDbStore(std::string_view url, const StoreOptions& options,
+                                                 const EnvLookup& env = ProcessEnv);
+
+}  // namespace indelible::dynamodb

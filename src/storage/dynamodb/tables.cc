@@ -1,0 +1,87 @@
+#include "storage/dynamodb/tables.h"
+
+#include <fmt/format.h>
+
+#include <boost/json.hpp>
+#include <chrono>
+#include <thread>
+
+namespace indelible::dynamodb {
+namespace json = boost::json;
+namespace {
+
+json::array KeySchema(const TableSpec& spec) {
+  json::array keys{{{"AttributeName", spec.hash_key}, {"KeyType", "HASH"}}};
+  if (!spec.range_key.empty())
+    keys.push_back({{"AttributeName", spec.range_key}, {"KeyType", "RANGE"}});
+  return keys;
+}
+
+json::object StreamSpecification() {
+  return {{"StreamEnabled", true}, {"StreamViewType", "NEW_AND_OLD_IMAGES"}};
+}
+
+std::string StringMember(const json::object& object, std::string_view name) {
+  const auto* value = object.if_contains(name);
+  return value != nullptr && value->is_string() ? std::string(value->get_string()) : "";
+}
+
+}  // namespace
+
+Result<std::string> CreateOrCheckTable(Client& client, const TableSpec& spec) {
+  Reply described = client.Call("DescribeTable", {{"TableName", spec.name}});
+  if (described.status.code() == ErrorCode::kNotFound) {
+    json::array attributes{
+        {{"AttributeName", spec.hash_key}, {"AttributeType", std::string(1, spec.hash_type)}}};
+    if (!spec.range_key.empty())
+      attributes.push_back(
+          {{"AttributeName", spec.range_key}, {"AttributeType", std::string(1, spec.range_type)}});
+    json::object request{{"TableName", spec.name},
+                         {"BillingMode", "PAY_PER_REQUEST"},
+                         {"AttributeDefinitions", std::move(attributes)},
+                         {"KeySchema", KeySchema(spec)}};
+    if (spec.change_stream) request["StreamSpecification"] = StreamSpecification();
+    Reply created = client.Call("CreateTable", request);
+    // conflict: another process created it meanwhile; check it below.
+    if (!created.ok() && created.status.code() != ErrorCode::kConflict) return created.status;
+    described = client.Call("DescribeTable", {{"TableName", spec.name}});
+  }
+  bool stream_requested = false;
+  for (int i = 0;; ++i) {
+    if (!described.ok()) return described.status;
+    const auto* found = described.body.if_contains("Table");
+    if (found == nullptr || !found->is_object())
+      return Status::Internal("DescribeTable answered without a Table: " +
+                              json::serialize(described.body));
+    const json::object& table = found->get_object();
+    const json::value* keys = table.if_contains("KeySchema");
+    const std::string key_text = keys != nullptr ? json::serialize(*keys) : "none";
+    const std::string expected_keys = json::serialize(KeySchema(spec));
+    if (key_text != expected_keys)
+      return Status::Invalid("table", fmt::format("table {} exists with keys {}, not {}", spec.name,
+                                                  key_text, expected_keys));
+    const bool active = StringMember(table, "TableStatus") == "ACTIVE";
+    std::string arn = StringMember(table, "LatestStreamArn");
+    const auto* stream_spec = table.if_contains("StreamSpecification");
+    const bool stream_on = stream_spec != nullptr && stream_spec->is_object() &&
+                           stream_spec->get_object().if_contains("StreamEnabled") != nullptr &&
+                           stream_spec->get_object().at("StreamEnabled") == true;
+    if (active && spec.change_stream && !stream_on && !stream_requested) {
+      // An existing table without its stream (made by an older version, or
+      // by hand): turn it on. Commits before this are not in $all until the
+      // index is rebuilt from a scan (docs/DYNAMODB.md).
+      stream_requested = true;
+      Reply updated = client.Call("UpdateTable", {{"TableName", spec.name},
+                                                  {"StreamSpecification", StreamSpecification()}});
+      if (!updated.ok() && updated.status.code() != ErrorCode::kInvalid) return updated.status;
+      described = client.Call("DescribeTable", {{"TableName", spec.name}});
+      continue;
+    }
+    if (active) return spec.change_stream ? arn : std::string();
+    if (i == 600) return Status::Unavailable("table " + spec.name + " never became ACTIVE");
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    described = client.Call("DescribeTable", {{"TableName", spec.name}});
+  }
+}
+
+}  // namespace indelible::dynamodb

@@ -1,0 +1,27 @@
+// Store::Open: the backend a URL names. In a target of its own, so that the
+// backends can build on the Store interface and the rules of decide.h
+// without a cycle.
+#include <fmt/format.h>
+
+#include "indelible/store.h"
+#include "storage/dynamodb/dynamodb_store.h"
+#include "storage/embedded/embedded_store.h"
+#include "storage/memory/memory_store.h"
+
+namespace indelible {
+
+Result<std::unique_ptr<Store>> Store::Open(std::string_view url, const StoreOptions& options) {
+  if (url == "memory:" || url == "memory://") return storage::OpenMemoryStore(options);
+  if (url.starts_with("file:")) {
+    std::string_view path = url.substr(5);
+    if (path.starts_with("//")) path.remove_prefix(2);
+    if (path.empty()) return Status::Invalid("url", "file: URL needs a path, e.g. file:./data");
+    return storage::OpenEmbeddedStore(std::string(path), options);
+  }
+  if (url.starts_with("dynamodb:")) return dynamodb::OpenDynamoDbStore(url, options);
+  return Status::Invalid("url", fmt::format("unknown store URL '{}': use file:PATH (embedded), "
+                                            "memory: or dynamodb://HOST[:PORT]?region=...",
+                                            url));
+}
+
+}  // namespace indelible
