@@ -48,13 +48,16 @@ std::vector<Scenario> Scenarios(const std::string& name, bool with_nats) {
                                {"entity", RunEntity},
                                {"projection", RunProjection},
                                {"relay", RunRelay},
-                               {"workload", RunWorkload}};
+                               {"workload", RunWorkload},
+                               {"index-lag", RunIndexLag}};
   if (name != "all") {
     auto it =
         std::find_if(all.begin(), all.end(), [&](const Scenario& s) { return s.name == name; });
     return {*it};
   }
-  // `all` relays only when given a NATS server (scripts/bench-relay.sh).
+  // `all` measures the embedded engine: no index-lag (a DynamoDB scenario),
+  // and it relays only when given a NATS server (scripts/bench-relay.sh).
+  all.pop_back();
   if (!with_nats)
     all.erase(
         std::find_if(all.begin(), all.end(), [](const Scenario& s) { return s.name == "relay"; }));
@@ -76,7 +79,9 @@ int Main(const std::vector<std::string>& args) {
   CLI::App app{
       "Benchmarks of the embedded engine, durable by default. Each scenario starts from an "
       "empty store in a fresh subfolder of --data (removed afterwards unless --keep) and "
-      "prints one line per figure with its conditions.",
+      "prints one line per figure with its conditions. workload and index-lag also run on "
+      "DynamoDB (--store dynamodb://...), under a fresh table prefix per run whose tables are "
+      "deleted afterwards unless --keep.",
       "indelible bench"};
   std::string scenario;
   Options options;
@@ -88,13 +93,22 @@ int Main(const std::vector<std::string>& args) {
   std::size_t page = 0;
   app.add_option("scenario", scenario,
                  "fsync | append | concurrent | batch | read | read-all | open | subscribe | "
-                 "group | entity | projection | relay | workload | all")
+                 "group | entity | projection | relay | workload | index-lag | all (all but "
+                 "index-lag)")
       ->required()
       ->check(CLI::IsMember({"fsync", "append", "concurrent", "batch", "read", "read-all", "open",
                              "subscribe", "group", "entity", "projection", "relay", "workload",
-                             "all"}));
-  app.add_option("--data", options.data, "Folder on the disk to measure")->required();
-  app.add_flag("--keep", options.keep, "Keep each scenario's store folder");
+                             "index-lag", "all"}));
+  app.add_option("--data", options.data,
+                 "Folder on the disk to measure (required, except for workload and index-lag "
+                 "with --store)");
+  app.add_option("--store", options.store,
+                 "workload, index-lag: run on this DynamoDB store instead of the embedded "
+                 "engine, dynamodb://HOST[:PORT]?region=R[&tls=0...] (docs/DYNAMODB.md; "
+                 "credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or ~/.aws); each run "
+                 "sets its own prefix=");
+  app.add_flag("--keep", options.keep,
+               "Keep each scenario's store folder (--store: its DynamoDB tables)");
   app.add_option("--runs", options.runs, "Run everything this many times; print medians")
       ->check(CLI::Range(1, 100));
   std::string durability = "sync";
@@ -109,13 +123,13 @@ int Main(const std::vector<std::string>& args) {
       ->check(CLI::PositiveNumber);
   app.add_option("--clients", clients,
                  "Concurrent clients (concurrent: 64; entity: 8; projection: 4 writers; workload: "
-                 "CLIENTS)")
+                 "CLIENTS; index-lag: 8 writers)")
       ->check(CLI::Range(1, 4096));
   app.add_option("--event-bytes", options.event_bytes, "Payload bytes per event (200)")
       ->check(CLI::Range(100, 100000));
   app.add_option("--per-append", per_append, "Events per append where batched")
       ->check(CLI::Range(1, 1000));
-  app.add_option("--streams", streams, "Streams (open: 10000; workload: STREAMS)")
+  app.add_option("--streams", streams, "Streams (open: 10000; workload: STREAMS; index-lag: 100)")
       ->check(CLI::PositiveNumber);
   app.add_option("--page", page, "Page size of the workload's reads (PAGE)")
       ->check(CLI::PositiveNumber);
@@ -137,9 +151,12 @@ int Main(const std::vector<std::string>& args) {
                  "projection: ProjectionOptions::batch_events, events per read-store "
                  "transaction (5000)")
       ->check(CLI::Range(1, 1000000));
-  app.add_option("--rate", rate, "projection lag: appends/s of the paced writers (5000)")
+  app.add_option("--rate", rate,
+                 "projection lag, index-lag: appends/s of the paced writers (projection: 5000; "
+                 "index-lag: 1000, open loop)")
       ->check(CLI::Range(1.0, 1e6));
-  app.add_option("--seconds", seconds, "projection lag: measured seconds after 2 s warm-up (10)")
+  app.add_option("--seconds", seconds,
+                 "projection lag, index-lag: measured seconds after 2 s warm-up (10)")
       ->check(CLI::Range(0.5, 3600.0));
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses from the back
@@ -147,6 +164,25 @@ int Main(const std::vector<std::string>& args) {
     app.parse(reversed);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  }
+  const bool on_store = scenario == "workload" || scenario == "index-lag";
+  if (!options.store.empty() && !on_store) {
+    std::fprintf(stderr,
+                 "indelible bench %s: --store is for the workload and index-lag "
+                 "scenarios only\n",
+                 scenario.c_str());
+    return 2;
+  }
+  if (!options.store.empty() && !options.store.starts_with("dynamodb:")) {
+    std::fprintf(stderr,
+                 "indelible bench: --store takes a dynamodb:// URL (the embedded engine "
+                 "is the default, in --data)\n");
+    return 2;
+  }
+  if (options.data.empty() && options.store.empty()) {
+    std::fprintf(stderr, "indelible bench %s: --data is required%s\n", scenario.c_str(),
+                 on_store ? " (or --store)" : "");
+    return 2;
   }
   options.durability = durability == "sync" ? Durability::kSync : Durability::kInterval;
   if (app.count("--events") > 0) options.events = events;
@@ -161,9 +197,14 @@ int Main(const std::vector<std::string>& args) {
 
   Context context(options);
   const std::vector<Scenario> scenarios = Scenarios(scenario, !options.nats.empty());
-  std::printf("# indelible bench %s data=%s fs=%s cores=%u runs=%d load=%s\n", scenario.c_str(),
-              options.data.c_str(), context.filesystem().c_str(),
-              std::thread::hardware_concurrency(), options.runs, LoadAverage().c_str());
+  if (options.store.empty())
+    std::printf("# indelible bench %s data=%s fs=%s cores=%u runs=%d load=%s\n", scenario.c_str(),
+                options.data.c_str(), context.filesystem().c_str(),
+                std::thread::hardware_concurrency(), options.runs, LoadAverage().c_str());
+  else
+    std::printf("# indelible bench %s store=%s cores=%u runs=%d load=%s\n", scenario.c_str(),
+                options.store.c_str(), std::thread::hardware_concurrency(), options.runs,
+                LoadAverage().c_str());
   if (scenario == "all" && options.nats.empty())
     std::printf("# relay: not run (no --nats; scripts/bench-relay.sh starts NATS and runs it)\n");
   for (int run = 1; run <= options.runs; ++run) {

@@ -23,6 +23,9 @@ namespace indelible::bench {
 // Parsed command line. Unset optionals mean "the scenario's default".
 struct Options {
   std::string data;  // parent folder; each scenario works in a fresh subfolder
+  // workload, index-lag: a dynamodb:// store URL to run on instead of the
+  // embedded engine (scenario_store.h); empty: the embedded engine.
+  std::string store;
   bool keep = false;
   int runs = 1;
   Durability durability = Durability::kSync;
@@ -40,8 +43,8 @@ struct Options {
   bool postgres = false;
   std::string read_store;
   std::optional<std::size_t> batch_events;  // projection: ProjectionOptions::batch_events
-  std::optional<double> rate;               // projection lag: appends/s
-  std::optional<double> seconds;            // projection lag: measured seconds
+  std::optional<double> rate;               // projection lag, index-lag: appends/s
+  std::optional<double> seconds;            // projection lag, index-lag: measured seconds
 };
 
 // One measured figure. `key` names it across runs (for medians); `line` is

@@ -1,5 +1,6 @@
 // The scenarios of `indelible bench`, one per file. Each starts from an empty
-// store in a fresh subfolder of --data, prints its figures through the
+// store in a fresh subfolder of --data (workload and index-lag: or under a
+// fresh table prefix of --store), prints its figures through the
 // context's report, and returns what went wrong, if anything.
 #pragma once
 
@@ -33,7 +34,11 @@ Status RunEntity(Context& context);
 Status RunProjection(Context& context);
 // NatsRelay to the NATS server of --nats (relay_bench.cc).
 Status RunRelay(Context& context);
-// WORKLOAD.md "ledger-append v1" (workload_bench.cc).
+// WORKLOAD.md "ledger-append v1", on the embedded engine or --store
+// (workload_bench.cc).
 Status RunWorkload(Context& context);
+// The lag from commit to $all of a store that builds $all after the commit
+// (--store, DynamoDB), under paced open-loop appends (index_lag_bench.cc).
+Status RunIndexLag(Context& context);
 
 }  // namespace indelible::bench

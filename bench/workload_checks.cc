@@ -73,12 +73,9 @@ Result<WorkloadParams> ReadWorkloadParams(const Options& options) {
   return params;
 }
 
-Status CheckAppended(Store& store, const WorkloadParams& params) {
+Status CheckStreamHeads(Store& store, const WorkloadParams& params) {
   const auto last_version = static_cast<std::int64_t>(params.per_stream()) - 1;
-  if (store.LastPosition().value() != params.events)
-    return Status::Internal(fmt::format("workload check failed: last position {}, expected {}",
-                                        store.LastPosition().value(), params.events));
-  for (std::uint64_t s = 0; s < params.streams; ++s) {
+  auto check_head = [&](std::uint64_t s) -> Status {
     auto head = store.Head(AccountStream(s));
     if (!head.ok()) return head.status();
     if (head->version.value() != last_version || head->deleted)
@@ -86,7 +83,35 @@ Status CheckAppended(Store& store, const WorkloadParams& params) {
           fmt::format("workload check failed: stream '{}' is at version {}, "
                       "expected {}",
                       AccountStream(s), head->version.value(), last_version));
-  }
+    return Status::Ok();
+  };
+  for (std::uint64_t s = 0; s < params.streams; ++s)
+    if (Status st = check_head(s); !st.ok()) return st;
+
+  // A stale expected version must be rejected and write nothing.
+  std::mt19937 rng(1);
+  std::vector<EventData> stale;
+  stale.push_back(
+      DepositedEvent(AccountStream(0), params.per_stream(), kWorkloadPayloadBytes, rng));
+  const Expected expected = last_version == 0 ? Expected::no_stream()
+                                              : Expected::exactly(StreamVersion(last_version - 1));
+  auto rejected = store.Append(AccountStream(0), expected, std::move(stale));
+  if (rejected.ok() || rejected.status().code() != ErrorCode::kConflict ||
+      rejected.status().actual_version() != last_version)
+    return Status::Internal(fmt::format(
+        "workload check failed: an append expecting {} on a stream at version {} returned {}",
+        expected.ToString(), last_version, rejected.ok() ? "ok" : rejected.status().ToString()));
+  if (Status st = check_head(0); !st.ok())
+    return Status::Internal("workload check failed: the rejected append wrote events: " +
+                            st.ToString());
+  return Status::Ok();
+}
+
+Status CheckAllEvents(Store& store, const WorkloadParams& params) {
+  // Exactly EVENTS: the rejected append of CheckStreamHeads wrote nothing.
+  if (store.LastPosition().value() != params.events)
+    return Status::Internal(fmt::format("workload check failed: last position {}, expected {}",
+                                        store.LastPosition().value(), params.events));
   // Every event once, each stream's versions in order, every payload 200 bytes.
   std::vector<std::int64_t> next(params.streams, 0);
   auto cursor = store.ReadAll();
@@ -104,26 +129,16 @@ Status CheckAppended(Store& store, const WorkloadParams& params) {
   if (count != params.events)
     return Status::Internal(fmt::format("workload check failed: $all has {} events, expected {}",
                                         count, params.events));
-
-  // A stale expected version must be rejected and write nothing.
-  std::mt19937 rng(1);
-  std::vector<EventData> stale;
-  stale.push_back(
-      DepositedEvent(AccountStream(0), params.per_stream(), kWorkloadPayloadBytes, rng));
-  const Expected expected = last_version == 0 ? Expected::no_stream()
-                                              : Expected::exactly(StreamVersion(last_version - 1));
-  auto rejected = store.Append(AccountStream(0), expected, std::move(stale));
-  if (rejected.ok() || rejected.status().code() != ErrorCode::kConflict ||
-      rejected.status().actual_version() != last_version)
-    return Status::Internal(fmt::format(
-        "workload check failed: an append expecting {} on a stream at version {} returned {}",
-        expected.ToString(), last_version, rejected.ok() ? "ok" : rejected.status().ToString()));
-  if (store.LastPosition().value() != params.events)
-    return Status::Internal("workload check failed: the rejected append wrote events");
   return Status::Ok();
 }
 
-Status ReadStreamsPaged(Store& store, const WorkloadParams& params, int client) {
+Status CheckAppended(Store& store, const WorkloadParams& params) {
+  if (Status s = CheckStreamHeads(store, params); !s.ok()) return s;
+  return CheckAllEvents(store, params);
+}
+
+Status ReadStreamsPaged(Store& store, const WorkloadParams& params, int client,
+                        std::atomic<std::uint64_t>* done) {
   const auto per_stream = static_cast<std::int64_t>(params.per_stream());
   for (std::uint64_t s = static_cast<std::uint64_t>(client); s < params.streams;
        s += static_cast<std::uint64_t>(params.clients)) {
@@ -143,6 +158,7 @@ Status ReadStreamsPaged(Store& store, const WorkloadParams& params, int client) 
           return BadEvent("read", event, fmt::format("payload of {} bytes", event.data.size()));
       }
       if (Status st = (*cursor)->status(); !st.ok()) return st;
+      if (done != nullptr) done->fetch_add(in_page, std::memory_order_relaxed);
       if (in_page < params.page) break;
     }
     if (next != per_stream)
@@ -154,7 +170,7 @@ Status ReadStreamsPaged(Store& store, const WorkloadParams& params, int client) 
   return Status::Ok();
 }
 
-Status ReadAllPaged(Store& store, const WorkloadParams& params) {
+Status ReadAllPaged(Store& store, const WorkloadParams& params, std::atomic<std::uint64_t>* done) {
   std::uint64_t count = 0;
   std::uint64_t last = 0;
   Position from(0);
@@ -173,6 +189,7 @@ Status ReadAllPaged(Store& store, const WorkloadParams& params) {
         return BadEvent("read_all", event, fmt::format("payload of {} bytes", event.data.size()));
     }
     if (Status s = (*cursor)->status(); !s.ok()) return s;
+    if (done != nullptr) done->fetch_add(in_page, std::memory_order_relaxed);
     from = Position(static_cast<std::uint64_t>((*cursor)->resume_from()));
     if (in_page < params.page) break;
   }

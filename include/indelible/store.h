@@ -101,9 +101,10 @@ struct StoreStats {
   std::uint64_t events = 0;   // events written
   std::uint64_t syncs = 0;    // durable syncs that acknowledged commits (0 if volatile)
   // Backends behind a network service (DynamoDB); 0 for the others.
-  std::uint64_t requests = 0;   // requests sent to the service, retries included
-  std::uint64_t retries = 0;    // attempts after the first
-  std::uint64_t throttles = 0;  // attempts the service refused as throttled
+  std::uint64_t requests = 0;        // requests the Store's calls sent, retries included
+  std::uint64_t index_requests = 0;  // requests of the $all indexer (DynamoDB)
+  std::uint64_t retries = 0;         // attempts after the first
+  std::uint64_t throttles = 0;       // attempts the service refused as throttled
   // Backends that build $all after the commit (DynamoDB): how old the newest
   // event this process indexed was when it was indexed, in ms (0: none yet).
   std::int64_t index_lag_ms = 0;

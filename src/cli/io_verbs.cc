@@ -9,6 +9,8 @@
 #include "cli/cli.h"
 #include "cli/progress.h"
 #include "core/event_json.h"
+#include "storage/dynamodb/eventlog.h"
+#include "storage/dynamodb/url.h"
 
 namespace indelible::cli {
 namespace {
@@ -115,6 +117,39 @@ class Importer {
   std::size_t pending_bytes_ = 0;
 };
 
+// The reference design's EventLog table (storage/dynamodb/eventlog.h) into
+// the store: each aggregate's events in Sequence order, through the same
+// Importer, so a second run is an idempotent retry.
+int RunEventLogImport(const Cli& cli, const std::string& url, const std::string& table) {
+  auto parsed = dynamodb::ParseStoreUrl(url);
+  if (!parsed.ok()) return cli.Fail(parsed.status());
+  auto credentials = dynamodb::LoadCredentials();
+  if (!credentials.ok()) return cli.Fail(credentials.status());
+  auto client = dynamodb::Client::Create(dynamodb::ClientOptions::FromUrl(*parsed, *credentials));
+  if (!client.ok()) return cli.Fail(client.status());
+  auto store = cli.OpenStore();
+  if (!store.ok()) return cli.Fail(store.status());
+  Importer importer(**store, Limits{}, /*keep_timestamps=*/!cli.remote());
+  Progress progress("import", 0);
+  std::uint64_t events = 0;
+  Status read = dynamodb::ReadEventLog(
+      **client, table,
+      [&](ExportedEvent event) {
+        ++events;
+        return importer.Add(std::move(event));
+      },
+      [&](std::uint64_t done, std::uint64_t total) {
+        progress.set_total(total);
+        progress.Update(done);
+      });
+  if (read.ok()) read = importer.Flush();
+  progress.Finish();
+  if (!read.ok()) return cli.Fail(read);
+  std::fprintf(stderr, "imported %llu events from %s\n", static_cast<unsigned long long>(events),
+               table.c_str());
+  return 0;
+}
+
 int RunImport(const Cli& cli, const std::string& in_path) {
   std::ifstream file;
   std::istream* in = &std::cin;
@@ -176,10 +211,21 @@ void AddIoVerbs(CLI::App& app, Cli& cli) {
   e->callback([&cli, exp] { cli.run = [&cli, exp] { return RunExport(cli, *exp); }; });
 
   auto in = std::make_shared<std::string>("-");
+  auto eventlog = std::make_shared<std::pair<std::string, std::string>>("", "EventLog");
   CLI::App* i = app.add_subcommand(
       "import", "append the events of a JSON Lines export, keeping streams, versions and ids");
   i->add_option("--in", *in, "file to read, - for stdin")->capture_default_str();
-  i->callback([&cli, in] { cli.run = [&cli, in] { return RunImport(cli, *in); }; });
+  i->add_option("--from-eventlog", eventlog->first,
+                "instead: read the reference EventLog table (ID, Sequence, Event, Timestamp) at "
+                "this dynamodb:// URL (docs/DYNAMODB.md)");
+  i->add_option("--table", eventlog->second, "the EventLog table's name")->capture_default_str();
+  i->callback([&cli, in, eventlog] {
+    cli.run = [&cli, in, eventlog] {
+      if (!eventlog->first.empty())
+        return RunEventLogImport(cli, eventlog->first, eventlog->second);
+      return RunImport(cli, *in);
+    };
+  });
 }
 
 }  // namespace indelible::cli

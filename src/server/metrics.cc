@@ -66,6 +66,21 @@ std::string Metrics::Render(const Store& store) const {
                          : static_cast<double>(stats.events) / static_cast<double>(stats.syncs));
   gauge("indelible_store_last_position", "Position of the last committed event.",
         static_cast<double>(store.LastPosition().value()));
+  if (!store.traits().positions_at_commit) {
+    // A backend behind a service that builds $all after the commit (DynamoDB).
+    counter("indelible_store_requests_total",
+            "Requests the store's calls sent to the storage service, retries included.",
+            stats.requests);
+    counter("indelible_store_index_requests_total",
+            "Requests the $all indexer sent to the storage service.", stats.index_requests);
+    counter("indelible_store_retries_total", "Storage requests that were attempts after the first.",
+            stats.retries);
+    counter("indelible_store_throttles_total", "Storage requests refused as throttled.",
+            stats.throttles);
+    gauge("indelible_store_index_lag_seconds",
+          "Commit-to-$all age of the newest event this process indexed.",
+          static_cast<double>(stats.index_lag_ms) / 1000.0);
+  }
 
   gauge("indelible_http_connections_open", "Open HTTP connections (subscribers included).",
         static_cast<double>(open_connections.load(std::memory_order_relaxed)));

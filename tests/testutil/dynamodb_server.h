@@ -10,6 +10,8 @@
 #pragma once
 
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -41,7 +43,18 @@ class DynamoDbServer {
   explicit DynamoDbServer(std::string kind, bool in_memory = true)
       : kind_(std::move(kind)), in_memory_(in_memory), dir_(temp_.Sub("dynamodb")) {}
   ~DynamoDbServer() {
+    if (attached_) return;
     if (!Run("stop")) Run("kill");
+  }
+
+  // A server someone else started and stops (the ctest fixture below):
+  // endpoint() is `endpoint`; Start, Stop and Kill are not for it.
+  static std::unique_ptr<DynamoDbServer> Attach(std::string kind, const std::string& endpoint) {
+    auto server = std::make_unique<DynamoDbServer>(std::move(kind));
+    server->attached_ = true;
+    server->endpoint_ = endpoint;
+    server->port_ = endpoint.substr(endpoint.rfind(':') + 1);
+    return server;
   }
   DynamoDbServer(const DynamoDbServer&) = delete;
   DynamoDbServer& operator=(const DynamoDbServer&) = delete;
@@ -89,17 +102,34 @@ class DynamoDbServer {
   std::string endpoint_;
   std::string port_;
   std::string output_;
+  bool attached_ = false;
 };
 
 // One in-memory server of `kind` per test process, started on first use and
 // stopped at exit, for suites whose tests each make their own tables. Its
 // endpoint() is empty (and output() says why) when it did not start.
+//
+// Under ctest, one DynamoDB Local serves the whole run (a JVM start per test
+// process would cost seconds each): the fixture in tests/CMakeLists.txt
+// starts it and names the file holding its endpoint in
+// INDELIBLE_DYNAMODB_LOCAL_ENDPOINT_FILE. Tables are named per test, so the
+// suites do not meet.
 inline DynamoDbServer& SharedDynamoDbServer(const std::string& kind) {
   static std::map<std::string, std::unique_ptr<DynamoDbServer>> servers;
   auto& server = servers[kind];
   if (!server) {
-    server = std::make_unique<DynamoDbServer>(kind);
-    server->Start();
+    const char* file = std::getenv("INDELIBLE_DYNAMODB_LOCAL_ENDPOINT_FILE");
+    std::string endpoint;
+    if (kind == "local" && file != nullptr) {
+      std::ifstream in(file);
+      std::getline(in, endpoint);
+    }
+    if (!endpoint.empty()) {
+      server = DynamoDbServer::Attach(kind, endpoint);
+    } else {
+      server = std::make_unique<DynamoDbServer>(kind);
+      server->Start();
+    }
   }
   return *server;
 }

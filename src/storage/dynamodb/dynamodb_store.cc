@@ -53,12 +53,15 @@ std::string RandomOwner() {
 class DynamoDbStore final : public Store {
  public:
   DynamoDbStore(StoreOptions options, std::unique_ptr<Client> client,
-                std::unique_ptr<Client> streams, const std::string& prefix)
+                std::unique_ptr<Client> index_client, std::unique_ptr<Client> streams,
+                const std::string& prefix)
       : options_(std::move(options)),
         client_(std::move(client)),
+        index_client_(std::move(index_client)),
         streams_(std::move(streams)),
         events_(*client_, TableOptions(prefix, options_)),
         all_(*client_, prefix + "all"),
+        index_writer_(*index_client_, prefix + "all"),
         checkpoints_table_(prefix + "checkpoints") {}
 
   ~DynamoDbStore() override {
@@ -89,7 +92,7 @@ class DynamoDbStore final : public Store {
     indexer_options.poll_interval = url.index_poll;
     indexer_options.lease = url.index_lease;
     indexer_options.follow_only = !url.indexer;
-    indexer_ = std::make_unique<Indexer>(*streams_, all_, std::move(indexer_options));
+    indexer_ = std::make_unique<Indexer>(*streams_, index_writer_, std::move(indexer_options));
     follower_ = !url.indexer;
     if (!follower_) indexer_->Start();
     return Status::Ok();
@@ -276,9 +279,9 @@ class DynamoDbStore final : public Store {
     StoreStats stats;
     stats.commits = commits_.load();
     stats.events = events_written_.load();
-    for (const Client* client : {client_.get(), streams_.get()}) {
+    for (const Client* client : {client_.get(), index_client_.get(), streams_.get()}) {
       const ClientCounters c = client->counters();
-      stats.requests += c.requests;
+      (client == client_.get() ? stats.requests : stats.index_requests) += c.requests;
       stats.retries += c.retries;
       stats.throttles += c.throttles;
     }
@@ -335,10 +338,12 @@ class DynamoDbStore final : public Store {
   }
 
   const StoreOptions options_;
-  std::unique_ptr<Client> client_;
-  std::unique_ptr<Client> streams_;
+  std::unique_ptr<Client> client_;        // the Store's calls
+  std::unique_ptr<Client> index_client_;  // the indexer's writes and state reads
+  std::unique_ptr<Client> streams_;       // the indexer's change-stream reads
   StreamTable events_;
   AllIndex all_;
+  AllIndex index_writer_;  // the same table, through index_client_
   const std::string checkpoints_table_;
   std::unique_ptr<Indexer> indexer_;
   bool follower_ = false;
@@ -360,12 +365,15 @@ Result<std::unique_ptr<Store>> OpenDynamoDbStore(std::string_view url, const Sto
   ClientOptions client_options = ClientOptions::FromUrl(*parsed, *credentials);
   auto client = Client::Create(client_options);
   if (!client.ok()) return client.status();
+  auto index_client = Client::Create(client_options);
+  if (!index_client.ok()) return index_client.status();
   client_options.endpoint = StreamsEndpoint(client_options.endpoint);
   client_options.target_prefix = "DynamoDBStreams_20120810.";
   auto streams = Client::Create(client_options);
   if (!streams.ok()) return streams.status();
-  auto store = std::make_unique<DynamoDbStore>(options, std::move(*client), std::move(*streams),
-                                               parsed->table_prefix);
+  auto store =
+      std::make_unique<DynamoDbStore>(options, std::move(*client), std::move(*index_client),
+                                      std::move(*streams), parsed->table_prefix);
   if (Status s = store->Open(*parsed); !s.ok()) return s;
   return std::unique_ptr<Store>(std::move(store));
 }

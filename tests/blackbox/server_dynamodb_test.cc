@@ -1,0 +1,62 @@
+// `indelible serve --store dynamodb://...` on DynamoDB Local: the HTTP API
+// over the DynamoDB backend, and what /metrics says about its requests.
+#include <thread>
+
+#include "blackbox/server_fixture.h"
+#include "testutil/dynamodb_server.h"
+
+namespace indelible {
+namespace {
+
+// The value of a metric line "NAME VALUE" in Prometheus text; -1 if absent.
+double Metric(const std::string& text, const std::string& name) {
+  const auto at = text.find("\n" + name + " ");
+  return at == std::string::npos ? -1 : std::stod(text.substr(at + name.size() + 2));
+}
+
+TEST(ServerOnDynamoDb, AppendsReadsAllAndMetricsOfItsRequests) {
+  auto& dynamodb = testutil::SharedDynamoDbServer("local");
+  ASSERT_FALSE(dynamodb.endpoint().empty()) << dynamodb.output();
+  ::setenv("AWS_ACCESS_KEY_ID", "server", 1);
+  ::setenv("AWS_SECRET_ACCESS_KEY", "server", 1);
+  testutil::ServerProcess server(INDELIBLE_PATH,
+                                 {"serve", "--store",
+                                  "dynamodb://127.0.0.1:" + std::to_string(dynamodb.port()) +
+                                      "?region=us-east-1&tls=0&index_poll_ms=10&prefix=server_"});
+  ASSERT_TRUE(server.Start()) << server.output();
+  HttpClient http(server.port());
+
+  HttpResponse created =
+      http.Post("/streams/acct-1", EventJson("Opened"), {{"If-None-Match", "*"}});
+  ASSERT_EQ(created.status, 201u) << created.body;
+  EXPECT_EQ(created.Header("ETag"), "\"0\"");
+  HttpResponse second = http.Post("/streams/acct-1", EventJson("Deposited", R"({"amount":5})"),
+                                  {{"If-Match", "\"0\""}});
+  ASSERT_EQ(second.status, 201u) << second.body;
+  HttpResponse stale =
+      http.Post("/streams/acct-1", EventJson("Deposited"), {{"If-Match", "\"0\""}});
+  EXPECT_TRUE(IsError(stale, 409, "conflict"));
+  EXPECT_EQ(stale.Header("ETag"), "\"1\"");
+
+  HttpResponse read = http.Get("/streams/acct-1");
+  ASSERT_EQ(read.status, 200u) << read.body;
+  EXPECT_EQ(EventsOf(read.Json()).size(), 2u);
+  // $all follows the commit: both events show once indexed, in order.
+  std::vector<json::object> all;
+  for (int i = 0; i < 100 && all.size() < 2; ++i) {
+    all = EventsOf(http.Get("/all").Json());
+    if (all.size() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(IntOf(all[0], "position"), 1);
+  EXPECT_EQ(IntOf(all[1], "version"), 1);
+
+  const std::string metrics = http.Get("/metrics").body;
+  EXPECT_GE(Metric(metrics, "indelible_store_requests_total"), 3) << metrics;
+  EXPECT_EQ(Metric(metrics, "indelible_store_throttles_total"), 0) << metrics;
+  EXPECT_GE(Metric(metrics, "indelible_store_index_lag_seconds"), 0) << metrics;
+  EXPECT_EQ(Metric(metrics, "indelible_store_last_position"), 2) << metrics;
+}
+
+}  // namespace
+}  // namespace indelible
