@@ -94,6 +94,7 @@ class DynamoDbStore final : public Store {
     indexer_options.follow_only = !url.indexer;
     indexer_ = std::make_unique<Indexer>(*streams_, index_writer_, std::move(indexer_options));
     follower_ = !url.indexer;
+    if (Status s = indexer_->Prime(); !s.ok()) return s;
     if (!follower_) indexer_->Start();
     return Status::Ok();
   }

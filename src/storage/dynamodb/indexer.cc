@@ -374,7 +374,19 @@ void Indexer::Stop() {
     stop_ = true;
   }
   changed_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  if (!thread_.joinable()) return;
+  thread_.join();
+  // Hand the lease back, so that another store's indexer takes over at once
+  // rather than once it runs out: a short-lived process (a CLI verb) would
+  // otherwise stall $all for a lease after it exits.
+  if (state_ && state_->owner == options_.owner && state_->lease_until > 0) {
+    IndexerState released = *state_;
+    released.rev = state_->rev + 1;
+    released.lease_until = 0;
+    (void)index_.Write(*state_, released, {});
+    state_.reset();
+    owner_.store(false);
+  }
 }
 
 }  // namespace indelible::dynamodb

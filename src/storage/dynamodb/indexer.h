@@ -67,13 +67,18 @@ class Indexer {
   Indexer(const Indexer&) = delete;
   Indexer& operator=(const Indexer&) = delete;
 
+  // Reads the stored state once, so that last_position() is right from the
+  // start (a process that reads $all at once, as `indelible export` does).
+  // Call before Start().
+  Status Prime() { return LoadState(); }
+
   // One pass (above). Returns how many events it indexed; an error leaves
   // the state as the last successful write made it.
   Result<std::size_t> Pass();
 
   // Runs passes on a thread of its own until Stop() or the destructor. A
   // failing pass is retried after a back-off; a gap or a replaced change
-  // stream stops it (status()).
+  // stream stops it (status()). Stop hands the lease back if it holds it.
   void Start();
   void Stop();
   // Asks the thread for a pass now: a commit was just made.
