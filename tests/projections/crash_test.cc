@@ -27,9 +27,10 @@ using testutil::ReadStoreKind;
 constexpr int kStreams = 50;
 // Each apply of the child sleeps this long, so that it projects a few
 // thousand events a second (SIGKILL lands mid-transaction more often than
-// not) and a backlog of kBacklog events outlasts its longest run.
+// not) and a backlog of kBacklog events outlasts its longest run (300 ms:
+// 1,500 did not, at 100 us an event, and too few kills found work left).
 constexpr int kDelayUs = 100;
-constexpr std::uint64_t kBacklog = 1500;
+constexpr std::uint64_t kBacklog = 4000;
 
 // The read model equals a replay of the events at or below its
 // checkpoint, which must not be past the store's end; returns the
