@@ -1,9 +1,12 @@
-// check, bench.
+// check, rebuild-index, bench.
+#include <fmt/format.h>
+
 #include <cstdio>
 
 #include "bench/bench_main.h"
 #include "cli/cli.h"
 #include "cli/progress.h"
+#include "storage/dynamodb/dynamodb_store.h"
 
 namespace indelible::cli {
 
@@ -28,6 +31,51 @@ void AddAdminVerbs(CLI::App& app, Cli& cli) {
       } else {
         std::printf("ok: %llu events, checksums and indexes verified\n",
                     static_cast<unsigned long long>(events));
+      }
+      return 0;
+    };
+  });
+
+  CLI::App* rebuild = app.add_subcommand(
+      "rebuild-index",
+      "rebuild $all of a DynamoDB store (--data dynamodb://...) from its events table; stop the "
+      "store's writers first");
+  rebuild->callback([&cli] {
+    cli.run = [&cli]() -> int {
+      if (Status s = cli.RequireLocal("rebuild-index"); !s.ok()) return cli.Fail(s);
+      if (!cli.data.starts_with("dynamodb://"))
+        return cli.Fail(Status::Invalid(
+            "data", fmt::format("rebuild-index rebuilds the $all index of a DynamoDB store; '{}' "
+                                "is not a dynamodb:// URL (an embedded store's $all is its log: "
+                                "use `indelible check`)",
+                                cli.data)));
+      Progress progress("rebuild", 0);
+      dynamodb::RebuildOptions options;
+      options.progress = [&](std::uint64_t done, std::uint64_t total) {
+        progress.set_total(total);
+        progress.Update(done);
+      };
+      auto report = dynamodb::RebuildDynamoDbIndex(cli.data, options);
+      progress.Finish();
+      if (!report.ok()) return cli.Fail(report.status());
+      if (cli.json) {
+        std::printf(
+            "{\"ok\":true,\"streams\":%llu,\"kept\":%llu,\"added\":%llu,\"removed\":%llu,"
+            "\"last\":%llu}\n",
+            static_cast<unsigned long long>(report->streams),
+            static_cast<unsigned long long>(report->kept),
+            static_cast<unsigned long long>(report->added),
+            static_cast<unsigned long long>(report->removed),
+            static_cast<unsigned long long>(report->last.value()));
+      } else {
+        std::printf(
+            "rebuilt $all: %llu events of %llu streams (%llu kept, %llu added, %llu "
+            "stale items removed)\n",
+            static_cast<unsigned long long>(report->last.value()),
+            static_cast<unsigned long long>(report->streams),
+            static_cast<unsigned long long>(report->kept),
+            static_cast<unsigned long long>(report->added),
+            static_cast<unsigned long long>(report->removed));
       }
       return 0;
     };

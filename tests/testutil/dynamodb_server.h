@@ -9,11 +9,15 @@
 // the right shape: any access key does.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <random>
 #include <string>
 
 #include "testutil/temp_dir.h"
@@ -132,6 +136,29 @@ inline DynamoDbServer& SharedDynamoDbServer(const std::string& kind) {
     }
   }
   return *server;
+}
+
+// The dynamodb:// URL of a store on the shared DynamoDB Local for the test
+// that is running: test credentials set in the environment (the emulator
+// checks none), tables named by `tag`, the test's name and a number drawn
+// per process (so that `ctest --repeat` starts on empty tables), and `extra`
+// parameters after the region ("&indexer=0"). Empty when the server could
+// not be started; the failure is reported to the test.
+inline std::string DynamoDbTestUrl(std::string_view tag, std::string_view extra = "") {
+  ::setenv("AWS_ACCESS_KEY_ID", "test", 1);
+  ::setenv("AWS_SECRET_ACCESS_KEY", "test", 1);
+  auto& server = SharedDynamoDbServer("local");
+  if (server.endpoint().empty()) {
+    ADD_FAILURE() << "DynamoDB Local did not start: " << server.output();
+    return "";
+  }
+  static const unsigned run = std::random_device()() % 100000;
+  std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return "dynamodb://127.0.0.1:" + std::to_string(server.port()) + "?region=us-east-1&tls=0" +
+         std::string(extra) + "&prefix=" + std::string(tag) + "_" + name + "_" +
+         std::to_string(run) + "_";
 }
 
 }  // namespace indelible::testutil

@@ -31,6 +31,7 @@ std::string StateJson(const IndexerState& state) {
                                       {"arn", state.stream_arn},
                                       {"owner", state.owner},
                                       {"lease_until", state.lease_until},
+                                      {"rebuilding", state.rebuilding},
                                       {"shards", std::move(shards)}});
 }
 
@@ -64,6 +65,8 @@ Result<IndexerState> ParseState(std::string_view text) {
   state.lease_until = lease.value_or(0);
   state.stream_arn = str_of(o, "arn");
   state.owner = str_of(o, "owner");
+  const auto* rebuilding = o.if_contains("rebuilding");
+  state.rebuilding = rebuilding != nullptr && rebuilding->is_bool() && rebuilding->get_bool();
   const auto* shards = o.if_contains("shards");
   if (shards == nullptr || !shards->is_object()) return bad("shards");
   for (const auto& [id, value] : shards->get_object()) {
@@ -145,55 +148,90 @@ Status AllIndex::Write(const IndexerState& before, const IndexerState& after,
   return client_.Call("TransactWriteItems", {{"TransactItems", std::move(items)}}).status;
 }
 
+Result<std::vector<RecordedEvent>> AllIndex::QueryBlock(std::int64_t from, std::int64_t to,
+                                                        std::size_t limit) {
+  std::vector<RecordedEvent> events;
+  json::object request{
+      {"TableName", table_},
+      {"ConsistentRead", true},
+      {"KeyConditionExpression", "#b = :b AND #p BETWEEN :from AND :to"},
+      {"ExpressionAttributeNames", {{"#b", kBlockKey}, {"#p", kPositionKey}}},
+      {"ExpressionAttributeValues", {{":b", N(BlockOf(from))}, {":from", N(from)}, {":to", N(to)}}},
+      {"Limit", static_cast<std::int64_t>(std::min<std::size_t>(limit, 1000))}};
+  Reply reply = client_.Call("Query", request);
+  if (!reply.ok()) return reply.status;
+  const auto* items = reply.body.if_contains("Items");
+  if (items == nullptr || !items->is_array())
+    return Status::Internal("a Query of $all answered without Items");
+  for (const auto& value : items->get_array()) {
+    if (!value.is_object()) return Status::Internal("a Query of $all answered a non-object");
+    auto event = ParseEventItem(value.get_object());
+    if (!event.ok()) return event.status();
+    const auto* p = value.get_object().if_contains(kPositionKey);
+    std::int64_t position = 0;
+    if (p != nullptr && p->is_object()) {
+      const auto* n = p->get_object().if_contains("N");
+      if (n != nullptr && n->is_string())
+        std::from_chars(n->get_string().data(), n->get_string().data() + n->get_string().size(),
+                        position);
+    }
+    event->position = Position(static_cast<std::uint64_t>(position));
+    events.push_back(std::move(*event));
+  }
+  return events;
+}
+
 Result<std::vector<RecordedEvent>> AllIndex::Read(Position from, Position through,
                                                   std::size_t limit) {
   std::vector<RecordedEvent> events;
   auto at = static_cast<std::int64_t>(std::max<std::uint64_t>(from.value(), 1));
   const auto last = static_cast<std::int64_t>(through.value());
   while (at <= last && events.size() < limit) {
-    const std::int64_t block = BlockOf(at);
-    const std::int64_t block_last = std::min(last, ((block + 1) << kBlockBits) - 1);
-    json::object request{
-        {"TableName", table_},
-        {"ConsistentRead", true},
-        {"KeyConditionExpression", "#b = :b AND #p BETWEEN :from AND :to"},
-        {"ExpressionAttributeNames", {{"#b", kBlockKey}, {"#p", kPositionKey}}},
-        {"ExpressionAttributeValues", {{":b", N(block)}, {":from", N(at)}, {":to", N(block_last)}}},
-        {"Limit", static_cast<std::int64_t>(std::min<std::size_t>(limit - events.size(), 1000))}};
-    Reply reply = client_.Call("Query", request);
-    if (!reply.ok()) return reply.status;
-    const auto* items = reply.body.if_contains("Items");
-    if (items == nullptr || !items->is_array())
-      return Status::Internal("a Query of $all answered without Items");
-    std::int64_t expected = at;
-    for (const auto& value : items->get_array()) {
-      if (!value.is_object()) return Status::Internal("a Query of $all answered a non-object");
-      auto event = ParseEventItem(value.get_object());
-      if (!event.ok()) return event.status();
-      const auto* p = value.get_object().if_contains(kPositionKey);
-      std::int64_t position = 0;
-      if (p != nullptr && p->is_object()) {
-        const auto* n = p->get_object().if_contains("N");
-        if (n != nullptr && n->is_string())
-          std::from_chars(n->get_string().data(), n->get_string().data() + n->get_string().size(),
-                          position);
-      }
-      // Positions are written in transactions that end at the state's next,
-      // so every position up to `through` exists: a gap is damage.
-      if (position != expected)
-        return Status::Internal(
-            fmt::format("$all index in table {}: position {} is missing (found {})", table_,
-                        expected, position));
-      event->position = Position(static_cast<std::uint64_t>(position));
-      events.push_back(std::move(*event));
-      ++expected;
-    }
-    if (expected == at && items->get_array().empty())
+    const std::int64_t block_last = std::min(last, ((BlockOf(at) + 1) << kBlockBits) - 1);
+    auto page = QueryBlock(at, block_last, limit - events.size());
+    if (!page.ok()) return page.status();
+    // Positions are written in transactions that end at the state's next,
+    // so every position up to `through` exists: a gap is damage.
+    if (page->empty())
       return Status::Internal(
           fmt::format("$all index in table {}: position {} is missing", table_, at));
-    at = expected;
+    for (RecordedEvent& event : *page) {
+      if (event.position.value() != static_cast<std::uint64_t>(at))
+        return Status::Internal(
+            fmt::format("$all index in table {}: position {} is missing (found {})", table_, at,
+                        event.position.value()));
+      events.push_back(std::move(event));
+      ++at;
+    }
   }
   return events;
+}
+
+Result<std::vector<RecordedEvent>> AllIndex::ReadAsStored(Position from, std::size_t limit) {
+  std::vector<RecordedEvent> events;
+  auto at = static_cast<std::int64_t>(std::max<std::uint64_t>(from.value(), 1));
+  while (events.size() < limit) {
+    const std::int64_t block_last = ((BlockOf(at) + 1) << kBlockBits) - 1;
+    auto page = QueryBlock(at, block_last, limit - events.size());
+    if (!page.ok()) return page.status();
+    if (page->empty()) break;
+    at = static_cast<std::int64_t>(page->back().position.value()) + 1;
+    for (RecordedEvent& event : *page) events.push_back(std::move(event));
+  }
+  return events;
+}
+
+Status AllIndex::Remove(const std::vector<Position>& positions) {
+  for (std::size_t i = 0; i < positions.size(); i += 25) {
+    json::array deletes;
+    for (std::size_t j = i; j < std::min(positions.size(), i + 25); ++j) {
+      const auto position = static_cast<std::int64_t>(positions[j].value());
+      deletes.push_back(
+          json::object{{"DeleteRequest", {{"Key", Key(BlockOf(position), position)}}}});
+    }
+    if (Status s = BatchWrite(client_, table_, std::move(deletes)); !s.ok()) return s;
+  }
+  return Status::Ok();
 }
 
 }  // namespace indelible::dynamodb

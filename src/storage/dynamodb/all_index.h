@@ -54,6 +54,9 @@ struct IndexerState {
   // (Unix ms); others wait, reading the state, and take over after it.
   std::string owner;
   std::int64_t lease_until = 0;
+  // An index rebuild (index_rebuild.h) started and has not finished: the
+  // index may lack events, so indexers wait until a rebuild completes.
+  bool rebuilding = false;
 
   Position last_position() const { return Position(static_cast<std::uint64_t>(next - 1)); }
 };
@@ -82,9 +85,23 @@ class AllIndex {
   // block touched (more past 1 MB pages).
   Result<std::vector<RecordedEvent>> Read(Position from, Position through, std::size_t limit);
 
+  // What is stored from `from` on, at most `limit` events, in position
+  // order, without Read's gap check: for the rebuild, which looks for
+  // damage. Stops at the first block with nothing from `from` on.
+  Result<std::vector<RecordedEvent>> ReadAsStored(Position from, std::size_t limit);
+
+  // Deletes the index items at these positions (BatchWriteItem, 25 a
+  // request). For the rebuild: positions past the state's `next`, which
+  // no reader reads.
+  Status Remove(const std::vector<Position>& positions);
+
   const std::string& table() const { return table_; }
 
  private:
+  // One Query of one block, positions [from, to], at most `limit` items.
+  Result<std::vector<RecordedEvent>> QueryBlock(std::int64_t from, std::int64_t to,
+                                                std::size_t limit);
+
   Client& client_;
   std::string table_;
 };

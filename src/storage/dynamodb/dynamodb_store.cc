@@ -136,6 +136,8 @@ class DynamoDbStore final : public Store {
       return valid;
     auto tip = events_.ReadTip(stream);
     if (!tip.ok()) return tip.status();
+    // A record past what the tip holds is in snapshot items: one Query more.
+    if (Status loaded = events_.LoadSnapshot(stream, *tip); !loaded.ok()) return loaded;
     if (tip->head.deleted)
       return Status::NotFound(fmt::format("stream '{}' is deleted", Printable(stream)), true);
     const std::int64_t low = tip->head.first_version.value();
@@ -357,13 +359,20 @@ class DynamoDbStore final : public Store {
 
 }  // namespace
 
-Result<std::unique_ptr<Store>> OpenDynamoDbStore(std::string_view url, const StoreOptions& options,
-                                                 const EnvLookup& env) {
-  auto parsed = ParseStoreUrl(url, env);
-  if (!parsed.ok()) return parsed.status();
+namespace {
+
+// The three clients of a store: its own calls, the indexer's writes, and
+// the change stream's (on a host of its own on AWS).
+struct Clients {
+  std::unique_ptr<Client> store;
+  std::unique_ptr<Client> index;
+  std::unique_ptr<Client> streams;
+};
+
+Result<Clients> MakeClients(const StoreUrl& url, const EnvLookup& env) {
   auto credentials = LoadCredentials(env);
   if (!credentials.ok()) return credentials.status();
-  ClientOptions client_options = ClientOptions::FromUrl(*parsed, *credentials);
+  ClientOptions client_options = ClientOptions::FromUrl(url, *credentials);
   auto client = Client::Create(client_options);
   if (!client.ok()) return client.status();
   auto index_client = Client::Create(client_options);
@@ -372,11 +381,43 @@ Result<std::unique_ptr<Store>> OpenDynamoDbStore(std::string_view url, const Sto
   client_options.target_prefix = "DynamoDBStreams_20120810.";
   auto streams = Client::Create(client_options);
   if (!streams.ok()) return streams.status();
+  return Clients{std::move(*client), std::move(*index_client), std::move(*streams)};
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> OpenDynamoDbStore(std::string_view url, const StoreOptions& options,
+                                                 const EnvLookup& env) {
+  auto parsed = ParseStoreUrl(url, env);
+  if (!parsed.ok()) return parsed.status();
+  auto clients = MakeClients(*parsed, env);
+  if (!clients.ok()) return clients.status();
   auto store =
-      std::make_unique<DynamoDbStore>(options, std::move(*client), std::move(*index_client),
-                                      std::move(*streams), parsed->table_prefix);
+      std::make_unique<DynamoDbStore>(options, std::move(clients->store), std::move(clients->index),
+                                      std::move(clients->streams), parsed->table_prefix);
   if (Status s = store->Open(*parsed); !s.ok()) return s;
   return std::unique_ptr<Store>(std::move(store));
+}
+
+Result<RebuildReport> RebuildDynamoDbIndex(std::string_view url, const RebuildOptions& options,
+                                           const EnvLookup& env) {
+  auto parsed = ParseStoreUrl(url, env);
+  if (!parsed.ok()) return parsed.status();
+  auto clients = MakeClients(*parsed, env);
+  if (!clients.ok()) return clients.status();
+  StreamTableOptions table;
+  table.table = parsed->table_prefix + "events";
+  StreamTable events(*clients->store, table);
+  auto arn = CreateOrCheckTable(*clients->store, events.Spec());
+  if (!arn.ok()) return arn.status();
+  if (arn->empty())
+    return Status::Invalid("store", fmt::format("the endpoint {} keeps no change stream (dynalite "
+                                                "has no DynamoDB Streams): there is no $all to "
+                                                "rebuild",
+                                                clients->store->options().endpoint.url));
+  AllIndex index(*clients->index, parsed->table_prefix + "all");
+  if (Status s = index.CreateOrCheck(); !s.ok()) return s;
+  return RebuildIndex(events, index, *clients->streams, *arn, options);
 }
 
 }  // namespace indelible::dynamodb

@@ -7,6 +7,7 @@
 
 #include "indelible/store.h"
 #include "storage/dynamodb/credentials.h"
+#include "storage/dynamodb/index_rebuild.h"
 
 namespace indelible::dynamodb {
 
@@ -16,5 +17,13 @@ namespace indelible::dynamodb {
 // unavailable (the endpoint cannot be reached).
 Result<std::unique_ptr<Store>> OpenDynamoDbStore(std::string_view url, const StoreOptions& options,
                                                  const EnvLookup& env = ProcessEnv);
+
+// Rebuilds the $all index of the store at a dynamodb:// URL from a scan of
+// its events table (index_rebuild.h), making the tables if missing. Offline:
+// stop the store's writers first. Errors: those of OpenDynamoDbStore,
+// invalid (an endpoint without change streams: dynalite), and
+// RebuildIndex's.
+Result<RebuildReport> RebuildDynamoDbIndex(std::string_view url, const RebuildOptions& options,
+                                           const EnvLookup& env = ProcessEnv);
 
 }  // namespace indelible::dynamodb

@@ -6,6 +6,7 @@
 #include <boost/json.hpp>
 
 #include "core/text.h"
+#include "storage/dynamodb/change_stream.h"
 #include "storage/dynamodb/tip.h"
 
 namespace indelible::dynamodb {
@@ -142,27 +143,9 @@ Status Indexer::LoadState() {
 }
 
 Status Indexer::ListShards() {
-  std::vector<Shard> shards;
-  std::string start;
-  do {
-    json::object request{{"StreamArn", options_.stream_arn}};
-    if (!start.empty()) request["ExclusiveStartShardId"] = start;
-    Reply reply = streams_.Call("DescribeStream", request);
-    if (!reply.ok()) return reply.status;
-    const json::object* description = ObjectAt(reply.body, "StreamDescription");
-    const auto* list = description != nullptr ? description->if_contains("Shards") : nullptr;
-    if (list == nullptr || !list->is_array())
-      return Status::Internal("DescribeStream answered without Shards");
-    for (const auto& shard : list->get_array()) {
-      if (!shard.is_object()) continue;
-      shards.push_back(Shard{StringAt(shard.get_object(), "ShardId"),
-                             StringAt(shard.get_object(), "ParentShardId")});
-    }
-    start = StringAt(*description, "LastEvaluatedShardId");
-  } while (!start.empty());
-  std::sort(shards.begin(), shards.end(),
-            [](const Shard& a, const Shard& b) { return a.id < b.id; });
-  shards_ = std::move(shards);
+  auto shards = dynamodb::ListShards(streams_, options_.stream_arn);
+  if (!shards.ok()) return shards.status();
+  shards_ = std::move(*shards);
   shards_listed_ = Clock::now();
   return Status::Ok();
 }
@@ -189,7 +172,7 @@ Status Indexer::Flush(IndexerState& work, std::vector<RecordedEvent>& chunk) {
   return Status::Ok();
 }
 
-Result<std::size_t> Indexer::ReadShard(const Shard& shard, IndexerState& work) {
+Result<std::size_t> Indexer::ReadShard(const ShardInfo& shard, IndexerState& work) {
   ShardProgress& progress = work.shards[shard.id];
   std::string iterator;
   if (auto it = iterators_.find(shard.id); it != iterators_.end()) iterator = it->second;
@@ -287,6 +270,14 @@ Result<std::size_t> Indexer::Pass() {
     if (Status s = LoadState(); !s.ok()) return s;
     return std::size_t{0};
   }
+  if (state_->rebuilding) {
+    // A rebuild stopped half-way (its lease ran out): the index may lack
+    // events, and the change stream's place is the rebuild's to set.
+    state_.reset();
+    return Status::Unavailable(
+        "a rebuild of the $all index did not finish: run `indelible rebuild-index` again; "
+        "indexing waits until one completes");
+  }
   if (!state_->stream_arn.empty() && state_->stream_arn != options_.stream_arn) {
     stopped_for_good_ = true;
     Status s = Status::Internal(fmt::format(
@@ -302,10 +293,10 @@ Result<std::size_t> Indexer::Pass() {
   IndexerState work = *state_;
   work.stream_arn = options_.stream_arn;
   std::size_t indexed = 0;
-  for (const Shard& shard : shards_) {
+  for (const ShardInfo& shard : shards_) {
     if (work.shards[shard.id].done) continue;
-    const bool parent_listed = std::any_of(shards_.begin(), shards_.end(),
-                                           [&](const Shard& s) { return s.id == shard.parent; });
+    const bool parent_listed = std::any_of(
+        shards_.begin(), shards_.end(), [&](const ShardInfo& s) { return s.id == shard.parent; });
     if (!shard.parent.empty() && parent_listed && !work.shards[shard.parent].done) continue;
     auto read = ReadShard(shard, work);
     if (!read.ok()) {
@@ -327,7 +318,7 @@ Result<std::size_t> Indexer::Pass() {
     // Forget shards that are read and gone from the listing.
     for (auto it = work.shards.begin(); it != work.shards.end();) {
       const bool listed = std::any_of(shards_.begin(), shards_.end(),
-                                      [&](const Shard& s) { return s.id == it->first; });
+                                      [&](const ShardInfo& s) { return s.id == it->first; });
       it = it->second.done && !listed ? work.shards.erase(it) : std::next(it);
     }
     if (Status s = Flush(work, none); !s.ok()) return s;

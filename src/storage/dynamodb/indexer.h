@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "storage/dynamodb/all_index.h"
+#include "storage/dynamodb/change_stream.h"
 #include "storage/dynamodb/client.h"
 
 namespace indelible::dynamodb {
@@ -93,13 +94,9 @@ class Indexer {
   IndexerStats stats() const;
 
  private:
-  struct Shard {
-    std::string id;
-    std::string parent;
-  };
   Status LoadState();
   Status ListShards();
-  Result<std::size_t> ReadShard(const Shard& shard, IndexerState& work);
+  Result<std::size_t> ReadShard(const ShardInfo& shard, IndexerState& work);
   Status Flush(IndexerState& work, std::vector<RecordedEvent>& chunk);
   void Publish(const IndexerState& state);
   void SetStatus(Status status);
@@ -111,7 +108,7 @@ class Indexer {
 
   // Pass()'s own, touched by one thread only.
   std::optional<IndexerState> state_;
-  std::vector<Shard> shards_;
+  std::vector<ShardInfo> shards_;
   std::chrono::steady_clock::time_point shards_listed_{};
   std::map<std::string, std::string> iterators_;  // shard -> next iterator, valid for state_
   std::unordered_map<std::string, std::int64_t> indexed_heads_;  // stream -> head indexed

@@ -50,6 +50,7 @@ struct StreamTable::Write {
   std::optional<storage::HeadState> head;  // nullopt: no tip
   bool observed = false;                   // head was read, not guessed
   bool keep_timestamps = false;            // import: the events' own timestamps
+  bool state_in_items = false;             // the state record goes to snapshot items
   std::optional<AppendResult> replayed;
 
   std::int64_t first_version() const { return head ? head->version.value() + 1 : 0; }
@@ -95,17 +96,37 @@ struct StreamTable::Write {
         values[":f"] = N(next.first_version.value());
         set += ", #f = :f";
       }
-      // A delete removes the state record (store.h).
-      if (next.deleted) {
-        names["#st"] = "state";
-        tail += " REMOVE #st";
+    }
+    // The state record: in the tip, or in snapshot items that the commit's
+    // transaction writes (state_in_items); a delete removes it (store.h).
+    // Either way `prev` takes the snapshot the tip named before, so that
+    // the writer marks it superseded (MarkSuperseded).
+    const bool tombstone = next.deleted && !append->events.empty();
+    std::vector<std::string> removes;
+    if (append->state || tombstone) {
+      auto add_set = [&](std::string_view action) {
+        set += set.empty() ? "SET " : ", ";
+        set += action;
+      };
+      names["#st"] = "state";
+      names["#sn"] = "snap";
+      names["#pv"] = "prev";
+      values[":nosnap"] = SnapshotRefAttribute({});
+      add_set("#pv = if_not_exists(#sn, :nosnap)");
+      if (tombstone) {
+        removes = {"#st", "#sn"};
+      } else if (state_in_items) {
+        values[":sn"] = SnapshotRefAttribute({next.version.value(), SnapshotParts()});
+        add_set("#sn = :sn");
+        removes = {"#st"};
+      } else {
+        values[":st"] = StateAttribute(*append->state, next.version.value());
+        add_set("#st = :st");
+        removes = {"#sn"};
       }
     }
-    if (append->state) {
-      names["#st"] = "state";
-      values[":st"] = StateAttribute(*append->state, next.version.value());
-      set += set.empty() ? "SET #st = :st" : ", #st = :st";
-    }
+    for (std::size_t i = 0; i < removes.size(); ++i)
+      tail += (i == 0 ? " REMOVE " : ", ") + removes[i];
     std::string condition = "attribute_not_exists(#h)";
     if (head) {
       condition = "#h = :eh AND #d = :ed";
@@ -122,6 +143,26 @@ struct StreamTable::Write {
             {"ExpressionAttributeNames", std::move(names)},
             {"ExpressionAttributeValues", std::move(values)},
             {"ReturnValuesOnConditionCheckFailure", "ALL_OLD"}};
+  }
+
+  // Writes (or removes) the state record: a state, or a tombstone.
+  bool TouchesState() const {
+    return append->state || (!append->events.empty() && storage::IsTombstoneAppend(*append));
+  }
+
+  std::int64_t SnapshotParts() const {
+    const auto bytes = static_cast<std::int64_t>(append->state->data.size());
+    return std::max<std::int64_t>(1, (bytes + kSnapshotPartBytes - 1) / kSnapshotPartBytes);
+  }
+
+  // The Puts of the snapshot items, for the commit's transaction.
+  std::vector<json::object> SnapshotPuts(const std::string& table) const {
+    std::vector<json::object> puts;
+    if (!state_in_items) return puts;
+    const std::int64_t version = storage::Advance(head, *append, Position(0)).version.value();
+    for (auto& item : SnapshotItems(append->stream, *append->state, version))
+      puts.push_back(json::object{{"Put", {{"TableName", table}, {"Item", std::move(item)}}}});
+    return puts;
   }
 
   AppendResult Result() const {
@@ -157,9 +198,13 @@ StreamTable::StreamTable(Client& client, StreamTableOptions options)
     : client_(client), options_(std::move(options)) {}
 
 TableSpec StreamTable::Spec() const {
-  return TableSpec{
-      options_.table,        std::string(kStreamKey), 'S', std::string(kVersionKey), 'N',
-      /*change_stream=*/true};
+  return TableSpec{options_.table,
+                   std::string(kStreamKey),
+                   'S',
+                   std::string(kVersionKey),
+                   'N',
+                   /*change_stream=*/true,
+                   /*ttl_attribute=*/std::string(kExpiresAttribute)};
 }
 
 Status StreamTable::CreateOrCheck() { return CreateOrCheckTable(client_, Spec()).status(); }
@@ -179,14 +224,15 @@ Result<CommitResult> StreamTable::Commit(std::vector<AppendRequest> appends,
                                          const CommitOptions& options) {
   if (Status s = ValidateCommit(appends, options_.limits, options); !s.ok()) return s;
   std::vector<Write> writes(appends.size());
+  bool any_state_in_items = false;
   for (std::size_t i = 0; i < appends.size(); ++i) {
     AppendRequest& append = appends[i];
-    if (append.state &&
-        static_cast<std::int64_t>(append.state->data.size()) > options_.max_state_bytes)
+    if (append.state && static_cast<std::int64_t>(append.state->data.size()) >
+                            kSnapshotPartsMax * kSnapshotPartBytes)
       return Status::TooLarge(
-          "state", fmt::format("a state record of {} bytes is more than the {} a DynamoDB tip "
-                               "item holds beside its events",
-                               append.state->data.size(), options_.max_state_bytes));
+          "state", fmt::format("a state record of {} bytes is more than the {} DynamoDB snapshot "
+                               "items hold",
+                               append.state->data.size(), kSnapshotPartsMax * kSnapshotPartBytes));
     std::int64_t bytes = 0;
     for (const auto& e : append.events) bytes += TipBytes(e);
     if (bytes > options_.max_append_bytes)
@@ -195,6 +241,12 @@ Result<CommitResult> StreamTable::Commit(std::vector<AppendRequest> appends,
                                                     bytes, options_.max_append_bytes));
     writes[i].append = &append;
     writes[i].keep_timestamps = options.keep_timestamps;
+    // A record past what the tip holds beside its events goes to snapshot
+    // items, written in the same transaction as the tip.
+    writes[i].state_in_items =
+        append.state &&
+        static_cast<std::int64_t>(append.state->data.size()) > options_.max_state_bytes;
+    any_state_in_items = any_state_in_items || writes[i].state_in_items;
     // The guess that makes the common case one request: exactly(N) is
     // believed, no_stream and any bet on a new stream. exists cannot bet
     // (a new stream would be created), so it reads the tip first, and so
@@ -240,35 +292,39 @@ Result<CommitResult> StreamTable::Commit(std::vector<AppendRequest> appends,
 
     const std::int64_t now = NowMs();
     Reply reply;
-    if (writes.size() == 1) {
+    const bool single_update = writes.size() == 1 && !any_state_in_items;
+    std::vector<Write*> update_of_item;  // the transaction's items: whose Update (or null)
+    if (single_update) {
       json::object update = writes[0].Update(options_.table, now);
       // The tip's size comes back with the write: no read to decide a move.
       update["ReturnValues"] = "UPDATED_NEW";
       reply = client_.Call("UpdateItem", update);
     } else {
       json::array items;
-      for (auto& w : writes)
+      for (auto& w : writes) {
         items.push_back(json::object{{"Update", w.Update(options_.table, now)}});
+        update_of_item.push_back(&w);
+        for (auto& put : w.SnapshotPuts(options_.table)) {
+          items.push_back(std::move(put));
+          update_of_item.push_back(nullptr);
+        }
+      }
       reply = client_.Call("TransactWriteItems", {{"TransactItems", std::move(items)}});
       if (reply.error_type == "UnknownOperationException")
         return Annotate(reply.status,
-                        "a commit to several streams needs TransactWriteItems (DynamoDB, "
-                        "DynamoDB Local); this endpoint (dynalite?) has no transactions");
+                        any_state_in_items
+                            ? fmt::format("a state record past {} bytes is written as snapshot "
+                                          "items with TransactWriteItems (DynamoDB, DynamoDB "
+                                          "Local); this endpoint (dynalite?) has no transactions",
+                                          options_.max_state_bytes)
+                            : "a commit to several streams needs TransactWriteItems (DynamoDB, "
+                              "DynamoDB Local); this endpoint (dynalite?) has no transactions");
     }
 
     if (reply.ok()) {
       CommitResult result;
       for (auto& w : writes) result.appends.push_back(w.Result());
-      if (writes.size() == 1) {
-        const auto* attrs = reply.body.if_contains("Attributes");
-        if (attrs != nullptr && attrs->is_object() &&
-            (AttributeN(attrs->get_object(), "bytes") > options_.spill_bytes ||
-             AttributeN(attrs->get_object(), "count") > options_.spill_appends)) {
-          // The append is written; a move that fails here is done by the
-          // next writer's (or reader-neutral: the tip stays valid).
-          (void)MoveOutOfTip(writes[0].append->stream);
-        }
-      }
+      AfterCommit(writes, single_update ? reply.body.if_contains("Attributes") : nullptr);
       return result;
     }
 
@@ -287,15 +343,15 @@ Result<CommitResult> StreamTable::Commit(std::vector<AppendRequest> appends,
     // Which writes failed their condition, with the actual tips (ALL_OLD).
     std::vector<CancellationReason> reasons;  // owns the transaction's items
     std::vector<std::pair<Write*, const json::object*>> failed;
-    if (writes.size() == 1) {
+    if (single_update) {
       const auto* item = reply.body.if_contains("Item");
       failed.emplace_back(&writes[0],
                           item != nullptr && item->is_object() ? &item->get_object() : nullptr);
     } else {
       reasons = CancellationReasons(reply.body);
-      for (std::size_t i = 0; i < reasons.size() && i < writes.size(); ++i)
-        if (reasons[i].code == "ConditionalCheckFailed")
-          failed.emplace_back(&writes[i], &reasons[i].item);
+      for (std::size_t i = 0; i < reasons.size() && i < update_of_item.size(); ++i)
+        if (reasons[i].code == "ConditionalCheckFailed" && update_of_item[i] != nullptr)
+          failed.emplace_back(update_of_item[i], &reasons[i].item);
       if (failed.empty()) return reply.status;
     }
     for (auto& [w, item] : failed) {
@@ -320,6 +376,86 @@ Result<CommitResult> StreamTable::Commit(std::vector<AppendRequest> appends,
                   kMaxRounds));
 }
 
+void StreamTable::AfterCommit(std::vector<Write>& writes, const json::value* attributes) {
+  for (auto& w : writes) {
+    json::object read;
+    const json::object* attrs = nullptr;
+    if (attributes != nullptr && attributes->is_object()) {
+      attrs = &attributes->get_object();
+    } else if (w.TouchesState() || writes.size() == 1) {
+      Reply reply = client_.Call(
+          "GetItem",
+          {{"TableName", options_.table},
+           {"Key", TipKey(w.append->stream)},
+           {"ConsistentRead", true},
+           {"ProjectionExpression", "#b, #c, #pv"},
+           {"ExpressionAttributeNames", {{"#b", "bytes"}, {"#c", "count"}, {"#pv", "prev"}}}});
+      const auto* item = reply.ok() ? reply.body.if_contains("Item") : nullptr;
+      if (item != nullptr && item->is_object()) {
+        read = item->get_object();
+        attrs = &read;
+      }
+    }
+    if (attrs == nullptr) continue;
+    // Multi-stream commits learn of a tip too large from the write that
+    // fails (Commit moves then); a single append moves as soon as it grew.
+    if (writes.size() == 1 && (AttributeN(*attrs, "bytes") > options_.spill_bytes ||
+                               AttributeN(*attrs, "count") > options_.spill_appends))
+      (void)MoveOutOfTip(w.append->stream);
+    if (!w.TouchesState()) continue;
+    auto prev = ParseSnapshotRef(*attrs, "prev");
+    if (!prev || prev->version < 0) continue;
+    // A state rewritten at the same version into snapshot items overwrote
+    // the same keys: only parts past the new count are left over.
+    const std::int64_t version = storage::Advance(w.head, *w.append, Position(0)).version.value();
+    const std::int64_t from_part =
+        w.state_in_items && prev->version == version ? w.SnapshotParts() : 0;
+    MarkSuperseded(w.append->stream, *prev, from_part);
+  }
+}
+
+void StreamTable::MarkSuperseded(std::string_view stream, SnapshotRef ref, std::int64_t from_part) {
+  const std::int64_t expires = NowMs() / 1000 + options_.snapshot_grace.count();
+  for (std::int64_t part = from_part; part < ref.parts; ++part)
+    (void)client_.Call(
+        "UpdateItem",
+        {{"TableName", options_.table},
+         {"Key", {{kStreamKey, S(stream)}, {kVersionKey, N(SnapshotKey(ref.version, part))}}},
+         {"UpdateExpression", "SET #e = :e"},
+         {"ConditionExpression", "attribute_exists(#s)"},  // not a new item, if it is gone
+         {"ExpressionAttributeNames", {{"#e", kExpiresAttribute}, {"#s", kStreamKey}}},
+         {"ExpressionAttributeValues", {{":e", N(expires)}}}});
+}
+
+Status StreamTable::LoadSnapshot(std::string_view stream, Tip& tip) {
+  if (tip.state || !tip.snapshot || tip.snapshot->parts < 1) return Status::Ok();
+  const SnapshotRef ref = *tip.snapshot;
+  json::object request{{"TableName", options_.table},
+                       {"ConsistentRead", true},
+                       {"KeyConditionExpression", "#s = :s AND #v BETWEEN :lo AND :hi"},
+                       {"ExpressionAttributeNames", {{"#s", kStreamKey}, {"#v", kVersionKey}}},
+                       {"ExpressionAttributeValues",
+                        {{":s", S(stream)},
+                         {":lo", N(SnapshotKey(ref.version, ref.parts - 1))},
+                         {":hi", N(SnapshotKey(ref.version, 0))}}}};
+  json::array items;
+  for (;;) {
+    Reply reply = client_.Call("Query", request);
+    if (!reply.ok()) return reply.status;
+    const auto* page = reply.body.if_contains("Items");
+    if (page == nullptr || !page->is_array())
+      return Status::Internal("a Query of snapshot items answered without Items");
+    for (const auto& item : page->get_array()) items.push_back(item);
+    const auto* next = reply.body.if_contains("LastEvaluatedKey");
+    if (next == nullptr) break;
+    request["ExclusiveStartKey"] = *next;
+  }
+  auto record = ParseSnapshotItems(stream, ref, items);
+  if (!record.ok()) return record.status();
+  tip.state = std::move(*record);
+  return Status::Ok();
+}
+
 Result<StreamHead> StreamTable::Head(std::string_view stream) {
   Reply reply = client_.Call("GetItem", {{"TableName", options_.table},
                                          {"Key", TipKey(stream)},
@@ -338,17 +474,19 @@ Result<StreamHead> StreamTable::Head(std::string_view stream) {
 
 Result<std::optional<StateRecord>> StreamTable::ReadState(std::string_view stream) {
   Reply reply = client_.Call(
-      "GetItem", {{"TableName", options_.table},
-                  {"Key", TipKey(stream)},
-                  {"ConsistentRead", true},
-                  {"ProjectionExpression", "#h, #f, #d, #st"},
-                  {"ExpressionAttributeNames",
-                   {{"#h", "head"}, {"#f", "first"}, {"#d", "deleted"}, {"#st", "state"}}}});
+      "GetItem",
+      {{"TableName", options_.table},
+       {"Key", TipKey(stream)},
+       {"ConsistentRead", true},
+       {"ProjectionExpression", "#h, #f, #d, #st, #sn"},
+       {"ExpressionAttributeNames",
+        {{"#h", "head"}, {"#f", "first"}, {"#d", "deleted"}, {"#st", "state"}, {"#sn", "snap"}}}});
   if (!reply.ok()) return reply.status;
   const auto* item = reply.body.if_contains("Item");
   if (item == nullptr || !item->is_object()) return std::optional<StateRecord>();
   auto tip = ParseTip(stream, item->get_object());
   if (!tip.ok()) return tip.status();
+  if (Status s = LoadSnapshot(stream, *tip); !s.ok()) return s;
   return std::move(tip->state);
 }
 

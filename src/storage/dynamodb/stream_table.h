@@ -18,7 +18,9 @@
 // Lifetime: the Client must outlive the StreamTable.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -49,8 +51,15 @@ struct StreamTableOptions {
   // stays a small part of the tip item.
   std::size_t retry_window_ids = 512;
   // The largest state record (AppendRequest::state) the tip holds beside up
-  // to spill_bytes + max_append_bytes of events; larger is too_large.
+  // to spill_bytes + max_append_bytes of events. A larger one goes to
+  // snapshot items (tip.h) written in one TransactWriteItems with the tip:
+  // an append then costs that transaction, a read of the tip's size, and a
+  // write marking the snapshot it superseded.
   std::int64_t max_state_bytes = 48 * 1024;
+  // How long a superseded snapshot item stays before its TTL (expires_at)
+  // lets DynamoDB delete it: a reader that has just read the tip's pointer
+  // to it still finds it.
+  std::chrono::seconds snapshot_grace{86400};
   // The store's limits, checked before anything is written (append_validation.h).
   Limits limits;
 };
@@ -97,8 +106,19 @@ class StreamTable {
   Result<Tip> ReadTip(std::string_view stream);
 
   // The stream's state record (position 0); nullopt if none, or no stream.
-  // One GetItem.
+  // One GetItem (and one Query when the record is in snapshot items).
   Result<std::optional<StateRecord>> ReadState(std::string_view stream);
+
+  // Fills tip.state from the snapshot items tip.snapshot names (one Query);
+  // nothing to do when the tip holds the record. Items that are gone (an
+  // expired snapshot a slow reader's tip still named) leave it empty: the
+  // entity then replays the stream.
+  Status LoadSnapshot(std::string_view stream, Tip& tip);
+
+  // Every stream's head (position 0), from one Scan of the table that keeps
+  // the tips (paged: a request per 1 MB read, since a Scan reads the event
+  // items too). Consistent reads. For the $all rebuild.
+  Result<std::map<std::string, StreamHead>> ScanHeads();
 
   // Moves up to 100 of the oldest appends held in the tip to event items of
   // their own: WriteEventItems, then one conditional tip update. Returns how
@@ -113,6 +133,14 @@ class StreamTable {
 
  private:
   struct Write;
+  // After a commit: moves a tip's events out when it grew past the spill
+  // thresholds, and marks the snapshot items each state write superseded.
+  // `attributes`: the UpdateItem's UPDATED_NEW (null after a transaction,
+  // which returns none: the tip is read instead). Failures are left for
+  // the next writer (a move) or to storage (an unmarked item).
+  void AfterCommit(std::vector<Write>& writes, const boost::json::value* attributes);
+  // Gives parts [from_part, ref.parts) of a snapshot its expires_at.
+  void MarkSuperseded(std::string_view stream, SnapshotRef ref, std::int64_t from_part);
   Status PutEventItems(const std::vector<const TipAppend*>& appends);
   Result<std::size_t> Move(std::string_view stream, bool update_tip);
 

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include <boost/json.hpp>
-#include <thread>
+#include <utility>
 
 #include "storage/dynamodb/stream_table.h"
 
@@ -38,21 +38,11 @@ Result<std::size_t> StreamTable::WriteEventItems(std::string_view stream) {
 
 Status StreamTable::PutEventItems(const std::vector<const TipAppend*>& appends) {
   json::array puts;
+  // Unconditional puts: a version's content never changes (the tip is the
+  // only place a version is decided), so writing an item again is
+  // harmless, and BatchWriteItem, which has no conditions, takes 25 at once.
   auto flush = [&]() -> Status {
-    json::object request{{"RequestItems", json::object{{options_.table, std::move(puts)}}}};
-    puts = json::array();
-    // Unconditional puts: a version's content never changes (the tip is the
-    // only place a version is decided), so writing an item again is
-    // harmless, and BatchWriteItem, which has no conditions, takes 25 at once.
-    for (int attempt = 0; attempt < 20; ++attempt) {
-      Reply reply = client_.Call("BatchWriteItem", request);
-      if (!reply.ok()) return reply.status;
-      const auto* left = reply.body.if_contains("UnprocessedItems");
-      if (left == nullptr || !left->is_object() || left->get_object().empty()) return Status::Ok();
-      request["RequestItems"] = *left;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10 << std::min(attempt, 6)));
-    }
-    return Status::Unavailable("BatchWriteItem left items unprocessed after 20 attempts");
+    return BatchWrite(client_, options_.table, std::exchange(puts, {}));
   };
   for (const auto* append : appends) {
     for (const auto& event : append->events) {

@@ -26,6 +26,32 @@ std::string StringMember(const json::object& object, std::string_view name) {
   return value != nullptr && value->is_string() ? std::string(value->get_string()) : "";
 }
 
+// Turns the table's TTL on for spec.ttl_attribute unless it is on already.
+Status EnableTtl(Client& client, const TableSpec& spec) {
+  Reply described = client.Call("DescribeTimeToLive", {{"TableName", spec.name}});
+  if (described.error_type == "UnknownOperationException") return Status::Ok();
+  if (!described.ok()) return described.status;
+  const auto* found = described.body.if_contains("TimeToLiveDescription");
+  if (found != nullptr && found->is_object()) {
+    const std::string status = StringMember(found->get_object(), "TimeToLiveStatus");
+    const std::string attribute = StringMember(found->get_object(), "AttributeName");
+    if ((status == "ENABLED" || status == "ENABLING") && attribute != spec.ttl_attribute)
+      return Status::Invalid("table", fmt::format("table {} has TTL on attribute '{}'; indelible "
+                                                  "needs it on '{}'",
+                                                  spec.name, attribute, spec.ttl_attribute));
+    if (status == "ENABLED" || status == "ENABLING") return Status::Ok();
+  }
+  Reply updated = client.Call(
+      "UpdateTimeToLive",
+      {{"TableName", spec.name},
+       {"TimeToLiveSpecification", {{"AttributeName", spec.ttl_attribute}, {"Enabled", true}}}});
+  // dynalite knows DescribeTimeToLive (always DISABLED) but not this: it
+  // keeps no TTL, and it cannot hold what needs one (snapshot items need
+  // transactions, which it lacks either).
+  if (updated.ok() || updated.error_type == "UnknownOperationException") return Status::Ok();
+  return updated.status;
+}
+
 }  // namespace
 
 Result<std::string> CreateOrCheckTable(Client& client, const TableSpec& spec) {
@@ -77,11 +103,27 @@ Result<std::string> CreateOrCheckTable(Client& client, const TableSpec& spec) {
       described = client.Call("DescribeTable", {{"TableName", spec.name}});
       continue;
     }
+    if (active && !spec.ttl_attribute.empty())
+      if (Status s = EnableTtl(client, spec); !s.ok()) return s;
     if (active) return spec.change_stream ? arn : std::string();
     if (i == 600) return Status::Unavailable("table " + spec.name + " never became ACTIVE");
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     described = client.Call("DescribeTable", {{"TableName", spec.name}});
   }
+}
+
+Status BatchWrite(Client& client, const std::string& table, json::array requests) {
+  json::object request{{"RequestItems", json::object{{table, std::move(requests)}}}};
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    Reply reply = client.Call("BatchWriteItem", request);
+    if (!reply.ok()) return reply.status;
+    const auto* left = reply.body.if_contains("UnprocessedItems");
+    if (left == nullptr || !left->is_object() || left->get_object().empty()) return Status::Ok();
+    request["RequestItems"] = *left;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10 << std::min(attempt, 6)));
+  }
+  return Status::Unavailable(
+      fmt::format("BatchWriteItem on {} left items unprocessed after 20 attempts", table));
 }
 
 }  // namespace indelible::dynamodb

@@ -126,6 +126,71 @@ json::object StateAttribute(const StateUpdate& state, std::int64_t version) {
                              {"v", N(version)}}}};
 }
 
+std::int64_t SnapshotKey(std::int64_t version, std::int64_t part) {
+  return -(version * kSnapshotPartsMax + part + 1);
+}
+
+json::object SnapshotRefAttribute(SnapshotRef ref) {
+  return {{"M", json::object{{"v", N(ref.version)}, {"p", N(ref.parts)}}}};
+}
+
+std::optional<SnapshotRef> ParseSnapshotRef(const json::object& attributes, std::string_view name) {
+  const auto* value = attributes.if_contains(name);
+  const json::object* m = value != nullptr ? MapOf(*value) : nullptr;
+  if (m == nullptr) return std::nullopt;
+  auto version = GetN(*m, "v");
+  auto parts = GetN(*m, "p");
+  if (!version || !parts) return std::nullopt;
+  return SnapshotRef{*version, *parts};
+}
+
+std::vector<json::object> SnapshotItems(std::string_view stream, const StateUpdate& state,
+                                        std::int64_t version) {
+  std::vector<json::object> items;
+  const std::string_view data = state.data;
+  const auto parts = std::max<std::int64_t>(
+      1, (static_cast<std::int64_t>(data.size()) + kSnapshotPartBytes - 1) / kSnapshotPartBytes);
+  for (std::int64_t i = 0; i < parts; ++i) {
+    const std::string_view part = data.substr(static_cast<std::size_t>(i * kSnapshotPartBytes),
+                                              static_cast<std::size_t>(kSnapshotPartBytes));
+    items.push_back(json::object{{kStreamKey, S(stream)},
+                                 {kVersionKey, N(SnapshotKey(version, i))},
+                                 {"d", json::object{{"B", Base64Encode(part)}}},
+                                 {"s", N(state.schema)},
+                                 {"v", N(version)},
+                                 {"i", N(i)},
+                                 {"p", N(parts)}});
+  }
+  return items;
+}
+
+Result<std::optional<StateRecord>> ParseSnapshotItems(std::string_view stream, SnapshotRef ref,
+                                                      const json::array& items) {
+  std::vector<std::optional<std::string>> parts(static_cast<std::size_t>(ref.parts));
+  std::int64_t schema = 0;
+  for (const auto& value : items) {
+    if (!value.is_object()) continue;
+    const json::object& item = value.get_object();
+    auto version = GetN(item, "v");
+    auto part = GetN(item, "i");
+    if (!version || *version != ref.version) continue;
+    if (!part || *part < 0 || *part >= ref.parts) return Malformed(stream, "snapshot part");
+    const json::object* d = Member(item, "d");
+    const json::value* b = d != nullptr ? d->if_contains("B") : nullptr;
+    auto bytes = b != nullptr && b->is_string() ? Base64Decode(b->get_string()) : std::nullopt;
+    if (!bytes) return Malformed(stream, "snapshot data is not base64");
+    schema = GetN(item, "s").value_or(0);
+    parts[static_cast<std::size_t>(*part)] = std::move(*bytes);
+  }
+  std::string data;
+  for (auto& part : parts) {
+    if (!part) return std::optional<StateRecord>();  // expired: the entity replays
+    data += *part;
+  }
+  return std::optional<StateRecord>(StateRecord{std::move(data), static_cast<std::uint32_t>(schema),
+                                                StreamVersion(ref.version), Position(0)});
+}
+
 json::object EventItem(const RecordedEvent& event) {
   EventData data{event.id,           event.type,     event.schema, event.data,
                  event.content_type, event.metadata, std::nullopt};
@@ -198,6 +263,7 @@ Result<Tip> ParseTip(std::string_view stream, const json::object& item) {
     tip.state = StateRecord{std::move(*bytes), static_cast<std::uint32_t>(*schema),
                             StreamVersion(*version), Position(0)};
   }
+  tip.snapshot = ParseSnapshotRef(item, "snap");
   if (const auto* recent = Member(item, "recent"); recent != nullptr) {
     const json::array* entries = ListOf(recent);
     if (entries == nullptr) return Malformed(stream, "recent is not a list");

@@ -50,12 +50,38 @@ struct RecentAppend {
   std::vector<std::string> ids;
 };
 
+// Snapshot items (docs/DYNAMODB.md, "State records"): a state record larger
+// than the tip holds beside its events is kept in items of its own, in parts
+// of at most kSnapshotPartBytes, with sort keys below 0 so that no Query of
+// events (version >= 0) meets them:
+//   version = SnapshotKey(v, i)   part i of the state record at version v:
+//                                 d (B, the part's bytes), s (N, schema),
+//                                 v (N), i (N, the part), p (N, the parts)
+//                                 expires_at (N, Unix s): once superseded,
+//                                 for the table's TTL to delete it
+// The tip's `snap` ({v: N, p: N}) names the current one.
+inline constexpr std::int64_t kSnapshotPartBytes = 300 * 1024;
+inline constexpr std::int64_t kSnapshotPartsMax = 16;
+inline constexpr std::string_view kExpiresAttribute = "expires_at";
+
+// -(version * 16 + part + 1): a stream's snapshot items, newest first in an
+// ascending Query, each snapshot's parts together.
+std::int64_t SnapshotKey(std::int64_t version, std::int64_t part);
+
+struct SnapshotRef {
+  std::int64_t version = -1;  // -1: none
+  std::int64_t parts = 0;
+};
+
 struct Tip {
   storage::HeadState head;         // position stays 0: $all is assigned later
   std::int64_t bytes = 0;          // the events held, as TipBytes counts them
   std::vector<TipAppend> appends;  // ascending by first
   std::vector<RecentAppend> recent;
   std::optional<StateRecord> state;  // position 0, as for events
+  // The state record is in snapshot items (StreamTable::LoadSnapshot reads
+  // them into `state`); nullopt: in `state`, or none.
+  std::optional<SnapshotRef> snapshot;
 };
 
 // "a<first>": the tip attribute holding the append whose first event has
@@ -76,6 +102,19 @@ std::int64_t TipBytes(const EventData& event);
 boost::json::object Envelope(const EventData& event, std::int64_t timestamp_ms);
 // The tip's `state` attribute: {d: B data, s: N schema, v: N version}.
 boost::json::object StateAttribute(const StateUpdate& state, std::int64_t version);
+
+// The tip's `snap` attribute (and `prev`, the one it replaced): {v: N, p: N}.
+boost::json::object SnapshotRefAttribute(SnapshotRef ref);
+// Reads such an attribute of `attributes`; nullopt when absent or malformed.
+std::optional<SnapshotRef> ParseSnapshotRef(const boost::json::object& attributes,
+                                            std::string_view name);
+// The items of a snapshot of `state` at `version`, split into parts.
+std::vector<boost::json::object> SnapshotItems(std::string_view stream, const StateUpdate& state,
+                                               std::int64_t version);
+// The record from a Query's snapshot items (any order, other snapshots'
+// among them); nullopt when a part of `ref` is missing (expired).
+Result<std::optional<StateRecord>> ParseSnapshotItems(std::string_view stream, SnapshotRef ref,
+                                                      const boost::json::array& items);
 
 // The event item: Envelope plus the keys.
 boost::json::object EventItem(const RecordedEvent& event);

@@ -1,0 +1,296 @@
+#include "storage/dynamodb/index_rebuild.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <queue>
+#include <random>
+#include <unordered_map>
+#include <vector>
+
+#include "core/text.h"
+#include "storage/dynamodb/change_stream.h"
+
+namespace indelible::dynamodb {
+namespace {
+
+// Events read ahead per stream while merging: the rebuild holds at most this
+// many events of each stream that still has events to add.
+constexpr std::size_t kPageEvents = 256;
+
+std::string RandomOwner() {
+  std::random_device device;
+  return fmt::format("rebuild-{:08x}{:08x}", device(), device());
+}
+
+std::int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+using Heads = std::map<std::string, StreamHead>;
+
+// One stream's events still to be indexed: a page in hand, the rest read
+// when the page runs out.
+struct Pending {
+  std::string stream;
+  std::int64_t next = 0;  // the next version to read from the table
+  std::int64_t head = 0;  // the last version to index
+  std::deque<RecordedEvent> page;
+};
+
+class Rebuild {
+ public:
+  Rebuild(StreamTable& events, AllIndex& index, Client& streams, const std::string& stream_arn,
+          const RebuildOptions& options)
+      : events_(events),
+        index_(index),
+        streams_(streams),
+        stream_arn_(stream_arn),
+        options_(options),
+        owner_(options.owner.empty() ? RandomOwner() : options.owner) {}
+
+  Result<RebuildReport> Run() {
+    if (Status s = TakeLease(); !s.ok()) return s;
+    auto heads = events_.ScanHeads();
+    if (!heads.ok()) return heads.status();
+    report_.streams = heads->size();
+    if (options_.after_scan) options_.after_scan();
+    const std::int64_t old_last = current_.next - 1;
+    if (Status s = KeepValidPrefix(*heads); !s.ok()) return s;
+    if (Status s = AddMissing(*heads); !s.ok()) return s;
+    if (Status s = RemoveFrom(current_.next, old_last); !s.ok()) return s;
+    return Finish(*heads);
+  }
+
+ private:
+  // Writes `after` (and `events`) fenced on the state last written, as
+  // this rebuild's; a lease_until other than 0 (0: hand the lease back)
+  // becomes a renewed lease.
+  Status Write(IndexerState after, const std::vector<RecordedEvent>& events = {}) {
+    after.rev = current_.rev + 1;
+    after.owner = owner_;
+    if (after.lease_until != 0) after.lease_until = NowMs() + options_.lease.count();
+    Status written = index_.Write(current_, after, events);
+    if (written.code() == ErrorCode::kConflict)
+      return Status::Unavailable(
+          "another $all indexer wrote the index's state during the rebuild: stop every process "
+          "that opens the store with indexer=1, then run the rebuild again");
+    if (!written.ok()) return written;
+    current_ = std::move(after);
+    return Status::Ok();
+  }
+
+  Status RenewIfDue() {
+    if (NowMs() < current_.lease_until - options_.lease.count() / 2) return Status::Ok();
+    return Write(current_);
+  }
+
+  Status TakeLease() {
+    auto state = index_.LoadState();
+    if (!state.ok()) return state.status();
+    current_ = std::move(*state);
+    const std::int64_t now = NowMs();
+    if (current_.owner != owner_ && current_.lease_until > now)
+      return Status::Unavailable(fmt::format(
+          "the $all indexer '{}' holds the index for {} ms more: stop every process using the "
+          "store (servers, tools) before rebuilding, then run the rebuild again",
+          current_.owner, current_.lease_until - now));
+    IndexerState after = current_;
+    after.rebuilding = true;
+    after.lease_until = 1;  // set by Write
+    return Write(std::move(after));
+  }
+
+  // Step 3: the stored index from position 1, kept while each event is
+  // the next version of its stream and the table has it.
+  Status KeepValidPrefix(const Heads& heads) {
+    const std::int64_t last = current_.next - 1;
+    std::int64_t position = 1;
+    bool valid = true;
+    while (valid && position <= last) {
+      auto page = index_.ReadAsStored(
+          Position(static_cast<std::uint64_t>(position)),
+          static_cast<std::size_t>(std::min<std::int64_t>(1000, last - position + 1)));
+      if (!page.ok()) return page.status();
+      if (page->empty()) break;
+      for (const RecordedEvent& event : *page) {
+        auto head = heads.find(event.stream);
+        auto known = indexed_.find(event.stream);
+        const std::int64_t expected = known == indexed_.end() ? 0 : known->second + 1;
+        if (static_cast<std::int64_t>(event.position.value()) != position || head == heads.end() ||
+            event.version.value() != expected || expected > head->second.version.value()) {
+          valid = false;
+          break;
+        }
+        indexed_[event.stream] = expected;
+        if (++position > last) break;
+      }
+      if (Status s = RenewIfDue(); !s.ok()) return s;
+    }
+    report_.kept = static_cast<std::uint64_t>(position - 1);
+    if (position - 1 == last) return Status::Ok();
+    // Cut the index at the first wrong position: readers see only the kept
+    // part until the rebuild adds the rest.
+    IndexerState cut = current_;
+    cut.next = position;
+    return Write(std::move(cut));
+  }
+
+  Status Refill(Pending& p) {
+    const auto n = static_cast<std::size_t>(
+        std::min<std::int64_t>(static_cast<std::int64_t>(kPageEvents), p.head - p.next + 1));
+    auto read = events_.ReadStream(p.stream, StreamVersion(p.next), n);
+    if (!read.ok()) return read.status();
+    if (read->size() != n)
+      return Status::Internal(fmt::format("stream '{}': versions {} to {} are not all in the table",
+                                          Printable(p.stream), p.next, p.next + n - 1));
+    for (RecordedEvent& event : *read) p.page.push_back(std::move(event));
+    p.next += static_cast<std::int64_t>(n);
+    return Status::Ok();
+  }
+
+  // Step 4: merge the streams' missing events by timestamp.
+  Status AddMissing(const Heads& heads) {
+    std::vector<Pending> pending;
+    std::uint64_t total = 0;
+    for (const auto& [stream, head] : heads) {
+      auto known = indexed_.find(stream);
+      const std::int64_t next = known == indexed_.end() ? 0 : known->second + 1;
+      if (next > head.version.value()) continue;
+      pending.push_back(Pending{stream, next, head.version.value(), {}});
+      total += static_cast<std::uint64_t>(head.version.value() - next + 1);
+    }
+    if (options_.progress) options_.progress(0, total);
+    // Orders by the front event's (timestamp, stream, version), smallest on
+    // top: commit order as the writers' clocks saw it, version order within
+    // a stream whatever the clocks said.
+    auto later = [&](std::size_t a, std::size_t b) {
+      const RecordedEvent& x = pending[a].page.front();
+      const RecordedEvent& y = pending[b].page.front();
+      if (x.timestamp_ms != y.timestamp_ms) return x.timestamp_ms > y.timestamp_ms;
+      return x.stream > y.stream;
+    };
+    std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(later)> order(later);
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+      if (Status s = Refill(pending[i]); !s.ok()) return s;
+      order.push(i);
+      if (Status s = RenewIfDue(); !s.ok()) return s;
+    }
+    std::vector<RecordedEvent> chunk;
+    std::size_t chunk_bytes = 0;
+    std::int64_t next_position = current_.next;
+    auto flush = [&]() -> Status {
+      IndexerState after = current_;
+      after.next = next_position;
+      if (Status s = Write(std::move(after), chunk); !s.ok()) return s;
+      report_.added += chunk.size();
+      chunk.clear();
+      chunk_bytes = 0;
+      if (options_.progress) options_.progress(report_.added, total);
+      return Status::Ok();
+    };
+    while (!order.empty()) {
+      const std::size_t i = order.top();
+      order.pop();
+      Pending& p = pending[i];
+      RecordedEvent event = std::move(p.page.front());
+      p.page.pop_front();
+      event.position = Position(static_cast<std::uint64_t>(next_position++));
+      chunk_bytes += event.data.size() + event.metadata.size() + 256;
+      chunk.push_back(std::move(event));
+      if (p.page.empty() && p.next <= p.head)
+        if (Status s = Refill(p); !s.ok()) return s;
+      if (!p.page.empty()) order.push(i);
+      if (chunk.size() == AllIndex::kMaxChunkEvents || chunk_bytes >= AllIndex::kMaxChunkBytes)
+        if (Status s = flush(); !s.ok()) return s;
+    }
+    if (!chunk.empty()) return flush();
+    return Status::Ok();
+  }
+
+  // Step 5: index items from `from` on (past the state's next: no reader
+  // reads them) are deleted, as far as the old index went and beyond.
+  Status RemoveFrom(std::int64_t from, std::int64_t old_last) {
+    std::int64_t at = from;
+    for (;;) {
+      auto page = index_.ReadAsStored(Position(static_cast<std::uint64_t>(at)), 1000);
+      if (!page.ok()) return page.status();
+      if (page->empty()) {
+        // ReadAsStored stops at an empty block; a cut index may go on past it.
+        const std::int64_t next_block = ((at >> kBlockBits) + 1) << kBlockBits;
+        if (next_block > old_last) return Status::Ok();
+        at = next_block;
+        continue;
+      }
+      std::vector<Position> positions;
+      for (const RecordedEvent& event : *page) positions.push_back(event.position);
+      if (Status s = index_.Remove(positions); !s.ok()) return s;
+      report_.removed += positions.size();
+      at = static_cast<std::int64_t>(positions.back().value()) + 1;
+      if (Status s = RenewIfDue(); !s.ok()) return s;
+    }
+  }
+
+  // Step 6.
+  Result<RebuildReport> Finish(const Heads& heads) {
+    auto shards = ListShards(streams_, stream_arn_);
+    if (!shards.ok()) return shards.status();
+    IndexerState after = current_;
+    const bool same_stream = current_.stream_arn == stream_arn_;
+    after.stream_arn = stream_arn_;
+    after.shards.clear();
+    for (const ShardInfo& shard : *shards) {
+      ShardProgress from;
+      if (auto known = current_.shards.find(shard.id);
+          same_stream && known != current_.shards.end())
+        from = known->second;  // saves reading what was indexed already
+      auto end = ReadShardToEnd(streams_, stream_arn_, shard.id, from);
+      if (!end.ok()) return end.status();
+      after.shards[shard.id] = *end;
+      if (Status s = RenewIfDue(); !s.ok()) return s;
+    }
+    auto again = events_.ScanHeads();
+    if (!again.ok()) return again.status();
+    for (const auto& [stream, head] : *again) {
+      auto before = heads.find(stream);
+      if (before != heads.end() && before->second.version == head.version) continue;
+      IndexerState keep = current_;  // still rebuilding: indexers wait
+      keep.lease_until = 0;
+      (void)Write(std::move(keep));
+      return Status::Unavailable(fmt::format(
+          "stream '{}' moved from version {} to {} during the rebuild: a writer is running. "
+          "Stop every process that writes to the store and run the rebuild again (it keeps "
+          "what this run added)",
+          Printable(stream), before == heads.end() ? -1 : before->second.version.value(),
+          head.version.value()));
+    }
+    after.rebuilding = false;
+    after.lease_until = 0;  // handed back: an indexer starts at once
+    if (Status s = Write(std::move(after)); !s.ok()) return s;
+    report_.last = current_.last_position();
+    return report_;
+  }
+
+  StreamTable& events_;
+  AllIndex& index_;
+  Client& streams_;
+  const std::string& stream_arn_;
+  const RebuildOptions& options_;
+  const std::string owner_;
+  IndexerState current_;                                   // as last written (or read)
+  std::unordered_map<std::string, std::int64_t> indexed_;  // stream -> last version kept
+  RebuildReport report_;
+};
+
+}  // namespace
+
+Result<RebuildReport> RebuildIndex(StreamTable& events, AllIndex& index, Client& streams,
+                                   const std::string& stream_arn, const RebuildOptions& options) {
+  return Rebuild(events, index, streams, stream_arn, options).Run();
+}
+
+}  // namespace indelible::dynamodb
