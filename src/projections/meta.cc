@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "core/clock.h"
+
 namespace indelible::projections {
 namespace {
 
@@ -131,12 +133,6 @@ std::string JoinNames(const std::vector<std::string>& names) {
     out += n;
   }
   return out;
-}
-
-std::int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 }  // namespace indelible::projections

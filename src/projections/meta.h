@@ -43,6 +43,5 @@ Status SetOperatorAction(ReadStore& db, std::string_view name, std::string_view 
 // name__gN: a declared table or index in copy N.
 std::string PhysicalName(std::string_view name, std::int64_t generation);
 std::string JoinNames(const std::vector<std::string>& names);
-std::int64_t NowMs();
 
 }  // namespace indelible::projections

@@ -2,6 +2,7 @@
 // then one transaction that catches up and switches (projection.h).
 #include <chrono>
 
+#include "core/clock.h"
 #include "projections/runner.h"
 
 namespace indelible {
@@ -9,7 +10,6 @@ namespace indelible {
 using projections::CopyNames;
 using projections::CopyTransaction;
 using projections::LockRow;
-using projections::NowMs;
 
 namespace {
 
@@ -62,7 +62,7 @@ Status ProjectionRunner::Impl::Rebuild(
     if (Status s = (*tx)->Execute(
             "UPDATE indelible_projections SET building_generation = $2, building_position = 0, "
             "building_tables = $3, updated_ms = $4 WHERE name = $1",
-            {name, generation, projections::JoinNames(projection_.tables), NowMs()});
+            {name, generation, projections::JoinNames(projection_.tables), UnixMillisNow()});
         !s.ok())
       return s;
     if (Status s = (*tx)->Commit(); !s.ok()) return s;
@@ -121,7 +121,7 @@ Status ProjectionRunner::Impl::Rebuild(
     if (Status s = (*tx)->Execute(
             "UPDATE indelible_projections SET building_position = $2, updated_ms = $3 "
             "WHERE name = $1",
-            {name, static_cast<std::int64_t>(through), NowMs()});
+            {name, static_cast<std::int64_t>(through), UnixMillisNow()});
         !s.ok())
       return s;
     if (Status s = (*tx)->Commit(); !s.ok()) return s;
@@ -148,7 +148,7 @@ Status ProjectionRunner::Impl::Rebuild(
           "building_tables = '', blocked_at = NULL, blocked_reason = '', operator_action = '', "
           "updated_ms = $6 WHERE name = $1",
           {name, std::int64_t{projection_.version}, generation, static_cast<std::int64_t>(built),
-           projections::JoinNames(projection_.tables), NowMs()});
+           projections::JoinNames(projection_.tables), UnixMillisNow()});
       !s.ok())
     return s;
   if (Status s = (*tx)->Commit(); !s.ok()) return s;

@@ -4,13 +4,14 @@
 
 #include <algorithm>
 
+#include "core/clock.h"
+
 namespace indelible {
 
 using projections::CopyNames;
 using projections::CopyTransaction;
 using projections::LockRow;
 using projections::MetaRow;
-using projections::NowMs;
 
 namespace {
 
@@ -78,7 +79,7 @@ Status ProjectionRunner::Impl::CreateFirstCopy(SqlTransaction& tx) {
           "INSERT INTO indelible_projections (name, version, generation, position, tables, "
           "updated_ms) VALUES ($1, $2, 1, 0, $3, $4)",
           {projection_.name, std::int64_t{projection_.version},
-           projections::JoinNames(projection_.tables), NowMs()});
+           projections::JoinNames(projection_.tables), UnixMillisNow()});
       !s.ok())
     return s;
   return tx.Commit();
@@ -156,7 +157,7 @@ Result<ProjectionRunner::Impl::BatchResult> ProjectionRunner::Impl::ApplyBatch(
   }
   Status saved = (*tx)->Execute(
       "UPDATE indelible_projections SET position = $2, updated_ms = $3 WHERE name = $1",
-      {projection_.name, static_cast<std::int64_t>(through.value()), NowMs()});
+      {projection_.name, static_cast<std::int64_t>(through.value()), UnixMillisNow()});
   if (saved.ok()) saved = (*tx)->Commit();
   if (!saved.ok()) {
     // A statement of the batch may have failed unseen until here
@@ -209,9 +210,9 @@ Status ProjectionRunner::Impl::Park(const RecordedEvent& event, const Status& er
             "INSERT INTO indelible_parked (projection, position, stream, version, type, "
             "reason, parked_ms) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING",
             {projection_.name, static_cast<std::int64_t>(event.position.value()), event.stream,
-             event.version.value(), event.type, error.ToString(), NowMs()}},
+             event.version.value(), event.type, error.ToString(), UnixMillisNow()}},
         {"UPDATE indelible_projections SET position = $2, updated_ms = $3 WHERE name = $1",
-         {projection_.name, static_cast<std::int64_t>(event.position.value()), NowMs()}}}) {
+         {projection_.name, static_cast<std::int64_t>(event.position.value()), UnixMillisNow()}}}) {
     if (Status s = (*tx)->Execute(sql, params); !s.ok()) return s;
   }
   if (Status s = (*tx)->Commit(); !s.ok()) return s;
@@ -228,7 +229,7 @@ Status ProjectionRunner::Impl::Block(const RecordedEvent& event, const Status& e
           (*tx)->Execute("UPDATE indelible_projections SET blocked_at = $2, blocked_reason = $3, "
                          "operator_action = '', updated_ms = $4 WHERE name = $1",
                          {projection_.name, static_cast<std::int64_t>(event.position.value()),
-                          Where(event) + ": " + error.ToString(), NowMs()});
+                          Where(event) + ": " + error.ToString(), UnixMillisNow()});
       !s.ok())
     return s;
   if (Status s = (*tx)->Commit(); !s.ok()) return s;
@@ -254,7 +255,7 @@ Result<bool> ProjectionRunner::Impl::CheckOperator() {
   if (Status s = (*tx)->Execute(
           "UPDATE indelible_projections SET position = $2, blocked_at = NULL, "
           "blocked_reason = '', operator_action = '', updated_ms = $3 WHERE name = $1",
-          {projection_.name, static_cast<std::int64_t>(position), NowMs()});
+          {projection_.name, static_cast<std::int64_t>(position), UnixMillisNow()});
       !s.ok())
     return s;
   if (Status s = (*tx)->Commit(); !s.ok()) return s;

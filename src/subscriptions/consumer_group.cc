@@ -30,6 +30,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "core/clock.h"
 #include "subscriptions/group_record.h"
 #include "subscriptions/parking.h"
 
@@ -214,9 +215,7 @@ class ConsumerGroup::Impl {
     // The front of the window is the oldest unacknowledged event (Advance
     // pops the acknowledged prefix).
     if (!window_.empty()) {
-      const auto now_ms = std::chrono::duration_cast<milliseconds>(
-                              std::chrono::system_clock::now().time_since_epoch())
-                              .count();
+      const auto now_ms = UnixMillisNow();
       info.lag_seconds = std::max<double>(
           0, static_cast<double>(now_ms - window_.front().event.timestamp_ms) / 1000.0);
     }

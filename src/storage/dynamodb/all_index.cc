@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <boost/json.hpp>
-#include <charconv>
 
+#include "storage/dynamodb/attributes.h"
 #include "storage/dynamodb/tables.h"
 #include "storage/dynamodb/tip.h"
 
@@ -167,14 +167,7 @@ Result<std::vector<RecordedEvent>> AllIndex::QueryBlock(std::int64_t from, std::
     if (!value.is_object()) return Status::Internal("a Query of $all answered a non-object");
     auto event = ParseEventItem(value.get_object());
     if (!event.ok()) return event.status();
-    const auto* p = value.get_object().if_contains(kPositionKey);
-    std::int64_t position = 0;
-    if (p != nullptr && p->is_object()) {
-      const auto* n = p->get_object().if_contains("N");
-      if (n != nullptr && n->is_string())
-        std::from_chars(n->get_string().data(), n->get_string().data() + n->get_string().size(),
-                        position);
-    }
+    const std::int64_t position = GetN(value.get_object(), kPositionKey).value_or(0);
     event->position = Position(static_cast<std::uint64_t>(position));
     events.push_back(std::move(*event));
   }

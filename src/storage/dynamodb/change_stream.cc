@@ -3,16 +3,10 @@
 #include <algorithm>
 #include <boost/json.hpp>
 
+#include "storage/dynamodb/attributes.h"
+
 namespace indelible::dynamodb {
 namespace json = boost::json;
-namespace {
-
-std::string StringAt(const json::object& o, std::string_view name) {
-  const auto* v = o.if_contains(name);
-  return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
-}
-
-}  // namespace
 
 Result<std::vector<ShardInfo>> ListShards(Client& streams, const std::string& stream_arn) {
   std::vector<ShardInfo> shards;

@@ -21,6 +21,7 @@
 #include "core/text.h"
 #include "storage/checkpoints.h"
 #include "storage/dynamodb/all_index.h"
+#include "storage/dynamodb/attributes.h"
 #include "storage/dynamodb/client.h"
 #include "storage/dynamodb/cursors.h"
 #include "storage/dynamodb/indexer.h"
@@ -248,13 +249,11 @@ class DynamoDbStore final : public Store {
         return Status::Internal("a Scan of " + checkpoints_table_ + " answered without Items");
       for (const auto& item : items->get_array()) {
         if (!item.is_object()) continue;
-        const auto* name = item.get_object().if_contains(kNameKey);
-        const auto* s =
-            name != nullptr && name->is_object() ? name->get_object().if_contains("S") : nullptr;
-        if (s == nullptr || !s->is_string()) continue;
+        auto name = GetS(item.get_object(), kNameKey);
+        if (!name) continue;
         auto value = CheckpointValue(item.get_object());
         if (!value.ok()) return value.status();
-        found.emplace_back(std::string(s->get_string()), std::move(**value));
+        found.emplace_back(std::string(*name), std::move(**value));
       }
       const auto* next = reply.body.if_contains("LastEvaluatedKey");
       if (next == nullptr) break;
@@ -320,12 +319,9 @@ class DynamoDbStore final : public Store {
   }
 
   Result<std::optional<std::string>> CheckpointValue(const json::object& item) const {
-    const auto* value = item.if_contains("value");
-    const auto* s =
-        value != nullptr && value->is_object() ? value->get_object().if_contains("S") : nullptr;
-    if (s == nullptr || !s->is_string())
-      return Status::Internal("a checkpoint item in " + checkpoints_table_ + " has no value");
-    auto decoded = Base64Decode(s->get_string());
+    auto s = GetS(item, "value");
+    if (!s) return Status::Internal("a checkpoint item in " + checkpoints_table_ + " has no value");
+    auto decoded = Base64Decode(*s);
     if (!decoded)
       return Status::Internal("a checkpoint item in " + checkpoints_table_ + " is not base64");
     return std::optional<std::string>(std::move(*decoded));

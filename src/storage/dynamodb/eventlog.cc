@@ -9,19 +9,11 @@
 #include <set>
 
 #include "core/text.h"
+#include "storage/dynamodb/attributes.h"
 
 namespace indelible::dynamodb {
 namespace json = boost::json;
 namespace {
-
-std::optional<std::string_view> Typed(const json::object& item, std::string_view name,
-                                      std::string_view type) {
-  const auto* attr = item.if_contains(name);
-  if (attr == nullptr || !attr->is_object()) return std::nullopt;
-  const auto* v = attr->get_object().if_contains(type);
-  if (v == nullptr || !v->is_string()) return std::nullopt;
-  return std::string_view(v->get_string());
-}
 
 // The first of `names` the envelope has.
 const json::value* Field(const json::object& envelope,
@@ -34,8 +26,8 @@ const json::value* Field(const json::object& envelope,
 Result<ExportedEvent> ToEvent(const std::string& id, const json::object& item,
                               std::int64_t version) {
   const std::string where = fmt::format("EventLog item ID '{}'", Printable(id));
-  auto sequence = Typed(item, "Sequence", "N");
-  auto event_text = Typed(item, "Event", "S");
+  auto sequence = AttributeText(item, "Sequence", "N");
+  auto event_text = AttributeText(item, "Event", "S");
   if (!sequence || !event_text)
     return Status::Invalid("Event", where + " has no Sequence (N) or Event (S)");
   boost::system::error_code ec;
@@ -63,11 +55,11 @@ Result<ExportedEvent> ToEvent(const std::string& id, const json::object& item,
   if (const auto* event_id = Field(envelope, {"id", "Id", "eventId"});
       event_id && event_id->is_string())
     if (auto given = EventId::Parse(event_id->get_string()); given.ok()) out.event.id = *given;
-  if (auto ms = Typed(item, "Timestamp", "N")) {
+  if (auto ms = AttributeText(item, "Timestamp", "N")) {
     double value = 0;
     std::from_chars(ms->data(), ms->data() + ms->size(), value);
     out.event.timestamp_ms = static_cast<std::int64_t>(value < 1e11 ? value * 1000 : value);
-  } else if (auto iso = Typed(item, "Timestamp", "S")) {
+  } else if (auto iso = AttributeText(item, "Timestamp", "S")) {
     out.event.timestamp_ms = ParseIsoTimeMs(*iso);
     if (!out.event.timestamp_ms)
       return Status::Invalid("Timestamp", fmt::format("{} Sequence {}: Timestamp '{}' is not ISO "
@@ -136,7 +128,7 @@ Status ReadEventLog(Client& client, const std::string& table, const EventLogSink
       return Status::Internal("a Scan of " + table + " answered without Items");
     for (const auto& item : items->get_array()) {
       if (!item.is_object()) continue;
-      auto id = Typed(item.get_object(), "ID", "S");
+      auto id = AttributeText(item.get_object(), "ID", "S");
       if (!id) return Status::Invalid("ID", "an item of " + table + " has no ID (S)");
       ids.emplace(*id);
     }

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/clock.h"
 #include "core/text.h"
 #include "storage/dynamodb/change_stream.h"
 
@@ -23,12 +24,6 @@ constexpr std::size_t kPageEvents = 256;
 std::string RandomOwner() {
   std::random_device device;
   return fmt::format("rebuild-{:08x}{:08x}", device(), device());
-}
-
-std::int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 using Heads = std::map<std::string, StreamHead>;
@@ -73,7 +68,7 @@ class Rebuild {
   Status Write(IndexerState after, const std::vector<RecordedEvent>& events = {}) {
     after.rev = current_.rev + 1;
     after.owner = owner_;
-    if (after.lease_until != 0) after.lease_until = NowMs() + options_.lease.count();
+    if (after.lease_until != 0) after.lease_until = UnixMillisNow() + options_.lease.count();
     Status written = index_.Write(current_, after, events);
     if (written.code() == ErrorCode::kConflict)
       return Status::Unavailable(
@@ -85,7 +80,7 @@ class Rebuild {
   }
 
   Status RenewIfDue() {
-    if (NowMs() < current_.lease_until - options_.lease.count() / 2) return Status::Ok();
+    if (UnixMillisNow() < current_.lease_until - options_.lease.count() / 2) return Status::Ok();
     return Write(current_);
   }
 
@@ -93,7 +88,7 @@ class Rebuild {
     auto state = index_.LoadState();
     if (!state.ok()) return state.status();
     current_ = std::move(*state);
-    const std::int64_t now = NowMs();
+    const std::int64_t now = UnixMillisNow();
     if (current_.owner != owner_ && current_.lease_until > now)
       return Status::Unavailable(fmt::format(
           "the $all indexer '{}' holds the index for {} ms more: stop every process using the "

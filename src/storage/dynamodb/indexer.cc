@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <boost/json.hpp>
 
+#include "core/clock.h"
 #include "core/text.h"
+#include "storage/dynamodb/attributes.h"
 #include "storage/dynamodb/change_stream.h"
 #include "storage/dynamodb/tip.h"
 
@@ -20,22 +22,6 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kShardListAge = std::chrono::seconds(10);
 // GetRecords' most records per call (the API's own maximum).
 constexpr std::int64_t kRecordsPerCall = 1000;
-
-std::int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-std::string StringAt(const json::object& o, std::string_view name) {
-  const auto* v = o.if_contains(name);
-  return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
-}
-
-const json::object* ObjectAt(const json::object& o, std::string_view name) {
-  const auto* v = o.if_contains(name);
-  return v != nullptr && v->is_object() ? &v->get_object() : nullptr;
-}
 
 // The events a change record of the events table adds to $all, in version
 // order: those of a tip update that moved the head (an append); none for
@@ -154,7 +140,7 @@ Status Indexer::Flush(IndexerState& work, std::vector<RecordedEvent>& chunk) {
   IndexerState before = *state_;
   work.rev = before.rev + 1;
   work.owner = options_.owner;
-  work.lease_until = NowMs() + options_.lease.count();
+  work.lease_until = UnixMillisNow() + options_.lease.count();
   Status written = index_.Write(before, work, chunk);
   if (!written.ok()) {
     // Another indexer wrote (conflict), or the outcome is unknown: what this
@@ -164,7 +150,7 @@ Status Indexer::Flush(IndexerState& work, std::vector<RecordedEvent>& chunk) {
   }
   writes_.fetch_add(1);
   events_.fetch_add(chunk.size());
-  if (!chunk.empty()) lag_ms_.store(NowMs() - chunk.back().timestamp_ms);
+  if (!chunk.empty()) lag_ms_.store(UnixMillisNow() - chunk.back().timestamp_ms);
   chunk.clear();
   state_ = work;
   owner_.store(true);
@@ -263,7 +249,7 @@ Result<std::size_t> Indexer::Pass() {
   if (stopped_for_good_) return status();
   if (!state_)
     if (Status s = LoadState(); !s.ok()) return s;
-  const std::int64_t now = NowMs();
+  const std::int64_t now = UnixMillisNow();
   if (options_.follow_only || (state_->owner != options_.owner && state_->lease_until > now)) {
     // Another indexer holds the lease: follow its progress.
     owner_.store(false);

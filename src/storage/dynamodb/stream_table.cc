@@ -3,13 +3,14 @@
 #include <fmt/format.h>
 
 #include <boost/json.hpp>
-#include <charconv>
 #include <chrono>
 #include <map>
 
 #include "core/append_validation.h"
+#include "core/clock.h"
 #include "core/text.h"
 #include "storage/decide.h"
+#include "storage/dynamodb/attributes.h"
 #include "storage/dynamodb/errors.h"
 #include "storage/dynamodb/tables.h"
 
@@ -21,25 +22,8 @@ namespace {
 // up; only `any` appends racing on one stream take more than two.
 constexpr int kMaxRounds = 64;
 
-std::int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 json::object TipKey(std::string_view stream) {
   return {{kStreamKey, S(stream)}, {kVersionKey, N(kTipVersion)}};
-}
-
-std::int64_t AttributeN(const json::object& attributes, std::string_view name) {
-  const auto* v = attributes.if_contains(name);
-  if (v == nullptr || !v->is_object() || !v->get_object().contains("N")) return 0;
-  const auto* n = v->get_object().if_contains("N");
-  if (n == nullptr || !n->is_string()) return 0;
-  std::int64_t value = 0;
-  const std::string_view text = n->get_string();
-  std::from_chars(text.data(), text.data() + text.size(), value);
-  return value;  // 0 when not a number, as when absent
 }
 
 }  // namespace
@@ -290,7 +274,7 @@ Result<CommitResult> StreamTable::Commit(std::vector<AppendRequest> appends,
       return result;
     }
 
-    const std::int64_t now = NowMs();
+    const std::int64_t now = UnixMillisNow();
     Reply reply;
     const bool single_update = writes.size() == 1 && !any_state_in_items;
     std::vector<Write*> update_of_item;  // the transaction's items: whose Update (or null)
@@ -399,8 +383,8 @@ void StreamTable::AfterCommit(std::vector<Write>& writes, const json::value* att
     if (attrs == nullptr) continue;
     // Multi-stream commits learn of a tip too large from the write that
     // fails (Commit moves then); a single append moves as soon as it grew.
-    if (writes.size() == 1 && (AttributeN(*attrs, "bytes") > options_.spill_bytes ||
-                               AttributeN(*attrs, "count") > options_.spill_appends))
+    if (writes.size() == 1 && (GetN(*attrs, "bytes").value_or(0) > options_.spill_bytes ||
+                               GetN(*attrs, "count").value_or(0) > options_.spill_appends))
       (void)MoveOutOfTip(w.append->stream);
     if (!w.TouchesState()) continue;
     auto prev = ParseSnapshotRef(*attrs, "prev");
@@ -415,7 +399,7 @@ void StreamTable::AfterCommit(std::vector<Write>& writes, const json::value* att
 }
 
 void StreamTable::MarkSuperseded(std::string_view stream, SnapshotRef ref, std::int64_t from_part) {
-  const std::int64_t expires = NowMs() / 1000 + options_.snapshot_grace.count();
+  const std::int64_t expires = UnixMillisNow() / 1000 + options_.snapshot_grace.count();
   for (std::int64_t part = from_part; part < ref.parts; ++part)
     (void)client_.Call(
         "UpdateItem",
@@ -536,7 +520,7 @@ Result<std::vector<RecordedEvent>> StreamTable::ReadStream(std::string_view stre
         if (!value.is_object())
           return Status::Internal("a Query answered an item that is not an object");
         const json::object& item = value.get_object();
-        if (AttributeN(item, kVersionKey) == kTipVersion) {
+        if (GetN(item, kVersionKey) == kTipVersion) {
           auto parsed = ParseTip(stream, item);
           if (!parsed.ok()) return parsed.status();
           tip = std::move(*parsed);

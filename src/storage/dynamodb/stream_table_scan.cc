@@ -2,6 +2,7 @@
 // $all rebuild (index_rebuild.h).
 #include <boost/json.hpp>
 
+#include "storage/dynamodb/attributes.h"
 #include "storage/dynamodb/stream_table.h"
 
 namespace indelible::dynamodb {
@@ -28,12 +29,9 @@ Result<std::map<std::string, StreamHead>> StreamTable::ScanHeads() {
       return Status::Internal("a Scan of " + options_.table + " answered without Items");
     for (const auto& value : items->get_array()) {
       if (!value.is_object()) continue;
-      const auto* key = value.get_object().if_contains(kStreamKey);
-      const auto* name =
-          key != nullptr && key->is_object() ? key->get_object().if_contains("S") : nullptr;
-      if (name == nullptr || !name->is_string())
-        return Status::Internal("a tip in " + options_.table + " without a stream name");
-      std::string stream(name->get_string());
+      auto name = GetS(value.get_object(), kStreamKey);
+      if (!name) return Status::Internal("a tip in " + options_.table + " without a stream name");
+      std::string stream(*name);
       auto tip = ParseTip(stream, value.get_object());
       if (!tip.ok()) return tip.status();
       heads.emplace(std::move(stream), StreamHead{tip->head.version, Position(0), tip->head.deleted,

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <thread>
 
+#include "storage/dynamodb/attributes.h"
+
 namespace indelible::dynamodb {
 namespace json = boost::json;
 namespace {
@@ -21,11 +23,6 @@ json::object StreamSpecification() {
   return {{"StreamEnabled", true}, {"StreamViewType", "NEW_AND_OLD_IMAGES"}};
 }
 
-std::string StringMember(const json::object& object, std::string_view name) {
-  const auto* value = object.if_contains(name);
-  return value != nullptr && value->is_string() ? std::string(value->get_string()) : "";
-}
-
 // Turns the table's TTL on for spec.ttl_attribute unless it is on already.
 Status EnableTtl(Client& client, const TableSpec& spec) {
   Reply described = client.Call("DescribeTimeToLive", {{"TableName", spec.name}});
@@ -33,8 +30,8 @@ Status EnableTtl(Client& client, const TableSpec& spec) {
   if (!described.ok()) return described.status;
   const auto* found = described.body.if_contains("TimeToLiveDescription");
   if (found != nullptr && found->is_object()) {
-    const std::string status = StringMember(found->get_object(), "TimeToLiveStatus");
-    const std::string attribute = StringMember(found->get_object(), "AttributeName");
+    const std::string status = StringAt(found->get_object(), "TimeToLiveStatus");
+    const std::string attribute = StringAt(found->get_object(), "AttributeName");
     if ((status == "ENABLED" || status == "ENABLING") && attribute != spec.ttl_attribute)
       return Status::Invalid("table", fmt::format("table {} has TTL on attribute '{}'; indelible "
                                                   "needs it on '{}'",
@@ -86,8 +83,8 @@ Result<std::string> CreateOrCheckTable(Client& client, const TableSpec& spec) {
     if (key_text != expected_keys)
       return Status::Invalid("table", fmt::format("table {} exists with keys {}, not {}", spec.name,
                                                   key_text, expected_keys));
-    const bool active = StringMember(table, "TableStatus") == "ACTIVE";
-    std::string arn = StringMember(table, "LatestStreamArn");
+    const bool active = StringAt(table, "TableStatus") == "ACTIVE";
+    std::string arn = StringAt(table, "LatestStreamArn");
     const auto* stream_spec = table.if_contains("StreamSpecification");
     const bool stream_on = stream_spec != nullptr && stream_spec->is_object() &&
                            stream_spec->get_object().if_contains("StreamEnabled") != nullptr &&

@@ -7,50 +7,11 @@
 #include <unordered_map>
 
 #include "core/event_json.h"
+#include "storage/dynamodb/attributes.h"
 
 namespace indelible::dynamodb {
 namespace json = boost::json;
 namespace {
-
-const json::object* Member(const json::object& item, std::string_view name) {
-  const auto* value = item.if_contains(name);
-  return value != nullptr && value->is_object() ? &value->get_object() : nullptr;
-}
-
-std::optional<std::string_view> GetS(const json::object& item, std::string_view name) {
-  const auto* attr = Member(item, name);
-  if (attr == nullptr) return std::nullopt;
-  const auto* s = attr->if_contains("S");
-  if (s == nullptr || !s->is_string()) return std::nullopt;
-  return std::string_view(s->get_string());
-}
-
-std::optional<std::int64_t> GetN(const json::object& item, std::string_view name) {
-  const auto* attr = Member(item, name);
-  if (attr == nullptr) return std::nullopt;
-  const auto* n = attr->if_contains("N");
-  if (n == nullptr || !n->is_string()) return std::nullopt;
-  std::string_view text = n->get_string();
-  std::int64_t value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
-
-// The elements of a list attribute {"L": [...]}; null when `attr` is not one.
-// (Answers come from a server: never json's throwing accessors on them.)
-const json::array* ListOf(const json::object* attr) {
-  if (attr == nullptr) return nullptr;
-  const auto* list = attr->if_contains("L");
-  return list != nullptr && list->is_array() ? &list->get_array() : nullptr;
-}
-
-// The map of a map attribute {"M": {...}}; null when `value` is not one.
-const json::object* MapOf(const json::value& value) {
-  if (!value.is_object()) return nullptr;
-  const auto* map = value.get_object().if_contains("M");
-  return map != nullptr && map->is_object() ? &map->get_object() : nullptr;
-}
 
 Status Malformed(std::string_view stream, std::string_view what) {
   return Status::Internal(

@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "core/append_validation.h"
+#include "core/clock.h"
 #include "core/text.h"
 #include "storage/embedded/embedded_store.h"
 #include "storage/embedded/format.h"
@@ -28,12 +29,6 @@ constexpr std::size_t kMaxCachedHeads = 256 * 1024;
 Status StoppedWriting() {
   return Status::Unavailable(
       "the store stopped writing after a failed sync of its log; restart the process");
-}
-
-std::int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 rocksdb::ColumnFamilyOptions FamilyOptions(const std::shared_ptr<rocksdb::Cache>& cache,
@@ -411,7 +406,7 @@ Status EmbeddedStore::WriteCheckpoint(const std::string& key, const std::string*
 void EmbeddedStore::CommitGroup(const std::vector<Writer*>& group) {
   Group g;
   g.next_position = next_position_;
-  g.now_ms = NowMs();
+  g.now_ms = UnixMillisNow();
   if (sync_failed_.load()) {
     for (Writer* w : group) w->result = StoppedWriting();
   } else {

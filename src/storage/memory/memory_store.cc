@@ -9,19 +9,13 @@
 #include <unordered_map>
 
 #include "core/append_validation.h"
+#include "core/clock.h"
 #include "core/text.h"
 #include "storage/checkpoints.h"
 #include "storage/decide.h"
 
 namespace indelible::storage {
 namespace {
-
-using Clock = std::chrono::system_clock;
-
-std::int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch())
-      .count();
-}
 
 // Operation: one mutex guards everything; commits are serialised, reads copy
 // pointers under it. Events live in a deque, whose elements never move, so a
@@ -67,7 +61,7 @@ class MemoryStore final : public Store {
           "a commit mixes retried appends with new ones; retry the original commit as it was",
           std::nullopt);
 
-    const std::int64_t now = NowMs();
+    const std::int64_t now = UnixMillisNow();
     for (std::size_t a = 0; a < appends.size(); ++a) {
       AppendRequest& append = appends[a];
       const bool tombstone = IsTombstoneAppend(append);  // before the events move into the log
