@@ -29,17 +29,8 @@ class ConformanceTest : public ::testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {
     if (GetParam().name == "dynamodb") {
-      auto& server = testutil::SharedDynamoDbServer("local");
-      ASSERT_FALSE(server.endpoint().empty()) << "DynamoDB Local did not start:\n"
-                                              << server.output();
-      // DynamoDB Local checks no keys, but requests are signed with some.
-      ::setenv("AWS_ACCESS_KEY_ID", "conformance", 1);
-      ::setenv("AWS_SECRET_ACCESS_KEY", "conformance", 1);
-      std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-      for (char& c : name)
-        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-      dynamodb_url_ = "dynamodb://127.0.0.1:" + std::to_string(server.port()) +
-                      "?region=us-east-1&tls=0&index_poll_ms=10&prefix=c_" + name + "_";
+      dynamodb_url_ = testutil::DynamoDbTestUrl("c", "&index_poll_ms=10");
+      ASSERT_FALSE(dynamodb_url_.empty());
     }
     Open();
   }

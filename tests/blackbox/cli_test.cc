@@ -133,12 +133,9 @@ TEST_F(CliTest, ExportImportRoundTripIsExactAndIdempotent) {
 // any age-based removal, as JSON Lines in position order; importing the
 // archive gives the same events back.
 TEST_F(CliTest, ExportArchivesADynamoDbStoreAndImportRestoresIt) {
-  auto& server = testutil::SharedDynamoDbServer("local");
-  ASSERT_FALSE(server.endpoint().empty()) << server.output();
-  ::setenv("AWS_ACCESS_KEY_ID", "cli", 1);
-  ::setenv("AWS_SECRET_ACCESS_KEY", "cli", 1);
-  const std::string store = "'dynamodb://127.0.0.1:" + std::to_string(server.port()) +
-                            "?region=us-east-1&tls=0&index_poll_ms=10&prefix=cli_archive_'";
+  const std::string url = testutil::DynamoDbTestUrl("cli", "&index_poll_ms=10");
+  ASSERT_FALSE(url.empty());
+  const std::string store = "'" + url + "'";
   auto on_dynamodb = [&](const std::string& args) {
     return testutil::RunCli(INDELIBLE_PATH, "--data " + store, args, "", tmp_);
   };

@@ -53,12 +53,8 @@ TEST(LedgerTest, PrintsTheReferenceStepsOnAMemoryStore) {
 }
 
 TEST(LedgerTest, PrintsTheReferenceStepsOnDynamoDb) {
-  auto& server = testutil::SharedDynamoDbServer("local");
-  ASSERT_FALSE(server.endpoint().empty()) << server.output();
-  ::setenv("AWS_ACCESS_KEY_ID", "ledger", 1);
-  ::setenv("AWS_SECRET_ACCESS_KEY", "ledger", 1);
-  const std::string url = "dynamodb://127.0.0.1:" + std::to_string(server.port()) +
-                          "?region=us-east-1&tls=0&prefix=ledger_";
+  const std::string url = testutil::DynamoDbTestUrl("ledger");
+  ASSERT_FALSE(url.empty());
   testutil::TempDir scratch;
   ExpectReferenceOutput(RunLedger("--store '" + url + "'", scratch));
 

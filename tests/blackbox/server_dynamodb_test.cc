@@ -15,14 +15,9 @@ double Metric(const std::string& text, const std::string& name) {
 }
 
 TEST(ServerOnDynamoDb, AppendsReadsAllAndMetricsOfItsRequests) {
-  auto& dynamodb = testutil::SharedDynamoDbServer("local");
-  ASSERT_FALSE(dynamodb.endpoint().empty()) << dynamodb.output();
-  ::setenv("AWS_ACCESS_KEY_ID", "server", 1);
-  ::setenv("AWS_SECRET_ACCESS_KEY", "server", 1);
-  testutil::ServerProcess server(INDELIBLE_PATH,
-                                 {"serve", "--store",
-                                  "dynamodb://127.0.0.1:" + std::to_string(dynamodb.port()) +
-                                      "?region=us-east-1&tls=0&index_poll_ms=10&prefix=server_"});
+  const std::string url = testutil::DynamoDbTestUrl("server", "&index_poll_ms=10");
+  ASSERT_FALSE(url.empty());
+  testutil::ServerProcess server(INDELIBLE_PATH, {"serve", "--store", url});
   ASSERT_TRUE(server.Start()) << server.output();
   HttpClient http(server.port());
 

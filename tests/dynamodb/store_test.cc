@@ -21,15 +21,8 @@ using std::chrono::milliseconds;
 class DynamoDbStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ::setenv("AWS_ACCESS_KEY_ID", "test", 1);
-    ::setenv("AWS_SECRET_ACCESS_KEY", "test", 1);
-    auto& server = testutil::SharedDynamoDbServer("local");
-    ASSERT_FALSE(server.endpoint().empty()) << server.output();
-    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    for (char& c : name)
-      if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-    base_ = "dynamodb://127.0.0.1:" + std::to_string(server.port()) +
-            "?region=us-east-1&tls=0&index_poll_ms=10&prefix=s_" + name + "_";
+    base_ = testutil::DynamoDbTestUrl("s", "&index_poll_ms=10");
+    ASSERT_FALSE(base_.empty());
   }
 
   std::unique_ptr<Store> OpenStore(const std::string& extra = "") {

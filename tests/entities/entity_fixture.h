@@ -31,15 +31,8 @@ class EntityTest : public ::testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {
     if (GetParam().name == "dynamodb") {
-      auto& server = testutil::SharedDynamoDbServer("local");
-      ASSERT_FALSE(server.endpoint().empty()) << server.output();
-      ::setenv("AWS_ACCESS_KEY_ID", "entity", 1);
-      ::setenv("AWS_SECRET_ACCESS_KEY", "entity", 1);
-      std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-      for (char& c : name)
-        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-      dynamodb_url_ = "dynamodb://127.0.0.1:" + std::to_string(server.port()) +
-                      "?region=us-east-1&tls=0&index_poll_ms=10&prefix=e_" + name + "_";
+      dynamodb_url_ = testutil::DynamoDbTestUrl("e", "&index_poll_ms=10");
+      ASSERT_FALSE(dynamodb_url_.empty());
     }
     auto opened = Store::Open(Url());
     ASSERT_TRUE(opened.ok()) << opened.status().ToString();
