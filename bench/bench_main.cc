@@ -49,14 +49,17 @@ std::vector<Scenario> Scenarios(const std::string& name, bool with_nats) {
                                {"projection", RunProjection},
                                {"relay", RunRelay},
                                {"workload", RunWorkload},
-                               {"index-lag", RunIndexLag}};
+                               {"index-lag", RunIndexLag},
+                               {"index-catchup", RunIndexCatchup}};
   if (name != "all") {
     auto it =
         std::find_if(all.begin(), all.end(), [&](const Scenario& s) { return s.name == name; });
     return {*it};
   }
-  // `all` measures the embedded engine: no index-lag (a DynamoDB scenario),
-  // and it relays only when given a NATS server (scripts/bench-relay.sh).
+  // `all` measures the embedded engine: no index-lag or index-catchup
+  // (DynamoDB scenarios), and it relays only when given a NATS server
+  // (scripts/bench-relay.sh).
+  all.pop_back();
   all.pop_back();
   if (!with_nats)
     all.erase(
@@ -93,12 +96,12 @@ int Main(const std::vector<std::string>& args) {
   std::size_t page = 0;
   app.add_option("scenario", scenario,
                  "fsync | append | concurrent | batch | read | read-all | open | subscribe | "
-                 "group | entity | projection | relay | workload | index-lag | all (all but "
-                 "index-lag)")
+                 "group | entity | projection | relay | workload | index-lag | index-catchup | all "
+                 "(all but index-lag and index-catchup)")
       ->required()
       ->check(CLI::IsMember({"fsync", "append", "concurrent", "batch", "read", "read-all", "open",
                              "subscribe", "group", "entity", "projection", "relay", "workload",
-                             "index-lag", "all"}));
+                             "index-lag", "index-catchup", "all"}));
   app.add_option("--data", options.data,
                  "Folder on the disk to measure (required, except for workload and index-lag "
                  "with --store)");
@@ -165,11 +168,12 @@ int Main(const std::vector<std::string>& args) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
-  const bool on_store = scenario == "workload" || scenario == "index-lag";
+  const bool on_store =
+      scenario == "workload" || scenario == "index-lag" || scenario == "index-catchup";
   if (!options.store.empty() && !on_store) {
     std::fprintf(stderr,
-                 "indelible bench %s: --store is for the workload and index-lag "
-                 "scenarios only\n",
+                 "indelible bench %s: --store is for the workload, index-lag and "
+                 "index-catchup scenarios only\n",
                  scenario.c_str());
     return 2;
   }

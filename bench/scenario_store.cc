@@ -74,7 +74,8 @@ std::string ServerOf(std::string_view url) {
 
 Result<std::unique_ptr<ScenarioStore>> ScenarioStore::Open(const Context& context,
                                                            std::string_view scenario,
-                                                           std::string_view prefix_head) {
+                                                           std::string_view prefix_head,
+                                                           std::string_view url_extra) {
   std::unique_ptr<ScenarioStore> out(new ScenarioStore());
   const Options& options = context.options();
   out->keep_ = options.keep;
@@ -93,7 +94,7 @@ Result<std::unique_ptr<ScenarioStore>> ScenarioStore::Open(const Context& contex
   out->prefix_ = RandomPrefix(prefix_head);
   out->url_ = WithTablePrefix(options.store, out->prefix_);
   out->server_ = ServerOf(options.store);
-  auto store = Store::Open(out->url_);
+  auto store = Store::Open(out->url_ + std::string(url_extra));
   if (!store.ok()) {
     // It may have made some of its tables before failing.
     if (!out->keep_) (void)DropTables(out->url_, out->prefix_);

@@ -24,10 +24,12 @@ std::string ServerOf(std::string_view url);
 class ScenarioStore {
  public:
   // `scenario` names the scratch folder; `prefix_head` begins the table
-  // prefix: "wl" makes wl_<8 hex digits>_.
+  // prefix: "wl" makes wl_<8 hex digits>_. `url_extra`: parameters added
+  // to a DynamoDB store's URL ("&indexer=0"), not to url().
   static Result<std::unique_ptr<ScenarioStore>> Open(const Context& context,
                                                      std::string_view scenario,
-                                                     std::string_view prefix_head);
+                                                     std::string_view prefix_head,
+                                                     std::string_view url_extra = "");
   ~ScenarioStore();
   ScenarioStore(const ScenarioStore&) = delete;
   ScenarioStore& operator=(const ScenarioStore&) = delete;
@@ -35,6 +37,9 @@ class ScenarioStore {
   Store& store() { return *store_; }
   // A store behind a network service (DynamoDB), not the embedded engine.
   bool remote() const { return remote_; }
+  // DynamoDB: the store's URL with its table prefix, without url_extra, for
+  // opening more stores on the same tables.
+  const std::string& url() const { return url_; }
   // The conditions every figure's line carries: durability= and transport=
   // (sync or interval_100ms and in-process; dynamodb and dynamodb), then
   // fs= for the embedded engine, server= and table_prefix= for DynamoDB.

@@ -40,5 +40,6 @@ Status RunWorkload(Context& context);
 // The lag from commit to $all of a store that builds $all after the commit
 // (--store, DynamoDB), under paced open-loop appends (index_lag_bench.cc).
 Status RunIndexLag(Context& context);
+Status RunIndexCatchup(Context& context);
 
 }  // namespace indelible::bench

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The DynamoDB benchmarks (docs/BENCHMARKS.md, "DynamoDB (DynamoDB Local)"):
-# `indelible bench workload --store` with CLIENTS=1 and CLIENTS=8 and
-# `indelible bench index-lag --store`, RUNS times each, every run on a
+# `indelible bench workload --store` with CLIENTS=1 and CLIENTS=8,
+# `indelible bench index-lag --store` and `index-catchup --store` (the
+# indexer's capacity on a backlog), RUNS times each, every run on a
 # DynamoDB Local of its own (scripts/dynamodb.sh, in memory, a free
 # loopback port), started for it and stopped after it: DynamoDB Local slows
 # down run after run even though each run's tables are deleted (210, 178,
@@ -41,6 +42,7 @@ for ((i = 1; i <= runs; i++)); do
   CLIENTS=1 run workload
   CLIENTS=8 run workload
   run index-lag --rate "${INDELIBLE_BENCH_RATE:-1000}" --seconds "${INDELIBLE_BENCH_SECONDS:-10}"
+  run index-catchup
 done
 
 # The median run of each figure: workload lines by events_per_s per op and
