@@ -5,7 +5,12 @@
 namespace indelible::server {
 
 CommitWatcher::CommitWatcher(Store& store) : store_(store) {
-  thread_ = std::thread([this] { Loop(); });
+  // The last position is read here, not when the thread first runs: a
+  // thread started late (a loaded machine) would otherwise take commits
+  // made meanwhile as already seen and never wake the waiters registered
+  // before them.
+  const std::uint64_t seen = store_.LastPosition().value();
+  thread_ = std::thread([this, seen] { Loop(seen); });
 }
 
 CommitWatcher::~CommitWatcher() { Stop(); }
@@ -34,8 +39,7 @@ void CommitWatcher::NotifyAfter(Position after, std::function<void()> fn) {
   fn();
 }
 
-void CommitWatcher::Loop() {
-  std::uint64_t seen = store_.LastPosition().value();
+void CommitWatcher::Loop(std::uint64_t seen) {
   for (;;) {
     // A bounded wait, so Stop() is noticed without a wake-up of its own.
     const std::uint64_t last =

@@ -32,7 +32,8 @@ class CommitWatcher {
     std::uint64_t after;
     std::function<void()> fn;
   };
-  void Loop();
+  // `seen`: the last position when the watcher was made.
+  void Loop(std::uint64_t seen);
 
   Store& store_;
   std::mutex mu_;
