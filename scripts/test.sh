@@ -23,6 +23,7 @@ echo "== build and test: tsan (concurrency tests)"
 # std::atomic_thread_fence Asio's handlers use, and -Werror would stop the
 # build of the server library the conformance test links with. The fences are
 # only in the server's Asio code, which these tests do not run.
-scripts/build.sh tsan conformance_test entity_test projection_crash_test sync_pipeline_test
+scripts/build.sh tsan conformance_test entity_test projection_crash_test sync_pipeline_test \
+  unit_test
 TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:suppressions=$PWD/tests/tsan.supp} \
   ctest --test-dir build/tsan -j "$jobs" --output-on-failure --timeout 900 -R 'Concurren'

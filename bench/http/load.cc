@@ -159,7 +159,8 @@ int main(int argc, char** argv) {
   double seconds = 5;
   std::string run_id = std::to_string(Clock::now().time_since_epoch().count());
   app.add_option("--port", port, "port of indelible serve on 127.0.0.1")->required();
-  app.add_option("--static-port", static_port, "port of indelible-static-server")->required();
+  app.add_option("--static-port", static_port,
+                 "port of indelible-static-server (all but --append-only)");
   app.add_option("--connections", connections)->capture_default_str();
   app.add_option("--seconds", seconds, "duration of each closed-loop phase")->capture_default_str();
   app.add_option("--sse-events", sse_events)->capture_default_str();
@@ -168,15 +169,24 @@ int main(int argc, char** argv) {
   bool append_only = false;
   app.add_flag("--append-only", append_only,
                "run only the append phase (for comparing server changes quickly)");
+  std::string durability = "sync", label;
+  app.add_option("--durability", durability,
+                 "what the server's store does before it acknowledges, for the output lines")
+      ->capture_default_str();
+  app.add_option("--label", label, "extra key=value fields for every output line");
   CLI11_PARSE(app, argc, argv);
+  if (!append_only && static_port == 0) {
+    std::fprintf(stderr, "indelible-http-bench: --static-port is needed unless --append-only\n");
+    return 2;
+  }
   const tcp::endpoint server(asio::ip::make_address("127.0.0.1"),
                              static_cast<unsigned short>(port));
   const tcp::endpoint yardstick(asio::ip::make_address("127.0.0.1"),
                                 static_cast<unsigned short>(static_port));
   const std::string conditions = fmt::format(
       "connections={} seconds={} event_bytes=200 "
-      "keep_alive=yes client_threads=1",
-      connections, seconds);
+      "keep_alive=yes client_threads=1{}{}",
+      connections, seconds, label.empty() ? "" : " ", label);
 
   // append: each connection its own stream, the exact expected version.
   // Seeded per run: event ids must differ from an earlier run's against the
@@ -199,7 +209,8 @@ int main(int argc, char** argv) {
   };
   Tally appended = ClosedLoop(server, connections, seconds, append, http::status::created);
   Print("http_append", "events_per_s", static_cast<double>(appended.ok) / appended.seconds,
-        fmt::format("{} durability=sync failed={} target_min=30000", conditions, appended.failed));
+        fmt::format("{} durability={} failed={}{}", conditions, durability, appended.failed,
+                    durability == "sync" ? " target_min=30000" : ""));
   Print("http_append", "p50_us", Quantile(appended.latencies_us, 0.5), conditions);
   Print("http_append", "p99_us", Quantile(appended.latencies_us, 0.99), conditions);
   if (append_only) return 0;

@@ -37,7 +37,8 @@ TEST(StoreUrl, RegionFromTheEnvironmentAndTuning) {
     return std::nullopt;
   };
   auto u = ParseStoreUrl(
-      "dynamodb://[::1]:8000?tls=0&connect_timeout_ms=500&request_timeout_ms=2000&max_attempts=3",
+      "dynamodb://[::1]:8000?tls=0&connect_timeout_ms=500&request_timeout_ms=2000&max_attempts=3"
+      "&commit_threads=4",
       env);
   ASSERT_TRUE(u.ok()) << u.status().ToString();
   EXPECT_EQ(u->endpoint.host, "::1");
@@ -47,6 +48,8 @@ TEST(StoreUrl, RegionFromTheEnvironmentAndTuning) {
   EXPECT_EQ(u->connect_timeout, std::chrono::milliseconds(500));
   EXPECT_EQ(u->request_timeout, std::chrono::milliseconds(2000));
   EXPECT_EQ(u->max_attempts, 3);
+  EXPECT_EQ(u->commit_threads, 4);
+  EXPECT_EQ(ParseStoreUrl("dynamodb://h?region=r", NoEnv)->commit_threads, 16);
 }
 
 TEST(StoreUrl, MistakesAreInvalidAndSaySo) {
@@ -59,6 +62,8 @@ TEST(StoreUrl, MistakesAreInvalidAndSaySo) {
            {"dynamodb://localhost/table?region=x", "no path"},
            {"dynamodb://key:secret@localhost?region=x", "credentials come from the environment"},
            {"dynamodb://localhost?region=x&max_attempts=0", "max_attempts=0"},
+           {"dynamodb://localhost?region=x&commit_threads=0", "commit_threads=0"},
+           {"dynamodb://localhost?region=x&commit_threads=many", "commit_threads=many"},
            {"http://localhost:8000", "is not a dynamodb://"},
        }) {
     auto u = ParseStoreUrl(url, NoEnv);

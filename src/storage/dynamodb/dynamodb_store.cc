@@ -29,6 +29,7 @@
 #include "storage/dynamodb/tables.h"
 #include "storage/dynamodb/tip.h"
 #include "storage/dynamodb/url.h"
+#include "storage/parallel_commits.h"
 
 namespace indelible::dynamodb {
 namespace json = boost::json;
@@ -55,7 +56,7 @@ class DynamoDbStore final : public Store {
  public:
   DynamoDbStore(StoreOptions options, std::unique_ptr<Client> client,
                 std::unique_ptr<Client> index_client, std::unique_ptr<Client> streams,
-                const std::string& prefix)
+                const std::string& prefix, int commit_threads)
       : options_(std::move(options)),
         client_(std::move(client)),
         index_client_(std::move(index_client)),
@@ -63,7 +64,11 @@ class DynamoDbStore final : public Store {
         events_(*client_, TableOptions(prefix, options_)),
         all_(*client_, prefix + "all"),
         index_writer_(*index_client_, prefix + "all"),
-        checkpoints_table_(prefix + "checkpoints") {}
+        checkpoints_table_(prefix + "checkpoints"),
+        parallel_(commit_threads,
+                  [this](std::vector<AppendRequest> appends, const CommitOptions& commit_options) {
+                    return Commit(std::move(appends), commit_options);
+                  }) {}
 
   ~DynamoDbStore() override {
     if (indexer_) indexer_->Stop();
@@ -116,6 +121,13 @@ class DynamoDbStore final : public Store {
       if (wrote && indexer_ && !follower_) indexer_->Nudge();
     }
     return result;
+  }
+
+  // Each commit is a round trip of its own: a batch runs on several
+  // connections at once (parallel_commits.h), so a server gathering many
+  // clients' appends is not bound by one request's latency.
+  std::vector<Result<CommitResult>> CommitEach(std::vector<CommitRequest> commits) override {
+    return parallel_.CommitEach(std::move(commits));
   }
 
   Result<StreamHead> Head(std::string_view stream) override {
@@ -351,6 +363,8 @@ class DynamoDbStore final : public Store {
   std::atomic<std::uint64_t> events_written_{0};
   mutable std::mutex follow_mu_;
   mutable std::chrono::steady_clock::time_point followed_at_{};
+  // Last: its workers call Commit, so they stop before the rest goes.
+  storage::ParallelCommits parallel_;
 };
 
 }  // namespace
@@ -388,9 +402,9 @@ Result<std::unique_ptr<Store>> OpenDynamoDbStore(std::string_view url, const Sto
   if (!parsed.ok()) return parsed.status();
   auto clients = MakeClients(*parsed, env);
   if (!clients.ok()) return clients.status();
-  auto store =
-      std::make_unique<DynamoDbStore>(options, std::move(clients->store), std::move(clients->index),
-                                      std::move(clients->streams), parsed->table_prefix);
+  auto store = std::make_unique<DynamoDbStore>(
+      options, std::move(clients->store), std::move(clients->index), std::move(clients->streams),
+      parsed->table_prefix, parsed->commit_threads);
   if (Status s = store->Open(*parsed); !s.ok()) return s;
   return std::unique_ptr<Store>(std::move(store));
 }

@@ -133,10 +133,15 @@ Result<StoreUrl> ParseStoreUrl(std::string_view url, const EnvLookup& env) {
       auto n = Number(name, value, 100, 600'000);
       if (!n.ok()) return n.status();
       out.index_lease = std::chrono::milliseconds(*n);
+    } else if (name == "commit_threads") {
+      auto n = Number(name, value, 1, 256);
+      if (!n.ok()) return n.status();
+      out.commit_threads = *n;
     } else {
       return BadUrl("url", fmt::format("unknown parameter '{}' (known: region, prefix, tls, "
                                        "connect_timeout_ms, request_timeout_ms, max_attempts, "
-                                       "ca_file, indexer, index_poll_ms, index_lease_ms)",
+                                       "ca_file, indexer, index_poll_ms, index_lease_ms, "
+                                       "commit_threads)",
                                        name));
     }
   }

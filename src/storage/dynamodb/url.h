@@ -3,7 +3,8 @@
 //
 //   dynamodb://HOST[:PORT][?region=R&prefix=P&tls=0|1&connect_timeout_ms=N
 //                          &request_timeout_ms=N&max_attempts=N&ca_file=PATH
-//                          &indexer=0|1&index_poll_ms=N&index_lease_ms=N]
+//                          &indexer=0|1&index_poll_ms=N&index_lease_ms=N
+//                          &commit_threads=N]
 //
 //   dynamodb://dynamodb.eu-west-1.amazonaws.com?prefix=shop_
 //   dynamodb://127.0.0.1:8000?region=us-east-1&prefix=ib_&tls=0
@@ -56,6 +57,9 @@ struct StoreUrl {
   // index_lease_ms: how long the indexer that wrote last keeps the work; a
   // crashed one's is taken over after this long.
   std::chrono::milliseconds index_lease{10000};
+  // commit_threads: how many commits of one Store::CommitEach (a server's
+  // batch of appends) are in flight at once, each on its own connection.
+  int commit_threads = 16;
 };
 
 // Errors: invalid (field "url"), naming the parameter at fault; an unknown
