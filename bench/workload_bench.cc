@@ -169,11 +169,14 @@ struct Requests {
   std::uint64_t index_requests = 0;  // the in-process $all indexer's, meanwhile
   std::uint64_t retries = 0;
   std::uint64_t throttles = 0;
+  double write_units = 0;  // what the service billed for the appends' writes
+  double index_units = 0;  // ... and for the indexer's reads and writes
 };
 
 Requests Between(const StoreStats& before, const StoreStats& after) {
-  return {after.requests - before.requests, after.index_requests - before.index_requests,
-          after.retries - before.retries, after.throttles - before.throttles};
+  return {after.requests - before.requests,       after.index_requests - before.index_requests,
+          after.retries - before.retries,         after.throttles - before.throttles,
+          after.write_units - before.write_units, after.index_units - before.index_units};
 }
 
 }  // namespace
@@ -256,6 +259,10 @@ Status RunWorkload(Context& context) {
         .Add("requests", appended.requests)
         .Add("index_requests_per_append",
              static_cast<double>(appended.index_requests) / static_cast<double>(params->events), 2)
+        .Add("write_units_per_append", appended.write_units / static_cast<double>(params->events),
+             2)
+        .Add("index_units_per_append", appended.index_units / static_cast<double>(params->events),
+             2)
         .Add("retries", appended.retries)
         .Add("throttles", appended.throttles);
     phases[1].extra.Add("requests", Between(before_read, after_read).requests);

@@ -105,6 +105,12 @@ struct StoreStats {
   std::uint64_t index_requests = 0;  // requests of the $all indexer (DynamoDB)
   std::uint64_t retries = 0;         // attempts after the first
   std::uint64_t throttles = 0;       // attempts the service refused as throttled
+  // Capacity units the service reported (DynamoDB: what it bills; failed
+  // conditional writes are billed but report none): the Store's calls'
+  // reads and writes, and the $all indexer's reads and writes together.
+  double read_units = 0;
+  double write_units = 0;
+  double index_units = 0;
   // Backends that build $all after the commit (DynamoDB): how old the newest
   // event this process indexed was when it was indexed, in ms (0: none yet).
   std::int64_t index_lag_ms = 0;

@@ -51,6 +51,10 @@ TEST(ServerOnDynamoDb, AppendsReadsAllAndMetricsOfItsRequests) {
   EXPECT_EQ(Metric(metrics, "indelible_store_throttles_total"), 0) << metrics;
   EXPECT_GE(Metric(metrics, "indelible_store_index_lag_seconds"), 0) << metrics;
   EXPECT_EQ(Metric(metrics, "indelible_store_last_position"), 2) << metrics;
+  // Two appends billed at least a unit each; the reads and the indexer too.
+  EXPECT_GE(Metric(metrics, "indelible_store_write_units_total"), 2) << metrics;
+  EXPECT_GT(Metric(metrics, "indelible_store_read_units_total"), 0) << metrics;
+  EXPECT_GT(Metric(metrics, "indelible_store_index_units_total"), 0) << metrics;
 }
 
 }  // namespace

@@ -153,6 +153,44 @@ TEST_F(DynamoDbStoreTest, OneReadRequestPerEntityLoad) {
   EXPECT_TRUE(deleted.status().deleted());
 }
 
+// Capacity units, counted from the answers (ReturnConsumedCapacity), are
+// what DynamoDB bills. An update is billed on the tip item's whole size, so
+// a smaller tip (tip_appends, tip_bytes) costs fewer write units per append
+// at the price of moving events out more often.
+TEST_F(DynamoDbStoreTest, CapacityUnitsAreCountedAndASmallerTipCostsFewer) {
+  auto big = OpenStore("&indexer=0");
+  auto small = OpenStore("&indexer=0&tip_appends=4&tip_bytes=4096");
+  ASSERT_TRUE(big && small);
+  const std::string payload = "{\"memo\":\"" + std::string(900, 'x') + "\"}";
+  constexpr int kAppends = 48;
+  auto append_all = [&](Store& store, const std::string& stream) {
+    const StoreStats before = store.stats();
+    for (int v = 0; v < kAppends; ++v) {
+      auto r = store.Append(
+          stream, v == 0 ? Expected::no_stream() : Expected::exactly(StreamVersion(v - 1)),
+          {Event(payload)});
+      EXPECT_TRUE(r.ok()) << r.status().ToString();
+    }
+    const StoreStats after = store.stats();
+    return std::pair{after.write_units - before.write_units, after.requests - before.requests};
+  };
+  const auto [big_units, big_requests] = append_all(*big, "big-1");
+  const auto [small_units, small_requests] = append_all(*small, "small-1");
+  EXPECT_GE(big_units, kAppends) << "every write is billed at least one unit";
+  EXPECT_GE(small_units, kAppends);
+  EXPECT_EQ(big_requests, static_cast<std::uint64_t>(kAppends)) << "48 appends fit the tip";
+  EXPECT_GT(small_requests, static_cast<std::uint64_t>(kAppends)) << "a move every 5 appends";
+  // The 64-append tip grows to ~48 KB and each update is billed on all of
+  // it (~1,200 units); the small one stays under ~6 KB.
+  EXPECT_LT(small_units * 2, big_units) << small_units << " against " << big_units;
+  auto events = ReadStreamEvents(*small, "small-1");
+  ASSERT_TRUE(events.ok());
+  EXPECT_EQ(events->size(), static_cast<std::size_t>(kAppends));
+  const double read_before = small->stats().read_units;
+  ASSERT_TRUE(small->ReadStateAndEvents("small-1").ok());
+  EXPECT_GT(small->stats().read_units, read_before);
+}
+
 TEST_F(DynamoDbStoreTest, IndexerKilledMidWriteLosesAndRepeatsNothing) {
   std::string output;
   testutil::ChildWriter child(std::string(DYNAMODB_CRASH_WRITER),

@@ -38,7 +38,7 @@ TEST(StoreUrl, RegionFromTheEnvironmentAndTuning) {
   };
   auto u = ParseStoreUrl(
       "dynamodb://[::1]:8000?tls=0&connect_timeout_ms=500&request_timeout_ms=2000&max_attempts=3"
-      "&commit_threads=4",
+      "&commit_threads=4&tip_appends=8&tip_bytes=4096",
       env);
   ASSERT_TRUE(u.ok()) << u.status().ToString();
   EXPECT_EQ(u->endpoint.host, "::1");
@@ -49,6 +49,8 @@ TEST(StoreUrl, RegionFromTheEnvironmentAndTuning) {
   EXPECT_EQ(u->request_timeout, std::chrono::milliseconds(2000));
   EXPECT_EQ(u->max_attempts, 3);
   EXPECT_EQ(u->commit_threads, 4);
+  EXPECT_EQ(u->tip_appends, 8);
+  EXPECT_EQ(u->tip_bytes, 4096);
   EXPECT_EQ(ParseStoreUrl("dynamodb://h?region=r", NoEnv)->commit_threads, 16);
 }
 
@@ -64,6 +66,8 @@ TEST(StoreUrl, MistakesAreInvalidAndSaySo) {
            {"dynamodb://localhost?region=x&max_attempts=0", "max_attempts=0"},
            {"dynamodb://localhost?region=x&commit_threads=0", "commit_threads=0"},
            {"dynamodb://localhost?region=x&commit_threads=many", "commit_threads=many"},
+           {"dynamodb://localhost?region=x&tip_appends=65", "tip_appends=65"},
+           {"dynamodb://localhost?region=x&tip_bytes=100", "tip_bytes=100"},
            {"http://localhost:8000", "is not a dynamodb://"},
        }) {
     auto u = ParseStoreUrl(url, NoEnv);

@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "storage/dynamodb/capacity.h"
 #include "storage/dynamodb/connection.h"
 #include "storage/dynamodb/errors.h"
 #include "storage/dynamodb/sigv4.h"
@@ -70,6 +71,8 @@ struct Client::Impl {
 
   std::atomic<std::uint64_t> calls{0}, requests{0}, retries{0}, throttles{0}, connects{0},
       failures{0};
+  // Capacity units in thousandths: the answers report halves and tenths.
+  std::atomic<std::uint64_t> read_milliunits{0}, write_milliunits{0};
 
   Result<std::unique_ptr<Connection>> Open() {
     connects.fetch_add(1, std::memory_order_relaxed);
@@ -180,7 +183,11 @@ Result<std::unique_ptr<Client>> Client::Create(ClientOptions options) {
 Reply Client::Call(std::string_view operation, const boost::json::object& request) {
   Impl& m = *impl_;
   m.calls.fetch_add(1, std::memory_order_relaxed);
-  const std::string body = boost::json::serialize(request);
+  const CapacityKind capacity =
+      m.options.count_capacity ? CapacityKindOf(operation) : CapacityKind::kNone;
+  const std::string body = capacity == CapacityKind::kNone
+                               ? boost::json::serialize(request)
+                               : AskConsumedCapacity(boost::json::serialize(request));
   thread_local std::mt19937_64 random{std::random_device{}()};
   Reply reply;
   for (int attempt = 1;; ++attempt) {
@@ -206,6 +213,10 @@ Reply Client::Call(std::string_view operation, const boost::json::object& reques
       } else if (a.http_status == 200) {
         reply.status = Status::Ok();
         reply.body = std::move(doc.get_object());
+        if (capacity != CapacityKind::kNone)
+          (capacity == CapacityKind::kRead ? m.read_milliunits : m.write_milliunits)
+              .fetch_add(static_cast<std::uint64_t>(ConsumedUnits(reply.body) * 1000.0 + 0.5),
+                         std::memory_order_relaxed);
         return reply;
       } else {
         reply.body = std::move(doc.get_object());
@@ -228,8 +239,11 @@ Reply Client::Call(std::string_view operation, const boost::json::object& reques
 
 ClientCounters Client::counters() const {
   const Impl& m = *impl_;
-  return {m.calls.load(),     m.requests.load(), m.retries.load(),
-          m.throttles.load(), m.connects.load(), m.failures.load()};
+  ClientCounters counters{m.calls.load(),     m.requests.load(), m.retries.load(),
+                          m.throttles.load(), m.connects.load(), m.failures.load()};
+  counters.read_units = static_cast<double>(m.read_milliunits.load()) / 1000.0;
+  counters.write_units = static_cast<double>(m.write_milliunits.load()) / 1000.0;
+  return counters;
 }
 
 const ClientOptions& Client::options() const { return impl_->options; }

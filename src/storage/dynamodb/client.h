@@ -54,6 +54,9 @@ struct ClientOptions {
   // The X-Amz-Target before the operation's name: DynamoDB's, or
   // "DynamoDBStreams_20120810." for the Streams API (same signing name).
   std::string target_prefix = "DynamoDB_20120810.";
+  // Ask every item and table-read operation for its consumed capacity
+  // (capacity.h) and add it to the counters. Costs a few bytes per answer.
+  bool count_capacity = true;
 
   // The options a store URL asks for; unset values keep their defaults.
   static ClientOptions FromUrl(const StoreUrl& url, Credentials credentials);
@@ -82,6 +85,11 @@ struct ClientCounters {
   std::uint64_t throttles = 0;  // attempts refused as throttled
   std::uint64_t connects = 0;   // connections opened
   std::uint64_t failures = 0;   // calls that returned an error
+  // Capacity units the answers reported (count_capacity; capacity.h): what
+  // DynamoDB bills. Failed conditional writes are billed too but report
+  // nothing, so they are not in these.
+  double read_units = 0;
+  double write_units = 0;
 };
 
 class Client {

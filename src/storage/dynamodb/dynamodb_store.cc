@@ -56,16 +56,16 @@ class DynamoDbStore final : public Store {
  public:
   DynamoDbStore(StoreOptions options, std::unique_ptr<Client> client,
                 std::unique_ptr<Client> index_client, std::unique_ptr<Client> streams,
-                const std::string& prefix, int commit_threads)
+                const StoreUrl& url)
       : options_(std::move(options)),
         client_(std::move(client)),
         index_client_(std::move(index_client)),
         streams_(std::move(streams)),
-        events_(*client_, TableOptions(prefix, options_)),
-        all_(*client_, prefix + "all"),
-        index_writer_(*index_client_, prefix + "all"),
-        checkpoints_table_(prefix + "checkpoints"),
-        parallel_(commit_threads,
+        events_(*client_, TableOptions(url, options_)),
+        all_(*client_, url.table_prefix + "all"),
+        index_writer_(*index_client_, url.table_prefix + "all"),
+        checkpoints_table_(url.table_prefix + "checkpoints"),
+        parallel_(url.commit_threads,
                   [this](std::vector<AppendRequest> appends, const CommitOptions& commit_options) {
                     return Commit(std::move(appends), commit_options);
                   }) {}
@@ -299,6 +299,10 @@ class DynamoDbStore final : public Store {
       stats.retries += c.retries;
       stats.throttles += c.throttles;
     }
+    const ClientCounters own = client_->counters(), index = index_client_->counters();
+    stats.read_units = own.read_units;
+    stats.write_units = own.write_units;
+    stats.index_units = index.read_units + index.write_units;
     if (indexer_) stats.index_lag_ms = indexer_->stats().lag_ms;
     return stats;
   }
@@ -323,9 +327,11 @@ class DynamoDbStore final : public Store {
   }
 
  private:
-  static StreamTableOptions TableOptions(const std::string& prefix, const StoreOptions& options) {
+  static StreamTableOptions TableOptions(const StoreUrl& url, const StoreOptions& options) {
     StreamTableOptions table;
-    table.table = prefix + "events";
+    table.table = url.table_prefix + "events";
+    table.spill_appends = url.tip_appends;
+    table.spill_bytes = url.tip_bytes;
     table.limits = options.limits;
     return table;
   }
@@ -402,9 +408,9 @@ Result<std::unique_ptr<Store>> OpenDynamoDbStore(std::string_view url, const Sto
   if (!parsed.ok()) return parsed.status();
   auto clients = MakeClients(*parsed, env);
   if (!clients.ok()) return clients.status();
-  auto store = std::make_unique<DynamoDbStore>(
-      options, std::move(clients->store), std::move(clients->index), std::move(clients->streams),
-      parsed->table_prefix, parsed->commit_threads);
+  auto store =
+      std::make_unique<DynamoDbStore>(options, std::move(clients->store), std::move(clients->index),
+                                      std::move(clients->streams), *parsed);
   if (Status s = store->Open(*parsed); !s.ok()) return s;
   return std::unique_ptr<Store>(std::move(store));
 }

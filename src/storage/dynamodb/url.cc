@@ -137,11 +137,20 @@ Result<StoreUrl> ParseStoreUrl(std::string_view url, const EnvLookup& env) {
       auto n = Number(name, value, 1, 256);
       if (!n.ok()) return n.status();
       out.commit_threads = *n;
+    } else if (name == "tip_appends") {
+      // At most 64: a move's REMOVE names each held append (4 KB expressions).
+      auto n = Number(name, value, 1, 64);
+      if (!n.ok()) return n.status();
+      out.tip_appends = *n;
+    } else if (name == "tip_bytes") {
+      auto n = Number(name, value, 1024, 64 * 1024);
+      if (!n.ok()) return n.status();
+      out.tip_bytes = *n;
     } else {
       return BadUrl("url", fmt::format("unknown parameter '{}' (known: region, prefix, tls, "
                                        "connect_timeout_ms, request_timeout_ms, max_attempts, "
                                        "ca_file, indexer, index_poll_ms, index_lease_ms, "
-                                       "commit_threads)",
+                                       "commit_threads, tip_appends, tip_bytes)",
                                        name));
     }
   }

@@ -4,7 +4,7 @@
 //   dynamodb://HOST[:PORT][?region=R&prefix=P&tls=0|1&connect_timeout_ms=N
 //                          &request_timeout_ms=N&max_attempts=N&ca_file=PATH
 //                          &indexer=0|1&index_poll_ms=N&index_lease_ms=N
-//                          &commit_threads=N]
+//                          &commit_threads=N&tip_appends=N&tip_bytes=N]
 //
 //   dynamodb://dynamodb.eu-west-1.amazonaws.com?prefix=shop_
 //   dynamodb://127.0.0.1:8000?region=us-east-1&prefix=ib_&tls=0
@@ -60,6 +60,13 @@ struct StoreUrl {
   // commit_threads: how many commits of one Store::CommitEach (a server's
   // batch of appends) are in flight at once, each on its own connection.
   int commit_threads = 16;
+  // tip_appends, tip_bytes: how many appends, and how many bytes of their
+  // events, a stream's tip item holds before they move to items of their own
+  // (docs/DYNAMODB.md, "The size of the tip"). Larger: fewer move requests;
+  // smaller: fewer write units per append (an update is billed on the
+  // item's whole size).
+  int tip_appends = 64;
+  int tip_bytes = 64 * 1024;
 };
 
 // Errors: invalid (field "url"), naming the parameter at fault; an unknown
