@@ -109,13 +109,16 @@ TEST_F(DynamoDbStoreTest, ARetryWithAFreshExpectationIsRecognisedInOneRequest) {
   // Still recognised once the append has moved out of the tip (the retry
   // window), and an append of more ids than the window holds keeps the tip
   // inside DynamoDB's item limit.
-  for (int i = 0; i < 70; ++i) {
+  // 40 appends of 40 ids: past the window's 32 appends and 512 ids, and
+  // several moves out of the tip.
+  constexpr int kAppends = 40;
+  for (int i = 0; i < kAppends; ++i) {
     std::vector<EventData> many;
     for (int e = 0; e < 40; ++e) many.push_back(Event());
     ASSERT_TRUE(store->Append("acct", Expected::any(), many).ok()) << i;
   }
   auto late = store->Append("acct", Expected::any(), command);
-  EXPECT_EQ(store->Head("acct")->version.value(), 2 + 70 * 40 + (late->replayed ? 0 : 2));
+  EXPECT_EQ(store->Head("acct")->version.value(), 2 + kAppends * 40 + (late->replayed ? 0 : 2));
   std::vector<EventData> huge;
   for (int e = 0; e < 1000; ++e) huge.push_back(Event());
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(store->Append("acct", Expected::any(), huge).ok()) << i;
