@@ -29,11 +29,8 @@ void Metrics::RecordResponse(unsigned status) {
 std::string Metrics::Render(const Store& store) const {
   auto load = [](const std::atomic<std::uint64_t>& a) { return a.load(std::memory_order_relaxed); };
   std::string out;
-  auto counter = [&](std::string_view name, std::string_view help, std::uint64_t value) {
-    out += fmt::format("# HELP {0} {1}\n# TYPE {0} counter\n{0} {2}\n", name, help, value);
-  };
-  // A counter of fractional amounts (capacity units come in halves).
-  auto real_counter = [&](std::string_view name, std::string_view help, double value) {
+  // Whole counts, or fractional amounts (capacity units come in halves).
+  auto counter = [&](std::string_view name, std::string_view help, auto value) {
     out += fmt::format("# HELP {0} {1}\n# TYPE {0} counter\n{0} {2}\n", name, help, value);
   };
   auto gauge = [&](std::string_view name, std::string_view help, double value) {
@@ -77,16 +74,15 @@ std::string Metrics::Render(const Store& store) const {
             stats.requests);
     counter("indelible_store_index_requests_total",
             "Requests the $all indexer sent to the storage service.", stats.index_requests);
-    real_counter("indelible_store_read_units_total",
-                 "Read capacity units the storage service reported for the store's calls.",
-                 stats.read_units);
-    real_counter("indelible_store_write_units_total",
-                 "Write capacity units the storage service reported for the store's calls.",
-                 stats.write_units);
-    real_counter(
-        "indelible_store_index_units_total",
-        "Capacity units (reads and writes) the storage service reported for the $all indexer.",
-        stats.index_units);
+    counter("indelible_store_read_units_total",
+            "Read capacity units the storage service reported for the store's calls.",
+            stats.read_units);
+    counter("indelible_store_write_units_total",
+            "Write capacity units the storage service reported for the store's calls.",
+            stats.write_units);
+    counter("indelible_store_index_units_total",
+            "Capacity units (reads and writes) the storage service reported for the $all indexer.",
+            stats.index_units);
     counter("indelible_store_retries_total", "Storage requests that were attempts after the first.",
             stats.retries);
     counter("indelible_store_throttles_total", "Storage requests refused as throttled.",

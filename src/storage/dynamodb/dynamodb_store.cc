@@ -295,14 +295,17 @@ class DynamoDbStore final : public Store {
     stats.events = events_written_.load();
     for (const Client* client : {client_.get(), index_client_.get(), streams_.get()}) {
       const ClientCounters c = client->counters();
-      (client == client_.get() ? stats.requests : stats.index_requests) += c.requests;
+      const bool own = client == client_.get();
+      (own ? stats.requests : stats.index_requests) += c.requests;
       stats.retries += c.retries;
       stats.throttles += c.throttles;
+      if (own) {
+        stats.read_units = c.read_units;
+        stats.write_units = c.write_units;
+      } else {
+        stats.index_units += c.read_units + c.write_units;  // the streams client reports none
+      }
     }
-    const ClientCounters own = client_->counters(), index = index_client_->counters();
-    stats.read_units = own.read_units;
-    stats.write_units = own.write_units;
-    stats.index_units = index.read_units + index.write_units;
     if (indexer_) stats.index_lag_ms = indexer_->stats().lag_ms;
     return stats;
   }
