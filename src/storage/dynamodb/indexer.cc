@@ -88,7 +88,8 @@ Status Indexer::status() const {
 }
 
 IndexerStats Indexer::stats() const {
-  return IndexerStats{events_.load(), writes_.load(), lag_ms_.load(), owner_.load()};
+  return IndexerStats{events_.load(), writes_.load(), lag_ms_.load(), owner_.load(),
+                      races_lost_.load()};
 }
 
 void Indexer::Publish(const IndexerState& state) {
@@ -145,6 +146,7 @@ Status Indexer::Flush(IndexerState& work, std::vector<RecordedEvent>& chunk) {
   if (!written.ok()) {
     // Another indexer wrote (conflict), or the outcome is unknown: what this
     // pass read is dropped and the next pass starts from the stored state.
+    lost_race_ = written.code() == ErrorCode::kConflict;
     state_.reset();
     return written;
   }
@@ -156,6 +158,21 @@ Status Indexer::Flush(IndexerState& work, std::vector<RecordedEvent>& chunk) {
   owner_.store(true);
   Publish(work);
   return Status::Ok();
+}
+
+Result<std::size_t> Indexer::LostRace(std::size_t indexed) {
+  // The state's rev moved under this pass: another indexer took the lease
+  // (they found it free together, or this one's ran out). Its write is the
+  // index now; this one follows it from the stored state, as any indexer
+  // that finds the lease held does. Not a failure: nothing is retried or
+  // reported. (A write of our own applied before its answer was lost meets
+  // the same conflict; the reload then finds our lease and carries on.)
+  lost_race_ = false;
+  races_lost_.fetch_add(1);
+  owner_.store(false);
+  if (Status s = LoadState(); !s.ok()) return s;
+  SetStatus(Status::Ok());
+  return indexed;
 }
 
 Result<std::size_t> Indexer::ReadShard(const ShardInfo& shard, IndexerState& work) {
@@ -284,7 +301,9 @@ Result<std::size_t> Indexer::Pass() {
     const bool parent_listed = std::any_of(
         shards_.begin(), shards_.end(), [&](const ShardInfo& s) { return s.id == shard.parent; });
     if (!shard.parent.empty() && parent_listed && !work.shards[shard.parent].done) continue;
+    lost_race_ = false;
     auto read = ReadShard(shard, work);
+    if (!read.ok() && lost_race_) return LostRace(indexed);
     if (!read.ok()) {
       if (read.status().code() == ErrorCode::kInternal) {
         stopped_for_good_ = true;
@@ -307,7 +326,8 @@ Result<std::size_t> Indexer::Pass() {
                                       [&](const ShardInfo& s) { return s.id == it->first; });
       it = it->second.done && !listed ? work.shards.erase(it) : std::next(it);
     }
-    if (Status s = Flush(work, none); !s.ok()) return s;
+    lost_race_ = false;
+    if (Status s = Flush(work, none); !s.ok()) return lost_race_ ? LostRace(indexed) : s;
   }
   SetStatus(Status::Ok());
   return indexed;

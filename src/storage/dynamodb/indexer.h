@@ -15,6 +15,9 @@
 //      written with the state (AllIndex::Write), so after a crash the next
 //      indexer resumes exactly where the last write left off: an event is
 //      never indexed twice or skipped.
+//      Two indexers that find the lease free at once both write; the
+//      state's rev lets one through, and the other (conflict) has lost the
+//      race: it reloads the state and follows, quietly (races_lost).
 //   4. Gap check: a tip update whose old head is not the head last indexed
 //      for its stream stops the indexer with an internal error (status()).
 //
@@ -59,6 +62,9 @@ struct IndexerStats {
   std::uint64_t writes = 0;  // transactions (and state writes) it made
   std::int64_t lag_ms = 0;   // commit-to-indexed age of the newest event it indexed
   bool owner = false;        // holds the lease now
+  // Writes refused because another indexer wrote the state first: a race
+  // for the lease lost (indexers started together), which is no failure.
+  std::uint64_t races_lost = 0;
 };
 
 class Indexer {
@@ -98,6 +104,7 @@ class Indexer {
   Status ListShards();
   Result<std::size_t> ReadShard(const ShardInfo& shard, IndexerState& work);
   Status Flush(IndexerState& work, std::vector<RecordedEvent>& chunk);
+  Result<std::size_t> LostRace(std::size_t indexed);
   void Publish(const IndexerState& state);
   void SetStatus(Status status);
   void Loop();
@@ -113,12 +120,14 @@ class Indexer {
   std::map<std::string, std::string> iterators_;  // shard -> next iterator, valid for state_
   std::unordered_map<std::string, std::int64_t> indexed_heads_;  // stream -> head indexed
   bool stopped_for_good_ = false;
+  bool lost_race_ = false;  // the last Flush met another indexer's write
 
   std::atomic<std::uint64_t> last_position_{0};
   std::atomic<std::uint64_t> events_{0};
   std::atomic<std::uint64_t> writes_{0};
   std::atomic<std::int64_t> lag_ms_{0};
   std::atomic<bool> owner_{false};
+  std::atomic<std::uint64_t> races_lost_{0};
 
   mutable std::mutex mu_;
   std::condition_variable changed_;  // last_position_ moved, a nudge, or stop

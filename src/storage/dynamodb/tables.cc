@@ -4,6 +4,7 @@
 
 #include <boost/json.hpp>
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include "storage/dynamodb/attributes.h"
@@ -23,21 +24,30 @@ json::object StreamSpecification() {
   return {{"StreamEnabled", true}, {"StreamViewType", "NEW_AND_OLD_IMAGES"}};
 }
 
-// Turns the table's TTL on for spec.ttl_attribute unless it is on already.
-Status EnableTtl(Client& client, const TableSpec& spec) {
+// Whether the table's TTL is on (ENABLED or ENABLING) for spec.ttl_attribute:
+// invalid when it is on for another attribute; nullopt when the endpoint
+// has no TTL at all (UnknownOperationException).
+Result<std::optional<bool>> TtlOn(Client& client, const TableSpec& spec) {
   Reply described = client.Call("DescribeTimeToLive", {{"TableName", spec.name}});
-  if (described.error_type == "UnknownOperationException") return Status::Ok();
+  if (described.error_type == "UnknownOperationException") return std::optional<bool>();
   if (!described.ok()) return described.status;
   const auto* found = described.body.if_contains("TimeToLiveDescription");
-  if (found != nullptr && found->is_object()) {
-    const std::string status = StringAt(found->get_object(), "TimeToLiveStatus");
-    const std::string attribute = StringAt(found->get_object(), "AttributeName");
-    if ((status == "ENABLED" || status == "ENABLING") && attribute != spec.ttl_attribute)
-      return Status::Invalid("table", fmt::format("table {} has TTL on attribute '{}'; indelible "
-                                                  "needs it on '{}'",
-                                                  spec.name, attribute, spec.ttl_attribute));
-    if (status == "ENABLED" || status == "ENABLING") return Status::Ok();
-  }
+  if (found == nullptr || !found->is_object()) return std::optional<bool>(false);
+  const std::string status = StringAt(found->get_object(), "TimeToLiveStatus");
+  const std::string attribute = StringAt(found->get_object(), "AttributeName");
+  if (status != "ENABLED" && status != "ENABLING") return std::optional<bool>(false);
+  if (attribute != spec.ttl_attribute)
+    return Status::Invalid("table", fmt::format("table {} has TTL on attribute '{}'; indelible "
+                                                "needs it on '{}'",
+                                                spec.name, attribute, spec.ttl_attribute));
+  return std::optional<bool>(true);
+}
+
+// Turns the table's TTL on for spec.ttl_attribute unless it is on already.
+Status EnableTtl(Client& client, const TableSpec& spec) {
+  auto on = TtlOn(client, spec);
+  if (!on.ok()) return on.status();
+  if (!on->has_value() || **on) return Status::Ok();
   Reply updated = client.Call(
       "UpdateTimeToLive",
       {{"TableName", spec.name},
@@ -46,6 +56,19 @@ Status EnableTtl(Client& client, const TableSpec& spec) {
   // keeps no TTL, and it cannot hold what needs one (snapshot items need
   // transactions, which it lacks either).
   if (updated.ok() || updated.error_type == "UnknownOperationException") return Status::Ok();
+  // Another process turned it on between our look and our request:
+  // ValidationException "TimeToLive is already enabled" (DynamoDB and
+  // DynamoDB Local), or "modified multiple times within a fixed interval",
+  // or ResourceInUseException. What counts is the end state, and
+  // DescribeTimeToLive may lag the other's update: ask again for a while.
+  if (updated.status.code() != ErrorCode::kInvalid && updated.status.code() != ErrorCode::kConflict)
+    return updated.status;
+  for (int i = 0; i < 50; ++i) {
+    on = TtlOn(client, spec);
+    if (!on.ok()) return on.status();
+    if (on->value_or(true)) return Status::Ok();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
   return updated.status;
 }
 
@@ -53,6 +76,7 @@ Status EnableTtl(Client& client, const TableSpec& spec) {
 
 Result<std::string> CreateOrCheckTable(Client& client, const TableSpec& spec) {
   Reply described = client.Call("DescribeTable", {{"TableName", spec.name}});
+  bool creating = false;
   if (described.status.code() == ErrorCode::kNotFound) {
     json::array attributes{
         {{"AttributeName", spec.hash_key}, {"AttributeType", std::string(1, spec.hash_type)}}};
@@ -65,13 +89,25 @@ Result<std::string> CreateOrCheckTable(Client& client, const TableSpec& spec) {
                          {"KeySchema", KeySchema(spec)}};
     if (spec.change_stream) request["StreamSpecification"] = StreamSpecification();
     Reply created = client.Call("CreateTable", request);
-    // conflict: another process created it meanwhile; check it below.
+    // ResourceInUseException (conflict): another process created it at the
+    // same moment. Ours or theirs, the checks below judge the table.
     if (!created.ok() && created.status.code() != ErrorCode::kConflict) return created.status;
+    creating = true;
     described = client.Call("DescribeTable", {{"TableName", spec.name}});
   }
   bool stream_requested = false;
+  int stream_refused_at = -1;  // the round whose UpdateTable was refused
   for (int i = 0;; ++i) {
-    if (!described.ok()) return described.status;
+    // DescribeTable is eventually consistent: just after CreateTable (ours
+    // or another's) it may not know the table yet. Wait as for CREATING.
+    const bool not_yet = creating && described.status.code() == ErrorCode::kNotFound;
+    if (!described.ok() && !not_yet) return described.status;
+    if (not_yet) {
+      if (i == 600) return described.status;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      described = client.Call("DescribeTable", {{"TableName", spec.name}});
+      continue;
+    }
     const auto* found = described.body.if_contains("Table");
     if (found == nullptr || !found->is_object())
       return Status::Internal("DescribeTable answered without a Table: " +
@@ -96,7 +132,22 @@ Result<std::string> CreateOrCheckTable(Client& client, const TableSpec& spec) {
       stream_requested = true;
       Reply updated = client.Call("UpdateTable", {{"TableName", spec.name},
                                                   {"StreamSpecification", StreamSpecification()}});
-      if (!updated.ok() && updated.status.code() != ErrorCode::kInvalid) return updated.status;
+      // Another process turned it on first: ValidationException "Table
+      // already has an enabled stream", or ResourceInUseException while the
+      // table is UPDATING. The description (once ACTIVE) says how it ended.
+      if (!updated.ok() && updated.status.code() != ErrorCode::kInvalid &&
+          updated.status.code() != ErrorCode::kConflict)
+        return updated.status;
+      if (!updated.ok()) stream_refused_at = i;
+      described = client.Call("DescribeTable", {{"TableName", spec.name}});
+      continue;
+    }
+    // Refused because another process is turning the stream on: its
+    // description may lag, so look again for a while before concluding
+    // that the endpoint keeps none.
+    if (active && spec.change_stream && !stream_on && stream_refused_at >= 0 &&
+        i - stream_refused_at < 50) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
       described = client.Call("DescribeTable", {{"TableName", spec.name}});
       continue;
     }

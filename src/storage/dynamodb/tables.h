@@ -29,6 +29,10 @@ struct TableSpec {
 // it is ACTIVE, or checks that an existing one has the spec's keys (invalid
 // otherwise) and, with change_stream, turns its stream on if it is off, and
 // its TTL likewise (an endpoint without TTL, dynalite, is left without).
+// Idempotent under concurrency: processes opening the same new tables at
+// once all succeed. A refusal that says another got there first (the table
+// exists, the stream or TTL is already on, the table is busy) is judged by
+// the end state DescribeTable and DescribeTimeToLive then show.
 // Returns the table's LatestStreamArn: empty without change_stream, or where
 // the endpoint keeps no change streams (dynalite accepts the request and
 // ignores it).
