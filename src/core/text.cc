@@ -61,7 +61,9 @@ std::string Printable(std::string_view text) {
   for (std::size_t i = 0; i < shown;) {
     std::size_t n = Utf8SequenceLength(text, i);
     auto b = static_cast<std::uint8_t>(text[i]);
-    if (n == 0 || b < 0x20 || b == 0x7F) {
+    // C1 controls (C2 80..C2 9F) too: U+009B is CSI to some terminals.
+    const bool c1 = n == 2 && b == 0xC2 && static_cast<std::uint8_t>(text[i + 1]) <= 0x9F;
+    if (n == 0 || b < 0x20 || b == 0x7F || c1) {
       out += fmt::format("\\x{:02x}", b);
       ++i;
     } else {

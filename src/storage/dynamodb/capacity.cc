@@ -1,6 +1,7 @@
 #include "storage/dynamodb/capacity.h"
 
 #include <array>
+#include <cmath>
 
 namespace indelible::dynamodb {
 
@@ -35,10 +36,14 @@ double UnitsOf(const boost::json::value& consumed) {
   if (object == nullptr) return 0;
   const auto* units = object->if_contains("CapacityUnits");
   if (units == nullptr) return 0;
-  if (units->is_double()) return units->get_double();
-  if (units->is_int64()) return static_cast<double>(units->get_int64());
-  if (units->is_uint64()) return static_cast<double>(units->get_uint64());
-  return 0;
+  double n = 0;
+  if (units->is_double()) n = units->get_double();
+  if (units->is_int64()) n = static_cast<double>(units->get_int64());
+  if (units->is_uint64()) n = static_cast<double>(units->get_uint64());
+  // The client turns the sum into an integer counter: a negative, infinite
+  // or absurd number (no answer is billed a billion units) would be
+  // undefined behaviour there. Found by fuzzing.
+  return std::isfinite(n) && n >= 0 && n <= 1e9 ? n : 0;
 }
 
 }  // namespace

@@ -101,7 +101,11 @@ std::optional<SnapshotRef> ParseSnapshotRef(const json::object& attributes, std:
   if (m == nullptr) return std::nullopt;
   auto version = GetN(*m, "v");
   auto parts = GetN(*m, "p");
-  if (!version || !parts) return std::nullopt;
+  // Only what a store writes: a damaged or hostile item must not size an
+  // allocation, a loop of requests or an overflowing SnapshotKey (fuzzing).
+  if (!version || !parts || *version < -1 || *version >= kTipVersion || *parts < 0 ||
+      *parts > kSnapshotPartsMax)
+    return std::nullopt;
   return SnapshotRef{*version, *parts};
 }
 
@@ -191,7 +195,9 @@ Result<Tip> ParseTip(std::string_view stream, const json::object& item) {
     auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), first_version);
     if (ec != std::errc() || end != digits.data() + digits.size()) continue;
     const json::object* m = MapOf(value);
-    if (m == nullptr) return Malformed(stream, name);
+    // Versions count up from first_version below: keep them far from overflow.
+    if (m == nullptr || first_version < 0 || first_version >= kTipVersion)
+      return Malformed(stream, name);
     TipAppend append;
     append.first = first_version;
     append.bytes = GetN(*m, "b").value_or(0);

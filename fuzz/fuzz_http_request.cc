@@ -1,0 +1,117 @@
+// The HTTP request path of `indelible serve`, from bytes on the socket to
+// what a handler reads: Beast's request parser with the server's header and
+// body limits (http_session.cc), several requests in a row as a pipelining
+// client sends them, the target split by Boost.URL's parse_origin_form and
+// routed by the server's own Router over its standard routes, then the
+// readers of request_parsing.h (If-Match / If-None-Match, Content-Type,
+// integer and list query parameters) and the event decoder on the body.
+// Nothing is handled: the store is never reached.
+#include <boost/asio/buffer.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/url/parse.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/event_json.h"
+#include "fuzz_check.h"
+#include "server/context.h"
+#include "server/http_session.h"
+#include "server/request_parsing.h"
+#include "server/routes.h"
+
+namespace {
+
+namespace http = boost::beast::http;
+namespace server = indelible::server;
+
+// One server's context, made once and kept for the process (libFuzzer
+// calls the harness millions of times): a memory store, one write thread.
+struct Fixture {
+  Fixture() {
+    options.write_threads = 1;
+    store = indelible::Store::Open("memory:").value();
+    context = std::make_unique<server::ServerContext>(*store, options, ioc);
+    server::AddStandardRoutes(context->router, *context);
+  }
+  boost::asio::io_context ioc;
+  server::ServerOptions options;
+  std::unique_ptr<indelible::Store> store;
+  std::unique_ptr<server::ServerContext> context;
+};
+
+Fixture& TheFixture() {
+  static Fixture* fixture = new Fixture();  // never destroyed: threads may outlive main
+  return *fixture;
+}
+
+void Handle(Fixture& f, server::Request request) {
+  for (const auto& field : request)
+    FUZZ_CHECK(field.value().find_first_of("\r\n") == std::string_view::npos,
+               "a header value holds CR or LF");
+  (void)request.keep_alive();
+  (void)server::ExpectedFromHeaders(request);
+  const bool json = server::CheckJsonContentType(request).ok();
+  if (json && !request.body().empty()) (void)indelible::EventsFromJson(request.body());
+
+  // HttpSession::Dispatch.
+  auto target = boost::urls::parse_origin_form(request.target());
+  if (!target) return;
+  std::vector<std::string> segments;
+  for (auto segment : target->segments()) segments.push_back(std::string(segment));
+  std::multimap<std::string, std::string> query;
+  for (auto param : target->params())
+    query.emplace(std::string(param.key), param.has_value ? std::string(param.value) : "");
+  server::Router::Match match = f.context->router.Find(request.method(), segments);
+
+  auto session =
+      std::make_shared<server::HttpSession>(boost::asio::ip::tcp::socket(f.ioc), *f.context);
+  auto exchange = std::make_shared<server::Exchange>(
+      session, std::move(request), std::move(match.params), std::move(query), "fuzz");
+  // The parameters the routes read, with their ranges.
+  (void)server::IntegerParam(*exchange, "limit", 100, 1, 10000);
+  (void)server::IntegerParam(*exchange, "max", 100, 1, 10000);
+  (void)server::IntegerParam(*exchange, "waitMs", 0, 0, 60000);
+  (void)server::IntegerParam(*exchange, "timeout", 5000, 0, 60000);
+  (void)server::IntegerParam(*exchange, "from", 0, 0, INT64_MAX);
+  const auto filter = server::FilterFromQuery(*exchange);
+  for (const auto& list : {filter.categories, filter.stream_prefixes, filter.types})
+    for (const auto& item : list) FUZZ_CHECK(!item.empty(), "an empty list item");
+  // Answered: nothing is queued on the (never run) io_context.
+  (void)exchange->TakeSocket();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  Fixture& f = TheFixture();
+  std::string_view rest(reinterpret_cast<const char*>(data), size);
+  // Up to four requests in a row on one connection.
+  for (int i = 0; i < 4 && !rest.empty(); ++i) {
+    http::request_parser<http::string_body> parser;
+    parser.header_limit(static_cast<std::uint32_t>(f.options.max_header_bytes));
+    parser.body_limit(2 * f.options.limits.max_append_bytes);
+    parser.eager(true);
+    boost::beast::error_code ec;
+    while (!parser.is_done()) {
+      const std::size_t used = parser.put(boost::asio::buffer(rest.data(), rest.size()), ec);
+      rest.remove_prefix(used);
+      if (ec == http::error::need_more) ec = {};
+      if (ec) break;
+      if (used == 0) {
+        parser.put_eof(ec);  // the client closed: what it sent is all there is
+        break;
+      }
+    }
+    if (ec || !parser.is_done()) return 0;  // the server answers 400/413/431 and closes
+    FUZZ_CHECK(parser.get().body().size() <= 2 * f.options.limits.max_append_bytes,
+               "a body over the limit");
+    Handle(f, parser.release());
+  }
+  return 0;
+}
