@@ -13,8 +13,11 @@ find_package(CLI11 CONFIG REQUIRED)
 # Debian's cnats CMake package names a static library it does not ship.
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(NATS REQUIRED IMPORTED_TARGET libnats>=3.4)
-# libpqxx-dev (the PostgreSQL read store): Debian 12 ships 6.4 with a
-# pkg-config file and no CMake package.
+# libpq-dev: the PostgreSQL read store speaks libpq itself, for pipelined
+# prepared statements with bound values (src/projections/postgres_store.cc).
+pkg_check_modules(PQ REQUIRED IMPORTED_TARGET libpq)
+# libpqxx-dev: only the test of the throwaway PostgreSQL cluster uses it.
+# Debian 12 ships 6.4 with a pkg-config file and no CMake package.
 pkg_check_modules(PQXX REQUIRED IMPORTED_TARGET libpqxx>=6.4)
 # libsqlite3-dev (the SQLite read store).
 find_package(SQLite3 3.35 REQUIRED)

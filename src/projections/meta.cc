@@ -49,6 +49,24 @@ MetaRow FromRow(const SqlRow& r) {
   return row;
 }
 
+// Names that went in through ValidateProjection come back the same; any
+// other text was put there by hand or by damage, and must not become SQL.
+Status CheckNames(const MetaRow& row) {
+  for (const auto& [column, names] :
+       {std::pair{"tables", &row.tables}, std::pair{"building_tables", &row.building_tables}}) {
+    for (const std::string& name : *names) {
+      if (IsTableName(name)) continue;
+      return Status::Invalid("indelible_projections",
+                             "the indelible_projections row of projection '" + row.name +
+                                 "' holds '" + name + "' in " + column +
+                                 ", which is not a table name: the row was changed outside "
+                                 "indelible; nothing was run with it (restore the row, or "
+                                 "delete it and the projection's tables, then rebuild)");
+    }
+  }
+  return Status::Ok();
+}
+
 std::string Select(std::string_view where) {
   return std::string(kColumns) +
          ", (SELECT COUNT(*) FROM indelible_parked WHERE projection = p.name) "
@@ -85,7 +103,9 @@ Result<std::optional<MetaRow>> LockRow(SqlTransaction& tx, SqlDialect dialect,
   auto rows = tx.Query(LockSql(dialect), {std::string(name)});
   if (!rows.ok()) return rows.status();
   if (rows->empty()) return std::optional<MetaRow>();
-  return std::optional<MetaRow>(FromRow(rows->front()));
+  MetaRow row = FromRow(rows->front());
+  if (Status s = CheckNames(row); !s.ok()) return s;
+  return std::optional<MetaRow>(std::move(row));
 }
 
 Result<std::optional<MetaRow>> ReadRow(ReadStore& db, std::string_view name) {
@@ -120,6 +140,15 @@ Status SetOperatorAction(ReadStore& db, std::string_view name, std::string_view 
       !s.ok())
     return s;
   return (*tx)->Commit();
+}
+
+bool IsTableName(std::string_view name) {
+  auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  if (name.empty() || name.size() > 48 || !letter(name[0])) return false;
+  if (name.find("__") != std::string_view::npos) return false;
+  for (char c : name)
+    if (!letter(c) && !(c >= '0' && c <= '9') && c != '_') return false;
+  return true;
 }
 
 std::string PhysicalName(std::string_view name, std::int64_t generation) {

@@ -33,12 +33,20 @@ struct MetaRow {
 // Creates the tables if missing (own transaction).
 Status EnsureMetaTables(ReadStore& db);
 // The row, locked until the transaction ends; nullopt if there is none.
+// Invalid if its table names are not IsTableName: they would go into DDL.
 Result<std::optional<MetaRow>> LockRow(SqlTransaction& tx, SqlDialect dialect,
                                        std::string_view name);
 Result<std::optional<MetaRow>> ReadRow(ReadStore& db, std::string_view name);
 Result<std::vector<MetaRow>> ReadRows(ReadStore& db);
 // Sets operator_action on a blocked projection; invalid if it is not blocked.
 Status SetOperatorAction(ReadStore& db, std::string_view name, std::string_view action);
+
+// A declared table or index: 1 to 48 ASCII letters, digits and single '_',
+// starting with a letter, so that {name} and name__gN stay unambiguous and
+// the name can go into SQL as it is. Names read back from the read store
+// (LockRow) are checked again: the row may have been changed by anyone who
+// can write to the database.
+bool IsTableName(std::string_view name);
 
 // name__gN: a declared table or index in copy N.
 std::string PhysicalName(std::string_view name, std::int64_t generation);

@@ -10,13 +10,10 @@ namespace indelible::projections {
 namespace {
 
 // The type oids (pg_type) of the columns read back as numbers.
-constexpr pqxx::oid kInt8 = 20, kInt2 = 21, kInt4 = 23, kOid = 26, kFloat4 = 700, kFloat8 = 701,
-                    kNumeric = 1700;
+constexpr Oid kInt8 = 20, kInt2 = 21, kInt4 = 23, kOid = 26, kFloat4 = 700, kFloat8 = 701,
+              kNumeric = 1700;
 
-SqlValue Value(const pqxx::field& field, pqxx::oid type) {
-  if (field.is_null()) return nullptr;
-  const char* begin = field.c_str();
-  const char* end = begin + field.size();
+SqlValue Value(const char* begin, const char* end, Oid type) {
   if (type == kInt2 || type == kInt4 || type == kInt8 || type == kOid) {
     std::int64_t n = 0;
     if (auto [at, ec] = std::from_chars(begin, end, n); ec == std::errc() && at == end) return n;
@@ -62,43 +59,57 @@ Status PgError(const std::string& sqlstate, std::string message) {
   return Status::Invalid("sql", std::move(message));
 }
 
-Result<std::string> PgArguments(pqxx::connection_base& conn, const std::vector<SqlValue>& params) {
-  std::string out;
+Status PgValues::Append(const std::vector<SqlValue>& params) {
   for (std::size_t i = 0; i < params.size(); ++i) {
-    out += i == 0 ? "(" : ", ";
-    const SqlValue& value = params[i];
-    if (std::holds_alternative<std::nullptr_t>(value)) {
-      out += "NULL";
-    } else if (const auto* n = std::get_if<std::int64_t>(&value)) {
-      out += '\'' + std::to_string(*n) + '\'';
-    } else if (const auto* d = std::get_if<double>(&value)) {
-      out += '\'' + Number(*d) + '\'';
-    } else {
-      const auto& text = std::get<std::string>(value);
-      if (text.find('\0') != std::string::npos)
-        return Status::Invalid(
-            "sql", "$" + std::to_string(i + 1) + ": PostgreSQL text cannot hold a NUL byte");
-      try {
-        out += conn.quote(text);           // no I/O: PQescapeStringConn
-      } catch (const std::exception& e) {  // an incomplete multibyte character
-        return Status::Invalid("sql", "$" + std::to_string(i + 1) + ": " + e.what());
-      }
-    }
+    if (const auto* text = std::get_if<std::string>(&params[i]);
+        text != nullptr && text->find('\0') != std::string::npos)
+      return Status::Invalid(
+          "sql", "$" + std::to_string(i + 1) + ": PostgreSQL text cannot hold a NUL byte");
   }
-  if (!params.empty()) out += ')';
+  for (const SqlValue& value : params) {
+    if (std::holds_alternative<std::nullptr_t>(value)) {
+      offsets_.push_back(-1);
+      continue;
+    }
+    offsets_.push_back(static_cast<std::int64_t>(text_.size()));
+    if (const auto* n = std::get_if<std::int64_t>(&value)) {
+      char buf[24];
+      text_.append(buf, std::to_chars(buf, buf + sizeof(buf), *n).ptr);
+    } else if (const auto* d = std::get_if<double>(&value)) {
+      text_ += Number(*d);
+    } else {
+      text_ += std::get<std::string>(value);
+    }
+    text_ += '\0';
+  }
+  return Status::Ok();
+}
+
+std::vector<const char*> PgValues::Pointers() const {
+  std::vector<const char*> out;
+  out.reserve(offsets_.size());
+  for (std::int64_t at : offsets_) out.push_back(at < 0 ? nullptr : text_.data() + at);
   return out;
 }
 
-std::vector<SqlRow> PgRows(const pqxx::result& result) {
-  const auto columns = result.columns();
-  std::vector<pqxx::oid> types;
-  for (pqxx::row::size_type c = 0; c < columns; ++c) types.push_back(result.column_type(c));
+std::vector<SqlRow> PgRows(const PGresult* result) {
+  const int columns = PQnfields(result);
+  const int count = PQntuples(result);
+  std::vector<Oid> types;
+  for (int c = 0; c < columns; ++c) types.push_back(PQftype(result, c));
   std::vector<SqlRow> rows;
-  rows.reserve(result.size());
-  for (const auto& in : result) {
+  rows.reserve(static_cast<std::size_t>(count));
+  for (int r = 0; r < count; ++r) {
     SqlRow& row = rows.emplace_back();
-    row.reserve(columns);
-    for (pqxx::row::size_type c = 0; c < columns; ++c) row.push_back(Value(in[c], types[c]));
+    row.reserve(static_cast<std::size_t>(columns));
+    for (int c = 0; c < columns; ++c) {
+      if (PQgetisnull(result, r, c)) {
+        row.emplace_back(nullptr);
+      } else {
+        const char* begin = PQgetvalue(result, r, c);
+        row.push_back(Value(begin, begin + PQgetlength(result, r, c), types[c]));
+      }
+    }
   }
   return rows;
 }

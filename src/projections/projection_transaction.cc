@@ -7,12 +7,15 @@
 namespace indelible::projections {
 namespace {
 
-bool IsIdentifier(std::string_view name) {
-  if (name.empty() || name.size() > 48) return false;
-  if (!(std::isalpha(static_cast<unsigned char>(name[0])))) return false;
-  for (char c : name)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
-  return true;
+// Every name that goes into DDL here, whether declared by the program or
+// read back from the read store (LockRow checks those already, with a
+// clearer message): nothing else is ever run.
+Status CheckTableNames(const std::vector<std::string>& names) {
+  for (const std::string& name : names)
+    if (!IsTableName(name))
+      return Status::Invalid("projection.tables",
+                             "'" + name + "' is not a table name: refused in SQL");
+  return Status::Ok();
 }
 
 }  // namespace
@@ -57,7 +60,7 @@ Status ValidateProjection(const Projection& projection) {
   std::set<std::string> seen;
   for (const auto* list : {&projection.tables, &projection.indexes}) {
     for (const std::string& table : *list) {
-      if (!IsIdentifier(table) || table.find("__") != std::string::npos)
+      if (!IsTableName(table))
         return Status::Invalid("projection.tables",
                                "'" + table + "' in projection '" + name +
                                    "' must be 1 to 48 letters, digits and single '_', "
@@ -90,6 +93,8 @@ Status SetupCopy(SqlTransaction& tx, SqlDialect dialect, const Projection& proje
 
 Status PointViews(SqlTransaction& tx, const std::vector<std::string>& old_tables,
                   const std::vector<std::string>& new_tables, std::int64_t generation) {
+  if (Status s = CheckTableNames(old_tables); !s.ok()) return s;
+  if (Status s = CheckTableNames(new_tables); !s.ok()) return s;
   for (const std::string& table : old_tables)
     if (Status s = tx.Execute("DROP VIEW IF EXISTS " + table); !s.ok()) return s;
   for (const std::string& table : new_tables) {
@@ -104,6 +109,7 @@ Status PointViews(SqlTransaction& tx, const std::vector<std::string>& old_tables
 
 Status DropCopy(SqlTransaction& tx, const std::vector<std::string>& tables,
                 std::int64_t generation) {
+  if (Status s = CheckTableNames(tables); !s.ok()) return s;
   for (const std::string& table : tables)
     if (Status s = tx.Execute("DROP TABLE IF EXISTS " + PhysicalName(table, generation)); !s.ok())
       return s;
