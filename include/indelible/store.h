@@ -247,6 +247,12 @@ class Store {
   // one, so they may be a moment apart.
   virtual StoreStats stats() const { return {}; }
 
+  // Whether the store can still write: ok, or the error every commit now
+  // gets and why (the embedded store stops writing for good after a failed
+  // sync of its log; the process must reopen it). Safe from any thread; for
+  // /health and /metrics.
+  virtual Status WriteHealth() const { return Status::Ok(); }
+
   // Verifies every stored record's checksum and every index against the log.
   // ok, or internal with a message naming the first problems found.
   virtual Status Check(const ProgressFn& progress = nullptr) = 0;

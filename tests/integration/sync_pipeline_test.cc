@@ -16,86 +16,13 @@
 #include <thread>
 
 #include "storage/embedded/embedded_store.h"
+#include "testutil/gated_file_system.h"
 #include "testutil/temp_dir.h"
 
 namespace indelible {
 namespace {
 
 using namespace std::chrono_literals;
-
-// Syncs of write-ahead log files (*.log) wait while the gate is closed, and
-// fail while `fail` is set. Everything else passes through.
-class SyncGate {
- public:
-  void Close() {
-    std::lock_guard lock(mu_);
-    open_ = false;
-  }
-  void Open() {
-    {
-      std::lock_guard lock(mu_);
-      open_ = true;
-    }
-    cv_.notify_all();
-  }
-  void FailSyncs(bool fail) { fail_ = fail; }
-  // Waits until at least `n` syncs are held at the closed gate.
-  bool AwaitHeld(int n) {
-    std::unique_lock lock(mu_);
-    return cv_.wait_for(lock, 10s, [&] { return held_ >= n; });
-  }
-  rocksdb::IOStatus Pass() {
-    std::unique_lock lock(mu_);
-    ++held_;
-    cv_.notify_all();
-    cv_.wait(lock, [&] { return open_; });
-    --held_;
-    if (fail_) return rocksdb::IOStatus::IOError("injected: the disk refused the sync");
-    return rocksdb::IOStatus::OK();
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool open_ = true;
-  int held_ = 0;
-  std::atomic<bool> fail_{false};
-};
-
-class GatedFile : public rocksdb::FSWritableFileOwnerWrapper {
- public:
-  GatedFile(std::unique_ptr<rocksdb::FSWritableFile> file, SyncGate& gate)
-      : FSWritableFileOwnerWrapper(std::move(file)), gate_(gate) {}
-  rocksdb::IOStatus Sync(const rocksdb::IOOptions& o, rocksdb::IODebugContext* d) override {
-    if (auto s = gate_.Pass(); !s.ok()) return s;
-    return FSWritableFileOwnerWrapper::Sync(o, d);
-  }
-  rocksdb::IOStatus Fsync(const rocksdb::IOOptions& o, rocksdb::IODebugContext* d) override {
-    if (auto s = gate_.Pass(); !s.ok()) return s;
-    return FSWritableFileOwnerWrapper::Fsync(o, d);
-  }
-
- private:
-  SyncGate& gate_;
-};
-
-class GatedFileSystem : public rocksdb::FileSystemWrapper {
- public:
-  GatedFileSystem(SyncGate& gate)
-      : FileSystemWrapper(rocksdb::FileSystem::Default()), gate_(gate) {}
-  const char* Name() const override { return "GatedFileSystem"; }
-  rocksdb::IOStatus NewWritableFile(const std::string& name, const rocksdb::FileOptions& options,
-                                    std::unique_ptr<rocksdb::FSWritableFile>* result,
-                                    rocksdb::IODebugContext* dbg) override {
-    auto s = FileSystemWrapper::NewWritableFile(name, options, result, dbg);
-    if (s.ok() && name.ends_with(".log"))
-      *result = std::make_unique<GatedFile>(std::move(*result), gate_);
-    return s;
-  }
-
- private:
-  SyncGate& gate_;
-};
 
 EventData Event(const std::string& type) {
   EventData e;
@@ -115,6 +42,9 @@ std::size_t CountStream(Store& store, const std::string& stream) {
   EXPECT_TRUE(events.ok()) << events.status().ToString();
   return events.ok() ? events->size() : 0;
 }
+
+using testutil::GatedFileSystem;
+using testutil::SyncGate;
 
 class SyncPipelineTest : public ::testing::Test {
  protected:
@@ -227,6 +157,70 @@ TEST_F(SyncPipelineTest, FailedSyncStopsWritingAndShowsNothingUnsynced) {
   EXPECT_NE(later.status().message().find("restart"), std::string::npos)
       << later.status().ToString();
   EXPECT_FALSE(store_->Head("acct-9").ok());
+}
+
+// An idempotent retry of an append whose sync is still pending is a
+// replay: it may only be acknowledged once that append is durable, and must
+// fail when its sync fails (it wrote nothing of its own to fail with).
+TEST_F(SyncPipelineTest, RetryOfAnUnsyncedAppendFailsWithItsSync) {
+  ASSERT_TRUE(store_->Append("acct-r", Expected::no_stream(), {Event("Opened")}).ok());
+  EventData deposited = Event("Deposited");
+  deposited.id = EventId::Random();
+  gate_.Close();
+  gate_.FailSyncs(true);
+  auto original = std::async(std::launch::async, [&] {
+    return store_->Append("acct-r", Expected::exactly(StreamVersion(0)), {deposited});
+  });
+  ASSERT_TRUE(gate_.AwaitHeld(1));
+  // The client timed out and sends the same append again while the first
+  // one's sync is held: decided as a replay of the unsynced append.
+  auto retry = std::async(std::launch::async, [&] {
+    return store_->Append("acct-r", Expected::exactly(StreamVersion(0)), {deposited});
+  });
+  EXPECT_EQ(retry.wait_for(200ms), std::future_status::timeout)
+      << "a replay was acknowledged before the append it replays was synced";
+  gate_.Open();
+  auto first = original.get();
+  ASSERT_FALSE(first.ok());
+  EXPECT_EQ(first.status().code(), ErrorCode::kUnavailable) << first.status().ToString();
+  auto second = retry.get();
+  ASSERT_FALSE(second.ok()) << "the retry answered a replay of an event that is not on disk";
+  EXPECT_EQ(second.status().code(), ErrorCode::kUnavailable) << second.status().ToString();
+  EXPECT_EQ(store_->Head("acct-r")->version.value(), 0);
+}
+
+// The same when the original's write fails in the retry's own group.
+TEST_F(SyncPipelineTest, RetryInTheSameGroupFailsWithItsWrite) {
+  ASSERT_TRUE(store_->Append("acct-w", Expected::no_stream(), {Event("Opened")}).ok());
+  EventData deposited = Event("Deposited");
+  deposited.id = EventId::Random();
+  std::vector<CommitRequest> commits(2);
+  for (auto& commit : commits)
+    commit.appends.push_back(
+        AppendRequest{"acct-w", Expected::exactly(StreamVersion(0)), {deposited}});
+  gate_.FailWrites(true);
+  // One CommitEach queues both at once: one group, the second a replay of
+  // the first.
+  auto results = store_->CommitEach(std::move(commits));
+  gate_.FailWrites(false);
+  ASSERT_EQ(results.size(), 2u);
+  ASSERT_FALSE(results[0].ok());
+  EXPECT_EQ(results[0].status().code(), ErrorCode::kUnavailable) << results[0].status().ToString();
+  ASSERT_FALSE(results[1].ok()) << "the retry answered a replay of a write that failed";
+  EXPECT_EQ(results[1].status().code(), ErrorCode::kUnavailable) << results[1].status().ToString();
+  EXPECT_EQ(store_->Head("acct-w")->version.value(), 0);
+}
+
+// And when the original is durable, a retry is a replay as before.
+TEST_F(SyncPipelineTest, RetryOfASyncedAppendIsAReplay) {
+  EventData opened = Event("Opened");
+  opened.id = EventId::Random();
+  auto first = store_->Append("acct-s", Expected::no_stream(), {opened});
+  ASSERT_TRUE(first.ok());
+  auto again = store_->Append("acct-s", Expected::no_stream(), {opened});
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_TRUE(again->replayed);
+  EXPECT_EQ(again->position, first->position);
 }
 
 TEST_F(SyncPipelineTest, ConcurrentWritersAllLandInOrder) {

@@ -100,6 +100,13 @@ struct EmbeddedStore::Writer {
   std::size_t bytes = 0;
   std::optional<Result<CommitResult>> result;
   bool staged = false;  // has records in the group's batch
+  // A retry answered as a replay of an append that is not yet durable (in
+  // this group or in one still syncing): the answer is only as good as that
+  // append's write and sync, so it fails with them.
+  bool replays_unsynced = false;
+  // Fails with the group's write or sync: it wrote, or it vouches for
+  // something that had to be written.
+  bool depends_on_write() const { return staged || replays_unsynced; }
 };
 
 // What the leader has decided so far in this group, layered over the store.
@@ -377,7 +384,13 @@ void EmbeddedStore::SyncWritten() {
     synced = StoppedWriting();
   } else if (taken.wrote) {
     synced = FromRocks(db_->SyncWAL(), "syncing the write-ahead log");
-    if (!synced.ok()) sync_failed_.store(true);
+    if (!synced.ok()) {
+      {
+        std::lock_guard lock(failure_mu_);
+        failure_ = synced.message();
+      }
+      sync_failed_.store(true);
+    }
     syncs_.fetch_add(1, std::memory_order_relaxed);
   }
   if (synced.ok() && taken.wrote) {
@@ -388,7 +401,7 @@ void EmbeddedStore::SyncWritten() {
     Publish(taken.position);
   } else if (!synced.ok()) {
     for (Writer* w : taken.writers)
-      if (w->staged) w->result = synced;
+      if (w->depends_on_write()) w->result = synced;
   }
   done_through_.store(taken.through, std::memory_order_release);
 }
@@ -431,7 +444,7 @@ void EmbeddedStore::CommitGroup(const std::vector<Writer*>& group) {
     if (!s.ok()) {
       Status failed = FromRocks(s, "writing the commit");
       for (Writer* w : group)
-        if (w->staged) w->result = failed;
+        if (w->depends_on_write()) w->result = failed;
     }
   }
   const bool wrote = g.batch.Count() > 0 && s.ok();
@@ -459,6 +472,14 @@ void EmbeddedStore::CommitGroup(const std::vector<Writer*>& group) {
     unsynced_.view = std::move(view);
     unsynced_.wrote = true;
   }
+}
+
+Status EmbeddedStore::WriteHealth() const {
+  if (!sync_failed_.load()) return Status::Ok();
+  std::lock_guard lock(failure_mu_);
+  return Status::Unavailable(fmt::format(
+      "the store stopped writing after a failed sync of its log ({}); restart the process",
+      failure_));
 }
 
 EmbeddedStore::View EmbeddedStore::NewSnapshot() const {
@@ -564,6 +585,10 @@ void EmbeddedStore::DecideAndStage(Writer& writer, Group& group) {
   }
   if (replays == appends.size()) {
     result.position = result.appends.back().position;
+    // last_position_ moves only once a sync covered it (pipelined mode), so
+    // an original past it is in this group or in one whose sync is pending.
+    for (const AppendResult& replayed : result.appends)
+      if (replayed.position.value() > last_position_.load()) writer.replays_unsynced = true;
     return void(writer.result = std::move(result));
   }
   if (replays > 0)

@@ -86,6 +86,8 @@ class EmbeddedStore final : public Store {
             syncs_.load(std::memory_order_relaxed)};
   }
 
+  Status WriteHealth() const override;
+
   rocksdb::DB* db() const { return db_; }
   bool follower() const { return options_.follower; }
   // What readers read: in durable mode the last synced group's snapshot
@@ -173,6 +175,9 @@ class EmbeddedStore final : public Store {
   Unsynced unsynced_;                 // GUARDED_BY(unsynced_mu_)
   std::atomic<bool> syncing_{false};  // one sync at a time
   std::atomic<bool> sync_failed_{false};
+  // What the failed sync said, for WriteHealth (set before sync_failed_).
+  mutable std::mutex failure_mu_;
+  std::string failure_;  // GUARDED_BY(failure_mu_)
   mutable std::mutex view_mu_;
   View durable_view_;  // GUARDED_BY(view_mu_)
 
