@@ -5,8 +5,8 @@
 #include <boost/json.hpp>
 #include <charconv>
 
-#include "client/json_spans.h"
 #include "core/event_json.h"
+#include "core/json_spans.h"
 
 namespace indelible::client {
 namespace json = boost::json;

@@ -4,6 +4,10 @@
 
 #include <boost/beast/core/detail/base64.hpp>
 #include <boost/json.hpp>
+#include <map>
+
+#include "core/json_spans.h"
+#include "core/text.h"
 
 namespace indelible {
 namespace json = boost::json;
@@ -62,10 +66,44 @@ Result<std::string> StringField(const json::object& object, std::string_view key
   return std::string(v->as_string());
 }
 
-Result<EventData> EventFromValue(const json::value& value, const std::string& at) {
+// The members of an event object's text by decoded key, refusing a key
+// sent twice: Boost.JSON would keep the last silently, so `{"type":"A",
+// "type":"B"}` would be stored as something the client may not have meant.
+Result<std::map<std::string, std::string_view, std::less<>>> MembersOf(std::string_view raw,
+                                                                       const std::string& at) {
+  std::map<std::string, std::string_view, std::less<>> members;
+  auto listed = RawMembers(raw);
+  if (!listed) return members;  // not reached: the text parsed as an object
+  for (const auto& [raw_key, value] : *listed) {
+    std::string key(raw_key);
+    if (raw_key.find('\\') != std::string_view::npos) {
+      boost::system::error_code ec;
+      const std::string quoted = "\"" + key + "\"";
+      json::value decoded = json::parse(quoted, ec);
+      if (!ec && decoded.is_string()) key = std::string(decoded.as_string());
+    }
+    if (!members.emplace(key, value).second)
+      return Status::Invalid(
+          at + key, fmt::format("'{}' appears twice in the event; send it once", Printable(key)));
+  }
+  return members;
+}
+
+// A member's JSON as the client sent it, on one line (json_spans.h); the
+// parsed value re-encoded if the text could not be cut out.
+std::string SentJson(const std::map<std::string, std::string_view, std::less<>>& members,
+                     std::string_view key, const json::value& parsed) {
+  if (auto it = members.find(key); it != members.end()) return CompactJson(it->second);
+  return json::serialize(parsed);
+}
+
+Result<EventData> EventFromValue(const json::value& value, std::string_view raw,
+                                 const std::string& at) {
   if (!value.is_object())
     return Status::Invalid(at.empty() ? "event" : at, "an event must be a JSON object");
   const json::object& object = value.as_object();
+  auto members = MembersOf(raw, at);
+  if (!members.ok()) return members.status();
   EventData event;
   auto id = StringField(object, "id", at, false);
   if (!id.ok()) return id.status();
@@ -86,7 +124,7 @@ Result<EventData> EventFromValue(const json::value& value, const std::string& at
 
   const json::value* data = object.if_contains("data");
   if (event.content_type == kJsonContentType) {
-    event.data = data == nullptr ? "null" : json::serialize(*data);
+    event.data = data == nullptr ? "null" : SentJson(*members, "data", *data);
   } else {
     if (data == nullptr || !data->is_string())
       return Status::Invalid(at + "data", "data of a non-JSON content type must be base64 text");
@@ -98,7 +136,7 @@ Result<EventData> EventFromValue(const json::value& value, const std::string& at
       metadata != nullptr && !metadata->is_null()) {
     if (!metadata->is_object())
       return Status::Invalid(at + "metadata", "metadata must be a JSON object");
-    event.metadata = json::serialize(*metadata);
+    event.metadata = SentJson(*members, "metadata", *metadata);
   }
   return event;
 }
@@ -144,14 +182,17 @@ Result<std::vector<EventData>> EventsFromJson(std::string_view text) {
   std::vector<EventData> events;
   if (value->is_array()) {
     const json::array& array = value->as_array();
+    const auto raw = RawElements(text);
     for (std::size_t i = 0; i < array.size(); ++i) {
-      auto event = EventFromValue(array[i], fmt::format("[{}].", i));
+      const std::string_view element =
+          raw && raw->size() == array.size() ? (*raw)[i] : std::string_view();
+      auto event = EventFromValue(array[i], element, fmt::format("[{}].", i));
       if (!event.ok()) return event.status();
       events.push_back(std::move(*event));
     }
     return events;
   }
-  auto event = EventFromValue(*value, "");
+  auto event = EventFromValue(*value, text, "");
   if (!event.ok()) return event.status();
   events.push_back(std::move(*event));
   return events;
@@ -160,7 +201,7 @@ Result<std::vector<EventData>> EventsFromJson(std::string_view text) {
 Result<ExportedEvent> ExportedEventFromJson(std::string_view text) {
   auto value = Parse(text, "line");
   if (!value.ok()) return value.status();
-  auto event = EventFromValue(*value, "");
+  auto event = EventFromValue(*value, text, "");
   if (!event.ok()) return event.status();
   const json::object& object = value->as_object();
   ExportedEvent exported;

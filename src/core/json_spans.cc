@@ -1,8 +1,8 @@
-#include "client/json_spans.h"
+#include "core/json_spans.h"
 
 #include <cstring>
 
-namespace indelible::client {
+namespace indelible {
 namespace {
 
 void SkipSpace(std::string_view s, std::size_t& i) {
@@ -105,4 +105,32 @@ std::optional<std::vector<std::string_view>> RawElements(std::string_view array)
   return elements;
 }
 
-}  // namespace indelible::client
+std::optional<std::vector<std::pair<std::string_view, std::string_view>>> RawMembers(
+    std::string_view object) {
+  std::vector<std::pair<std::string_view, std::string_view>> members;
+  const bool ok = Walk(object, '{', '}', true, [&](std::string_view key, std::string_view value) {
+    members.emplace_back(key, value);
+    return true;
+  });
+  if (!ok) return std::nullopt;
+  return members;
+}
+
+std::string CompactJson(std::string_view json) {
+  std::string out;
+  out.reserve(json.size());
+  for (std::size_t i = 0; i < json.size();) {
+    const char c = json[i];
+    if (c == '"') {
+      const std::size_t start = i;
+      if (!SkipString(json, i)) i = json.size();  // not valid JSON: keep the rest
+      out.append(json.substr(start, i - start));
+      continue;
+    }
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r') out.push_back(c);
+    ++i;
+  }
+  return out;
+}
+
+}  // namespace indelible
