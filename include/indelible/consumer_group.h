@@ -48,8 +48,24 @@
 // save are delivered again (at-least-once).
 //
 // Memory: at most `window` events are held (in flight, waiting or acked
-// behind an unacknowledged one); the group reads further only as the window
-// drains.
+// behind an unacknowledged one), and the group reads no further once they
+// take `window_bytes` of payload (it may pass that by one read page, at most
+// min(1 MiB, window_bytes) plus an event; a window always admits one event,
+// however large); it reads further only as the window drains. A Pull's
+// PullBudget bounds the bytes of one batch: what does not fit stays
+// undelivered for the next pull.
+//
+// Delete. Delete wins every race in this process: every open object of the
+// group is closed under its lock before the record is removed, and a closed
+// object never saves again (its Pull, Ack and the rest answer not_found, its
+// destructor saves nothing), so no concurrent pull, ack or close brings the
+// group back. Objects open in other processes are not reached.
+//
+// Waiting without a thread (the HTTP server's long pulls): a Pull with no
+// wait that found nothing may find something after (1) a call that changes
+// the group (ack, nack, retry, skip, replay, delete: see NotifyChange), (2)
+// a commit past Idle().commit_after, or (3) the time Idle().due, when a
+// back-off or a lease ends.
 //
 // Concurrency: a ConsumerGroup is safe for concurrent use by many threads.
 // Open one object per group per process; the Store must outlive it.
@@ -58,6 +74,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -94,8 +111,11 @@ struct ConsumerGroupOptions {
   std::chrono::milliseconds max_backoff{10000};
   // How long a consumer may hold an event before it is delivered again.
   std::chrono::milliseconds lease{30000};
-  // Not saved with the group: per process.
+  // Not saved with the group: per process. Events held at most, and the
+  // payload bytes (data, metadata, type, schema, content type, stream name)
+  // past which the group reads no further (see Memory above).
   std::size_t window = 10000;
+  std::size_t window_bytes = 16 << 20;
   std::chrono::milliseconds checkpoint_interval{100};
 };
 
@@ -104,6 +124,28 @@ struct Delivery {
   int attempt = 1;  // 1 on the first delivery
   // Set on a replay of a parked event: its version in `$parked-<group>`.
   std::optional<StreamVersion> parked_version;
+};
+
+// Bounds a pull's batch by size as well as by count.
+struct PullBudget {
+  // The batch stops before the delivery that would take it past this many
+  // bytes; the first delivery always goes out, however large. Deliveries
+  // left out stay undelivered (not in flight) for the next pull.
+  std::size_t max_bytes = SIZE_MAX;
+  // The size of a delivery (the HTTP server measures its JSON); empty: the
+  // event's payload bytes, as the window counts them. Called under the
+  // group's lock, once per delivery considered, in batch order.
+  std::function<std::size_t(const Delivery&)> size;
+};
+
+// What a Pull that found nothing can wait for (see "Waiting without a
+// thread" above).
+struct PullIdle {
+  // A commit past this may bring events; nullopt while the window is full
+  // or the group is blocked (then only a change helps).
+  std::optional<Position> commit_after;
+  // The earliest end of a back-off or a lease; nullopt if none.
+  std::optional<std::chrono::steady_clock::time_point> due;
 };
 
 struct ConsumerGroupInfo {
@@ -136,18 +178,20 @@ class ConsumerGroup {
   static Result<std::vector<std::string>> List(Store& store);
   // Whether a group of that name was created (reads its record only).
   static Result<bool> Exists(Store& store, std::string_view name);
-  // Removes the group's record. Close every open object of it first: one
-  // still open saves its checkpoint again when it acks or closes.
+  // Removes the group's record. Every object of it open in this process is
+  // closed first (see Delete above): it answers not_found from then on. If
+  // removing the record fails, those objects stay closed; Open again.
   static Status Delete(Store& store, std::string_view name);
 
-  ~ConsumerGroup();  // saves the checkpoint (Flush), errors ignored
+  ~ConsumerGroup();  // saves the checkpoint (Flush), errors ignored; not once deleted
   ConsumerGroup(const ConsumerGroup&) = delete;
   ConsumerGroup& operator=(const ConsumerGroup&) = delete;
 
-  // Up to `max` events for `consumer`, waiting up to `wait` when none can be
-  // delivered now. Empty when the wait passed, or while the group is blocked.
+  // Up to `max` events (and `budget`) for `consumer`, waiting up to `wait`
+  // when none can be delivered now. Empty when the wait passed, or while the
+  // group is blocked. not_found once the group was deleted.
   Result<std::vector<Delivery>> Pull(std::string_view consumer, std::size_t max,
-                                     std::chrono::milliseconds wait);
+                                     std::chrono::milliseconds wait, const PullBudget& budget = {});
   // Like Pull, but in position order across streams: never hands out an
   // event while an earlier unacknowledged one is in flight or backing off
   // outside the batch (it returns what comes before that one); events in
@@ -155,7 +199,8 @@ class ConsumerGroup {
   // single consumer that must see the log in order, such as NatsRelay:
   // after a crashed consumer's leases expire, it gets the oldest first.
   Result<std::vector<Delivery>> PullInOrder(std::string_view consumer, std::size_t max,
-                                            std::chrono::milliseconds wait);
+                                            std::chrono::milliseconds wait,
+                                            const PullBudget& budget = {});
   // Acknowledges delivered events. Positions at or below the checkpoint are
   // ok (a repeated ack); a position that was never delivered is invalid.
   Status Ack(Position position);
@@ -170,12 +215,30 @@ class ConsumerGroup {
   // Starts a pass that delivers the parked events again (see Replay above).
   // Ok and nothing to do when nothing is parked or a pass is under way.
   Status ReplayParked();
-  // Saves the checkpoint now.
+  // Saves the checkpoint now (ok and nothing saved once deleted).
   Status Flush();
   // Waits until the checkpoint is at or past `position` (read-your-writes:
   // the group has handled a write at that position) or the timeout passes;
-  // true if it is. Only this process's acknowledgements move it.
+  // true if it is. Only this process's acknowledgements move it. False at
+  // once when the group is deleted.
   bool WaitFor(Position position, std::chrono::milliseconds timeout);
+
+  // Counts the calls that may let a pull deliver more or move the
+  // checkpoint: acks, nacks, retries, skips, replays, a delete, a read that
+  // moved the checkpoint past filtered-out events.
+  std::uint64_t changes();
+  // Calls `fn` once when changes() passes `seen`: at once on this thread if
+  // it has (the ticket is then 0), else on the thread making the change,
+  // which may hold the group's lock: `fn` must only post work elsewhere (it
+  // may call CancelNotify, nothing else of this group).
+  using Ticket = std::uint64_t;
+  Ticket NotifyChange(std::uint64_t seen, std::function<void()> fn);
+  // Drops a registration; a ticket that fired or was cancelled is ignored.
+  // `fn` may still run once if it was being called meanwhile.
+  void CancelNotify(Ticket ticket);
+  // What a pull that found nothing can wait for.
+  PullIdle Idle();
+  bool deleted();
 
   ConsumerGroupInfo info();
   const std::string& name() const;

@@ -1,10 +1,18 @@
 #include "server/consumer_registry.h"
 
+#include <fmt/format.h>
+
 namespace indelible::server {
 
 Result<std::shared_ptr<ConsumerGroup>> ConsumerRegistry::Get(const std::string& name) {
   std::lock_guard lock(mu_);
-  if (auto it = open_.find(name); it != open_.end()) return it->second;
+  if (deleting_.contains(name))
+    return Status::NotFound(fmt::format("consumer group '{}' is being deleted", name));
+  if (auto it = open_.find(name); it != open_.end()) {
+    // Deleted by someone else in this process (the library): open afresh.
+    if (!it->second->deleted()) return it->second;
+    open_.erase(it);
+  }
   auto opened = ConsumerGroup::Open(store_, name);
   if (!opened.ok()) return opened.status();
   std::shared_ptr<ConsumerGroup> group = std::move(*opened);
@@ -12,15 +20,45 @@ Result<std::shared_ptr<ConsumerGroup>> ConsumerRegistry::Get(const std::string& 
   return group;
 }
 
-void ConsumerRegistry::Forget(const std::string& name) {
-  std::shared_ptr<ConsumerGroup> dropped;
+Result<bool> ConsumerRegistry::Create(const std::string& name, const ConsumerGroupOptions& options,
+                                      std::size_t max_groups) {
+  std::lock_guard admin(admin_mu_);
+  auto existed = ConsumerGroup::Exists(store_, name);
+  if (!existed.ok()) return existed.status();
+  if (!*existed) {
+    auto names = ConsumerGroup::List(store_);
+    if (!names.ok()) return names.status();
+    if (names->size() >= max_groups)
+      return Status::TooLarge(
+          "group", fmt::format("there are {} consumer groups, the most this server keeps "
+                               "(--max-consumer-groups {}); delete one first",
+                               names->size(), max_groups));
+  }
+  if (Status s = ConsumerGroup::Create(store_, name, options); !s.ok()) return s;
+  return *existed;
+}
+
+Status ConsumerRegistry::Delete(const std::string& name) {
+  std::lock_guard admin(admin_mu_);
+  auto exists = ConsumerGroup::Exists(store_, name);
+  if (!exists.ok()) return exists.status();
+  if (!*exists)
+    return Status::NotFound(fmt::format("no consumer group '{}': nothing to delete", name));
+  std::shared_ptr<ConsumerGroup> dropped;  // closed after the lock
   {
     std::lock_guard lock(mu_);
-    auto it = open_.find(name);
-    if (it == open_.end()) return;
-    dropped = std::move(it->second);
-    open_.erase(it);
+    deleting_.insert(name);
+    if (auto it = open_.find(name); it != open_.end()) {
+      dropped = std::move(it->second);
+      open_.erase(it);
+    }
   }
+  // Closes `dropped` and every object a request still holds, then removes
+  // the record; none of them saves it again.
+  Status deleted = ConsumerGroup::Delete(store_, name);
+  std::lock_guard lock(mu_);
+  deleting_.erase(name);
+  return deleted;
 }
 
 void ConsumerRegistry::ForEach(const std::function<void(ConsumerGroup&)>& fn) {
@@ -30,6 +68,17 @@ void ConsumerRegistry::ForEach(const std::function<void(ConsumerGroup&)>& fn) {
     for (auto& [name, group] : open_) groups.push_back(group);
   }
   for (auto& group : groups) fn(*group);
+}
+
+void ConsumerRegistry::AddWaiting(const std::string& name, std::int64_t delta) {
+  std::lock_guard lock(mu_);
+  if ((waiting_[name] += delta) == 0) waiting_.erase(name);
+}
+
+std::int64_t ConsumerRegistry::Waiting(const std::string& name) {
+  std::lock_guard lock(mu_);
+  auto it = waiting_.find(name);
+  return it == waiting_.end() ? 0 : it->second;
 }
 
 }  // namespace indelible::server

@@ -1,11 +1,23 @@
 // /consumers: consumer groups over HTTP (docs/HTTP.md, "Consumer groups").
-// Pulls that wait and waitFor long polls run on the blocking pool, the
-// rest on the I/O thread (they only touch the group's memory, or write one
-// checkpoint record).
+// Pulls (they read the store to fill the window) run on the reads pool. A
+// pull that waits, or a waitFor, holds no thread while it waits: a
+// LongWait registers for what could change its answer (a change of the
+// group, a commit past what the group read, the end of a back-off or
+// lease, its deadline) and tries again on the reads pool when one comes.
+// So parked long pulls never starve the blocking pool (deletes, custom
+// routes). The rest runs on the I/O thread (they only touch the group's
+// memory, or write one checkpoint record).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/json.hpp>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <utility>
 
 #include "core/event_json.h"
 #include "server/request_parsing.h"
@@ -19,6 +31,179 @@ using std::chrono::milliseconds;
 
 constexpr std::int64_t kMaxPull = 10000;
 constexpr std::int64_t kMaxWaitMs = 60000;
+// How often a parked wait looks whether the server is stopping, so that
+// shutdown answers it at once instead of waiting out its deadline. Only a
+// flag is read then: the group is tried again only when something changed.
+constexpr milliseconds kStopCheck{1000};
+
+using Clock = std::chrono::steady_clock;
+
+// A request that waits for a consumer group without a thread (see above).
+// `attempt(last)` answers and returns true when it has an answer; `last` is
+// set once the deadline passed or the server is stopping (it must answer
+// then). Attempts run on the reads pool, one at a time.
+//
+// Ownership: while waiting, the pending timer's handler (on the I/O
+// context) and posted attempts hold the object; the group's and the commit
+// watcher's callbacks hold it weakly and only post, so it is never
+// destroyed under the group's lock. Generations tell a stale wake (a
+// registration that fired while it was being cancelled) from a live one.
+class LongWait : public std::enable_shared_from_this<LongWait> {
+ public:
+  using Attempt = std::function<bool(bool last)>;
+
+  LongWait(ServerContext& context, std::shared_ptr<Exchange> exchange,
+           std::shared_ptr<ConsumerGroup> group, Clock::time_point deadline, bool wants_commits,
+           Attempt attempt)
+      : context_(context),
+        exchange_(std::move(exchange)),
+        group_(std::move(group)),
+        deadline_(deadline),
+        wants_commits_(wants_commits),
+        attempt_(std::move(attempt)),
+        strand_(boost::asio::make_strand(context.ioc)),
+        timer_(strand_) {}
+
+  ~LongWait() {
+    // Only when the server stopped before an answer: the group outlives us.
+    if (change_ticket_ != 0) group_->CancelNotify(change_ticket_);
+  }
+
+  void Start() {
+    context_.consumers.AddWaiting(group_->name(), 1);
+    boost::asio::post(context_.reads, [self = shared_from_this()] { self->Run(); });
+  }
+
+ private:
+  void Run() {
+    std::uint64_t generation;
+    {
+      std::lock_guard lock(mu_);
+      if (done_) return;
+      wake_pending_ = false;
+      generation = ++generation_;
+    }
+    // Read before the attempt: a change after it fires the registration.
+    const std::uint64_t seen = group_->changes();
+    const bool last = Clock::now() >= deadline_ || context_.stopping;
+    bool answered = true;
+    RunGuarded(*exchange_, [&] { answered = attempt_(last); });
+    if (answered || last) return Finish();
+
+    const PullIdle idle = wants_commits_ ? group_->Idle() : PullIdle{};
+    std::weak_ptr<LongWait> weak = weak_from_this();
+    auto wake = [weak, generation, &reads = context_.reads] {
+      boost::asio::post(reads, [weak, generation] {
+        if (auto self = weak.lock()) self->Wake(generation);
+      });
+    };
+    const ConsumerGroup::Ticket change = group_->NotifyChange(seen, wake);
+    const CommitWatcher::Ticket commit =
+        idle.commit_after ? context_.watcher.NotifyAfter(*idle.commit_after, wake) : 0;
+    {
+      std::lock_guard lock(mu_);
+      if (!done_ && generation == generation_ && !wake_pending_) {
+        change_ticket_ = change;
+        commit_ticket_ = commit;
+        wake_at_ = idle.due ? std::min(deadline_, *idle.due) : deadline_;
+        Arm(generation);
+        return;
+      }
+    }
+    // Woken while registering: that wake's attempt registers afresh.
+    group_->CancelNotify(change);
+    context_.watcher.Cancel(commit);
+  }
+
+  void Wake(std::uint64_t generation) {
+    {
+      std::lock_guard lock(mu_);
+      if (done_ || generation != generation_ || wake_pending_) return;
+      wake_pending_ = true;
+    }
+    DropRegistrations();
+    Run();
+  }
+
+  // Arms the timer (on the strand, its only thread) for wake_at_, or for
+  // the next stop check if that comes first; a stop check that finds the
+  // server running re-arms without an attempt.
+  void Arm(std::uint64_t generation) {
+    boost::asio::post(strand_, [self = shared_from_this(), generation] {
+      Clock::time_point at;
+      {
+        std::lock_guard lock(self->mu_);
+        if (self->done_ || generation != self->generation_) return;
+        at = self->wake_at_;
+      }
+      const bool stop_check = Clock::now() + kStopCheck < at;
+      self->timer_.expires_at(stop_check ? Clock::now() + kStopCheck : at);
+      self->timer_.async_wait([self, generation, stop_check](boost::system::error_code ec) {
+        if (ec) return;  // cancelled or re-armed
+        if (stop_check && !self->context_.stopping) return self->Arm(generation);
+        boost::asio::post(self->context_.reads, [self, generation] { self->Wake(generation); });
+      });
+    });
+  }
+
+  void DropRegistrations() {
+    ConsumerGroup::Ticket change;
+    CommitWatcher::Ticket commit;
+    {
+      std::lock_guard lock(mu_);
+      change = std::exchange(change_ticket_, 0);
+      commit = std::exchange(commit_ticket_, 0);
+    }
+    group_->CancelNotify(change);
+    context_.watcher.Cancel(commit);
+  }
+
+  void Finish() {
+    {
+      std::lock_guard lock(mu_);
+      if (done_) return;
+      done_ = true;
+    }
+    DropRegistrations();
+    boost::asio::post(strand_, [self = shared_from_this()] { self->timer_.cancel(); });
+    context_.consumers.AddWaiting(group_->name(), -1);
+  }
+
+  ServerContext& context_;
+  const std::shared_ptr<Exchange> exchange_;
+  const std::shared_ptr<ConsumerGroup> group_;
+  const Clock::time_point deadline_;
+  const bool wants_commits_;
+  const Attempt attempt_;
+  boost::asio::strand<boost::asio::io_context::executor_type> strand_;
+  boost::asio::steady_timer timer_;  // used on strand_ only
+
+  std::mutex mu_;
+  bool done_ = false;                        // GUARDED_BY(mu_)
+  bool wake_pending_ = false;                // GUARDED_BY(mu_)
+  std::uint64_t generation_ = 0;             // GUARDED_BY(mu_)
+  Clock::time_point wake_at_;                // GUARDED_BY(mu_)
+  ConsumerGroup::Ticket change_ticket_ = 0;  // GUARDED_BY(mu_)
+  CommitWatcher::Ticket commit_ticket_ = 0;  // GUARDED_BY(mu_)
+};
+
+// The JSON of one delivery in a pull's answer.
+std::string DeliveryJson(const Delivery& delivery) {
+  std::string out = fmt::format(R"({{"attempt":{},)", delivery.attempt);
+  if (delivery.parked_version)
+    out += fmt::format(R"("parkedVersion":{},)", delivery.parked_version->value());
+  out += R"("event":)";
+  AppendEventJson(delivery.event.view(), &out);
+  out += '}';
+  return out;
+}
+
+// A group's status with the requests waiting on it ("waiting").
+std::string StatusJson(ServerContext& context, ConsumerGroup& group) {
+  std::string body = ConsumerGroupInfoToJson(group.info());
+  body.insert(1, fmt::format(R"("waiting":{},)", context.consumers.Waiting(group.name())));
+  return body;
+}
 
 // Runs fn(group) for the group named by the path, or answers the error.
 template <typename Fn>
@@ -31,7 +216,7 @@ void WithGroup(ServerContext& context, const std::shared_ptr<Exchange>& exchange
 void Create(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   ConsumerGroupOptions options;
   options.filter = FilterFromQuery(*exchange);
-  auto start = IntegerParam(*exchange, "start", 0, 0, INT64_MAX);
+  auto start = IntegerParam(*exchange, "start", 0, 0, kMaxNumberParam);
   auto attempts = IntegerParam(*exchange, "maxAttempts", options.max_attempts, 1, 1000000);
   auto backoff =
       IntegerParam(*exchange, "initialBackoffMs", options.initial_backoff.count(), 0, 86400000);
@@ -52,10 +237,12 @@ void Create(ServerContext& context, std::shared_ptr<Exchange> exchange) {
     options.policy = *policy == "park" ? FailurePolicy::kPark : FailurePolicy::kBlock;
   }
   const std::string& name = exchange->params()[0];
-  auto existed = ConsumerGroup::Exists(context.store, name);
+  auto existed = context.consumers.Create(name, options, context.options.max_consumer_groups);
+  // The cap is a limit (too_large) on the server's state, not on this
+  // request's size: 409, deleting a group resolves it.
+  if (!existed.ok() && existed.status().code() == ErrorCode::kTooLarge)
+    return exchange->RespondError(http::status::conflict, existed.status());
   if (!existed.ok()) return exchange->RespondError(existed.status());
-  if (Status s = ConsumerGroup::Create(context.store, name, options); !s.ok())
-    return exchange->RespondError(s);
   WithGroup(context, exchange, [&](ConsumerGroup& group) {
     exchange->RespondJson(*existed ? http::status::ok : http::status::created,
                           ConsumerGroupInfoToJson(group.info()));
@@ -80,38 +267,38 @@ void List(ServerContext& context, std::shared_ptr<Exchange> exchange) {
 
 // GET /consumers/{group}: status; ?waitFor=P&timeout=MS waits (bounded)
 // until the checkpoint passes P: read-your-writes for a client that wrote
-// at position P.
+// at position P. Only a change of the group moves its checkpoint.
 void Describe(ServerContext& context, std::shared_ptr<Exchange> exchange) {
-  auto wait_for = IntegerParam(*exchange, "waitFor", -1, 0, INT64_MAX);
+  auto wait_for = IntegerParam(*exchange, "waitFor", -1, 0, kMaxNumberParam);
   if (!wait_for.ok()) return exchange->RespondError(wait_for.status());
   auto timeout = IntegerParam(*exchange, "timeout", 5000, 0, kMaxWaitMs);
   if (!timeout.ok()) return exchange->RespondError(timeout.status());
   auto group = context.consumers.Get(exchange->params()[0]);
   if (!group.ok()) return exchange->RespondError(group.status());
-  if (*wait_for < 0)
-    return exchange->RespondJson(http::status::ok, ConsumerGroupInfoToJson((*group)->info()));
-  boost::asio::post(context.blocking, [exchange, group = *group, position = *wait_for,
-                                       wait = milliseconds(*timeout)] {
-    const bool reached = group->WaitFor(Position(static_cast<std::uint64_t>(position)), wait);
-    std::string body = ConsumerGroupInfoToJson(group->info());
+  if (*wait_for < 0) return exchange->RespondJson(http::status::ok, StatusJson(context, **group));
+  const Position position(static_cast<std::uint64_t>(*wait_for));
+  auto attempt = [&context, exchange, group = *group, position](bool last) {
+    const bool reached = !group->deleted() && group->info().checkpoint >= position;
+    if (!reached && !last && !group->deleted()) return false;
+    std::string body = StatusJson(context, *group);
     body.insert(1, fmt::format(R"("reached":{},)", reached ? "true" : "false"));
     exchange->RespondJson(http::status::ok, std::move(body));
-  });
+    return true;
+  };
+  std::make_shared<LongWait>(context, exchange, *group, Clock::now() + milliseconds(*timeout),
+                             /*wants_commits=*/false, std::move(attempt))
+      ->Start();
 }
 
 void Delete(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   const std::string& name = exchange->params()[0];
-  auto exists = ConsumerGroup::Exists(context.store, name);
-  if (!exists.ok()) return exchange->RespondError(exists.status());
-  if (!*exists)
-    return exchange->RespondError(
-        Status::NotFound(fmt::format("no consumer group '{}': nothing to delete", name)));
-  context.consumers.Forget(name);  // closes ours first: it saves on close
-  if (Status s = ConsumerGroup::Delete(context.store, name); !s.ok())
-    return exchange->RespondError(s);
+  if (Status s = context.consumers.Delete(name); !s.ok()) return exchange->RespondError(s);
   exchange->RespondJson(http::status::ok, fmt::format(R"({{"deleted":{}}})", QuoteJson(name)));
 }
 
+// A page of deliveries stops at max_page_bytes of JSON (one delivery at
+// least); the group measures each delivery with `size`, which keeps the
+// JSON it made so the answer does not encode it twice.
 void Pull(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   auto consumer = exchange->Query("consumer");
   if (!consumer || consumer->empty())
@@ -127,27 +314,40 @@ void Pull(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   const bool ordered = ordered_param && *ordered_param == "true";
   auto group = context.consumers.Get(exchange->params()[0]);
   if (!group.ok()) return exchange->RespondError(group.status());
-  auto run = [exchange, group = *group, consumer = *consumer, max = static_cast<std::size_t>(*max),
-              wait = milliseconds(*wait_ms), ordered] {
-    auto batch =
-        ordered ? group->PullInOrder(consumer, max, wait) : group->Pull(consumer, max, wait);
-    if (!batch.ok()) return exchange->RespondError(batch.status());
+  const std::size_t max_bytes = context.options.max_page_bytes;
+  auto attempt = [exchange, group = *group, consumer = *consumer,
+                  max = static_cast<std::size_t>(*max), ordered, max_bytes](bool last) {
+    std::vector<std::pair<std::uint64_t, std::string>> encoded;  // position, JSON
+    PullBudget budget;
+    budget.max_bytes = max_bytes;
+    budget.size = [&encoded](const Delivery& delivery) {
+      encoded.emplace_back(delivery.event.position.value(), DeliveryJson(delivery));
+      return encoded.back().second.size() + 1;  // and a comma
+    };
+    auto batch = ordered ? group->PullInOrder(consumer, max, milliseconds(0), budget)
+                         : group->Pull(consumer, max, milliseconds(0), budget);
+    if (!batch.ok()) {
+      exchange->RespondError(batch.status());
+      return true;
+    }
+    if (batch->empty() && !last) return false;
     std::string body = R"({"deliveries":[)";
     for (std::size_t i = 0; i < batch->size(); ++i) {
       if (i > 0) body += ',';
       const Delivery& delivery = (*batch)[i];
-      body += fmt::format(R"({{"attempt":{},)", delivery.attempt);
-      if (delivery.parked_version)
-        body += fmt::format(R"("parkedVersion":{},)", delivery.parked_version->value());
-      body += R"("event":)";
-      AppendEventJson((*batch)[i].event.view(), &body);
-      body += '}';
+      // The size calls ran in batch order; one more may follow (left out).
+      if (i < encoded.size() && encoded[i].first == delivery.event.position.value())
+        body += encoded[i].second;
+      else
+        body += DeliveryJson(delivery);
     }
     body += "]}";
     exchange->RespondJson(http::status::ok, std::move(body));
+    return true;
   };
-  if (*wait_ms == 0) return run();
-  boost::asio::post(context.blocking, std::move(run));
+  std::make_shared<LongWait>(context, exchange, *group, Clock::now() + milliseconds(*wait_ms),
+                             /*wants_commits=*/true, std::move(attempt))
+      ->Start();
 }
 
 // A JSON object body; the caller checked the content type.

@@ -8,7 +8,21 @@
 // entry outside the batch being built; Ack marks entries and pops the
 // acknowledged prefix, which is the checkpoint. Waiting for new events uses
 // Store::WaitForCommit in short slices, so a Pull notices new commits at
-// once and other consumers' acks within a slice.
+// once and other consumers' acks within a slice. Callers that wait without
+// a thread use changes_ and its notify list (own mutex, so a callback may
+// cancel itself while a change holds mu_) and Idle().
+//
+// Byte bounds: window_bytes_ sums the payload of the window's entries;
+// Refill stops reading once it reaches the limit (a non-empty window), and
+// the subscription's pages are no larger than the limit, so the window
+// passes it by at most one page. Take stops a batch at its budget.
+//
+// Delete: every Impl registers in a process-wide list by (store, name).
+// Delete holds that list's lock while it marks each registered Impl deleted
+// (under the Impl's mu_, so a save in progress finishes first) and removes
+// the record; Open takes the same lock to read the record and register, so
+// an object opened during a delete is either marked or finds no record.
+// MaybeSave does nothing once deleted_, so nothing saves the record again.
 //
 // Parking (policy park) and replay: a failed event is appended to
 // `$parked-<group>` (subscriptions/parking.h) and acked; its stream goes into
@@ -26,9 +40,11 @@
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <set>
 #include <unordered_set>
+#include <utility>
 
 #include "core/clock.h"
 #include "subscriptions/group_record.h"
@@ -53,7 +69,18 @@ SubscriptionOptions SubscriptionFor(const GroupRecord& record, const ConsumerGro
   options.filter = record.options.filter;
   options.after = record.checkpoint;
   options.page_events = std::min<std::size_t>(500, local.window);
+  options.page_bytes = std::min<std::size_t>(options.page_bytes, local.window_bytes);
   return options;
+}
+
+// What an event weighs against window_bytes (and a pull's default budget).
+std::size_t PayloadBytes(const RecordedEvent& event) {
+  return event.data.size() + event.metadata.size() + event.type.size() + event.schema.size() +
+         event.content_type.size() + event.stream.size();
+}
+
+Status DeletedError(std::string_view name) {
+  return Status::NotFound(fmt::format("consumer group '{}' was deleted", name));
 }
 
 }  // namespace
@@ -65,6 +92,7 @@ class ConsumerGroup::Impl {
         name_(std::move(name)),
         record_(std::move(record)),
         window_limit_(local.window),
+        window_bytes_limit_(local.window_bytes),
         checkpoint_interval_(local.checkpoint_interval),
         parked_stream_(subscriptions::ParkedStreamName(name_)),
         deliver_store_streams_(std::any_of(
@@ -78,25 +106,60 @@ class ConsumerGroup::Impl {
     if (record_.replaying) StartReplayPass();  // resume the pass a restart cut short
   }
 
+  ~Impl() {
+    OpenGroups& open = Registry();
+    std::lock_guard lock(open.mu);
+    auto [first, last] = open.impls.equal_range(Key(store_, name_));
+    for (auto it = first; it != last; ++it)
+      if (it->second == this) {
+        open.impls.erase(it);
+        break;
+      }
+  }
+
+  // Every Impl of this process by (store, name), for Delete.
+  using GroupKey = std::pair<const Store*, std::string>;
+  struct OpenGroups {
+    std::mutex mu;
+    std::multimap<GroupKey, Impl*> impls;  // GUARDED_BY(mu)
+  };
+  static OpenGroups& Registry() {
+    static auto* open = new OpenGroups;  // never destroyed: used from destructors
+    return *open;
+  }
+  static GroupKey Key(const Store& store, std::string_view name) {
+    return {&store, std::string(name)};
+  }
+  // With Registry().mu held (by Open).
+  void RegisterLocked() { Registry().impls.emplace(Key(store_, name_), this); }
+
+  // With Registry().mu held (by Delete): from now on nothing is saved.
+  void MarkDeleted() {
+    std::lock_guard lock(mu_);
+    deleted_ = true;
+    Changed();
+  }
+
   const std::string& name() const { return name_; }
 
   Result<std::vector<Delivery>> Pull(std::string_view consumer, std::size_t max, milliseconds wait,
-                                     bool in_order) {
+                                     bool in_order, const PullBudget& budget) {
     if (max == 0) return Status::Invalid("max", "pull at least 1 event");
     if (consumer.empty()) return Status::Invalid("consumer", "name the consumer that pulls");
     const auto deadline = Clock::now() + wait;
     std::unique_lock lock(mu_);
     for (;;) {
+      if (deleted_) return DeletedError(name_);
       if (Status s = Refill(); !s.ok()) return s;
       const auto now = Clock::now();
       ExpireLeases(now);
       std::vector<Delivery> out;
-      if (!blocked_at_) out = Take(consumer, max, now, in_order);
+      if (!blocked_at_) out = Take(consumer, max, budget, now, in_order);
       // Parks made above are saved now; a failure is retried by the next call.
       if (save_now_) (void)MaybeSave(true);
       if (!out.empty() || now >= deadline) return out;
       const auto until = std::min(deadline, now + kWaitSlice);
-      if (window_.size() < window_limit_ && !blocked_at_) {
+      if (WindowHasRoom() && !blocked_at_) {
         // Room for more: sleep until a commit past what was read (at once
         // if there is one), at most a slice.
         const Position read_through = subscription_.position();
@@ -112,6 +175,7 @@ class ConsumerGroup::Impl {
 
   Status Ack(const std::vector<Position>& positions) {
     std::lock_guard lock(mu_);
+    if (deleted_) return DeletedError(name_);
     for (Position position : positions) {
       if (Entry* replayed = FindReplay(position)) {
         SetState(*replayed, State::kAcked);
@@ -129,12 +193,13 @@ class ConsumerGroup::Impl {
     }
     Advance();
     AdvanceReplay();
-    changed_.notify_all();
+    Changed();
     return MaybeSave(false);
   }
 
   Status Nack(Position position, std::string_view reason) {
     std::lock_guard lock(mu_);
+    if (deleted_) return DeletedError(name_);
     Entry* entry = FindReplay(position);
     if (entry == nullptr && position > checkpoint_) entry = Find(position);
     if (entry == nullptr || entry->state != State::kInFlight)
@@ -158,39 +223,42 @@ class ConsumerGroup::Impl {
     }
     Advance();
     AdvanceReplay();
-    changed_.notify_all();
+    Changed();
     return MaybeSave(false);
   }
 
   Status ReplayParked() {
     std::lock_guard lock(mu_);
+    if (deleted_) return DeletedError(name_);
     if (record_.replaying || record_.parked.empty()) return Status::Ok();
     StartReplayPass();
     save_now_ = true;
-    changed_.notify_all();
+    Changed();
     return MaybeSave(true);
   }
 
   Status Retry() {
     std::lock_guard lock(mu_);
+    if (deleted_) return DeletedError(name_);
     Entry* entry = BlockedEntry();
     if (entry == nullptr) return NotBlocked();
     entry->attempts = 0;
     SetState(*entry, State::kWaiting);
     entry->not_before = Clock::now();
     Unblock();
-    changed_.notify_all();
+    Changed();
     return Status::Ok();
   }
 
   Status Skip() {
     std::lock_guard lock(mu_);
+    if (deleted_) return DeletedError(name_);
     Entry* entry = BlockedEntry();
     if (entry == nullptr) return NotBlocked();
     SetState(*entry, State::kAcked);
     Unblock();
     Advance();
-    changed_.notify_all();
+    Changed();
     return MaybeSave(true);
   }
 
@@ -201,7 +269,52 @@ class ConsumerGroup::Impl {
 
   bool WaitFor(Position position, milliseconds timeout) {
     std::unique_lock lock(mu_);
-    return changed_.wait_for(lock, timeout, [&] { return checkpoint_ >= position; });
+    return changed_.wait_for(lock, timeout, [&] { return checkpoint_ >= position || deleted_; }) &&
+           !deleted_;
+  }
+
+  std::uint64_t changes() {
+    std::lock_guard lock(notify_mu_);
+    return changes_;
+  }
+
+  Ticket NotifyChange(std::uint64_t seen, std::function<void()> fn) {
+    {
+      std::lock_guard lock(notify_mu_);
+      if (changes_ == seen) {
+        const Ticket ticket = ++last_ticket_;
+        notify_.emplace(ticket, std::move(fn));
+        return ticket;
+      }
+    }
+    fn();
+    return 0;
+  }
+
+  void CancelNotify(Ticket ticket) {
+    std::lock_guard lock(notify_mu_);
+    notify_.erase(ticket);
+  }
+
+  PullIdle Idle() {
+    std::lock_guard lock(mu_);
+    PullIdle idle;
+    if (deleted_) return idle;
+    if (WindowHasRoom() && !blocked_at_) idle.commit_after = subscription_.position();
+    const auto now = Clock::now();
+    for (const std::deque<Entry>* lane : {&replay_, &window_})
+      for (const Entry& entry : *lane) {
+        std::optional<Clock::time_point> at;
+        if (entry.state == State::kInFlight) at = entry.lease_end;
+        if (entry.state == State::kWaiting && entry.not_before > now) at = entry.not_before;
+        if (at && (!idle.due || *at < *idle.due)) idle.due = at;
+      }
+    return idle;
+  }
+
+  bool deleted() {
+    std::lock_guard lock(mu_);
+    return deleted_;
   }
 
   ConsumerGroupInfo Info() {
@@ -253,15 +366,34 @@ class ConsumerGroup::Impl {
     entry.state = state;
   }
 
+  // Under mu_: every waiter (blocking and notified) learns of a change.
+  void Changed() {
+    changed_.notify_all();
+    std::map<Ticket, std::function<void()>> fire;
+    {
+      std::lock_guard lock(notify_mu_);
+      ++changes_;
+      fire.swap(notify_);
+    }
+    for (auto& [ticket, fn] : fire) fn();
+  }
+
+  // Whether Refill may read more: under both bounds, and at least one event.
+  bool WindowHasRoom() const {
+    return window_.empty() ||
+           (window_.size() < window_limit_ && window_bytes_ < window_bytes_limit_);
+  }
+
   // Reads more of $all while the window has room.
   Status Refill() {
-    while (window_.size() < window_limit_) {
+    while (WindowHasRoom()) {
       auto batch = subscription_.Next(milliseconds(0));
       if (!batch.ok()) return batch.status();
       for (RecordedEvent& event : batch->events) {
         if (!deliver_store_streams_ && event.stream.front() == '$') continue;
         Entry entry;
         entry.event = std::move(event);
+        window_bytes_ += PayloadBytes(entry.event);
         window_.push_back(std::move(entry));
       }
       if (batch->events.empty() || batch->caught_up) break;
@@ -276,7 +408,7 @@ class ConsumerGroup::Impl {
     const std::size_t limit = std::min<std::size_t>(500, window_limit_);
     std::size_t read = 0;
     do {
-      if (replay_.size() >= limit) return Status::Ok();
+      if (replay_.size() >= limit || ReplayBytes() >= window_bytes_limit_) return Status::Ok();
       ReadStreamOptions options;
       options.from = StreamVersion(static_cast<std::int64_t>(replay_next_));
       options.limit = limit - replay_.size();
@@ -329,7 +461,7 @@ class ConsumerGroup::Impl {
     given_up_.clear();
     record_.replaying = false;
     save_now_ = true;
-    changed_.notify_all();
+    Changed();
   }
 
   // Pops the finished prefix of the replay lane; each event replayed
@@ -350,9 +482,17 @@ class ConsumerGroup::Impl {
     if (record_.replaying && replay_at_end_ && replay_.empty()) EndReplayPass();
   }
 
-  std::vector<Delivery> Take(std::string_view consumer, std::size_t max, Clock::time_point now,
-                             bool in_order) {
+  // The payload held by the replay lane (a page at most, so a walk is fine).
+  std::size_t ReplayBytes() const {
+    std::size_t bytes = 0;
+    for (const Entry& entry : replay_) bytes += PayloadBytes(entry.event);
+    return bytes;
+  }
+
+  std::vector<Delivery> Take(std::string_view consumer, std::size_t max, const PullBudget& budget,
+                             Clock::time_point now, bool in_order) {
     std::vector<Delivery> out;
+    std::size_t bytes = 0;
     // Streams with an earlier unacknowledged event that is not in this batch.
     std::unordered_set<std::string_view> held;
     // Replays first: they are older than anything in the window.
@@ -378,11 +518,18 @@ class ConsumerGroup::Impl {
           Park(entry, fmt::format("stream '{}' is parked", entry.event.stream));
           continue;
         }
+        // Measured before it is handed out: one that does not fit stays
+        // waiting, untouched.
+        Delivery delivery{entry.event, entry.attempts + 1, entry.parked_version};
+        const std::size_t size = budget.size ? budget.size(delivery) : PayloadBytes(delivery.event);
+        if (!out.empty() && (size > budget.max_bytes || bytes + size > budget.max_bytes))
+          return out;
+        bytes += size;
         SetState(entry, State::kInFlight);
         entry.consumer = std::string(consumer);
         entry.lease_end = now + record_.options.lease;
         if (++entry.attempts > 1) ++redeliveries_;
-        out.push_back(Delivery{entry.event, entry.attempts, entry.parked_version});
+        out.push_back(std::move(delivery));
       }
     }
     return out;
@@ -484,8 +631,10 @@ class ConsumerGroup::Impl {
 
   // Pops the acknowledged prefix of the window into the checkpoint.
   void Advance() {
+    const Position before = checkpoint_;
     while (!window_.empty() && window_.front().state == State::kAcked) {
       checkpoint_ = window_.front().event.position;
+      window_bytes_ -= PayloadBytes(window_.front().event);
       window_.pop_front();
     }
     // The window holds every matching event the subscription read, so what
@@ -496,13 +645,16 @@ class ConsumerGroup::Impl {
     } else {
       checkpoint_ = std::max(checkpoint_, subscription_.position());
     }
-    if (checkpoint_ != saved_checkpoint_) changed_.notify_all();
+    // Only a move is a change: Refill calls this on every pull, and a
+    // change wakes every waiting pull.
+    if (checkpoint_ != before) Changed();
   }
 
   // Saves the record (checkpoint and parking state together, so they never
   // disagree after a crash) when forced, when a park or a pass changed the
   // parked streams, or when the interval has passed.
   Status MaybeSave(bool force) {
+    if (deleted_) return Status::Ok();  // the record must not come back
     if (checkpoint_ == saved_checkpoint_ && !dirty_ && !save_now_) return Status::Ok();
     const auto now = Clock::now();
     if (!force && !save_now_ && now - last_save_ < checkpoint_interval_) return Status::Ok();
@@ -547,16 +699,19 @@ class ConsumerGroup::Impl {
   const std::string name_;
   GroupRecord record_;
   const std::size_t window_limit_;
+  const std::size_t window_bytes_limit_;
   const milliseconds checkpoint_interval_;
   const std::string parked_stream_;
   const bool deliver_store_streams_;  // the filter names '$' streams
 
   std::mutex mu_;
   std::condition_variable changed_;
-  Subscription subscription_;  // GUARDED_BY(mu_)
-  std::deque<Entry> window_;   // GUARDED_BY(mu_)
-  Position checkpoint_;        // GUARDED_BY(mu_)
-  Position saved_checkpoint_;  // GUARDED_BY(mu_)
+  Subscription subscription_;     // GUARDED_BY(mu_)
+  std::deque<Entry> window_;      // GUARDED_BY(mu_)
+  std::size_t window_bytes_ = 0;  // GUARDED_BY(mu_): PayloadBytes of window_
+  bool deleted_ = false;          // GUARDED_BY(mu_): Delete reached this object
+  Position checkpoint_;           // GUARDED_BY(mu_)
+  Position saved_checkpoint_;     // GUARDED_BY(mu_)
   Clock::time_point last_save_;
   std::optional<Position> blocked_at_;  // GUARDED_BY(mu_)
   std::string blocked_reason_;          // GUARDED_BY(mu_)
@@ -569,6 +724,11 @@ class ConsumerGroup::Impl {
   std::set<std::string, std::less<>> given_up_;  // GUARDED_BY(mu_): this pass
   bool dirty_ = false;                           // GUARDED_BY(mu_): replay progress to save
   bool save_now_ = false;                        // GUARDED_BY(mu_): parked streams changed
+
+  std::mutex notify_mu_;                            // after mu_ when both are held
+  std::uint64_t changes_ = 0;                       // GUARDED_BY(notify_mu_)
+  Ticket last_ticket_ = 0;                          // GUARDED_BY(notify_mu_)
+  std::map<Ticket, std::function<void()>> notify_;  // GUARDED_BY(notify_mu_)
 };
 
 Status ConsumerGroup::Create(Store& store, std::string_view name,
@@ -598,14 +758,18 @@ Result<std::unique_ptr<ConsumerGroup>> ConsumerGroup::Open(Store& store, std::st
                                                            const ConsumerGroupOptions& local) {
   if (Status s = subscriptions::ValidateGroupName(name); !s.ok()) return s;
   if (Status s = subscriptions::ValidateGroupOptions(local); !s.ok()) return s;
+  // Read and registered under the lock Delete holds: see Delete.
+  Impl::OpenGroups& open = Impl::Registry();
+  std::lock_guard lock(open.mu);
   auto text = store.LoadCheckpoint(subscriptions::RecordName(name));
   if (!text.ok()) return text.status();
   if (!text->has_value())
     return Status::NotFound(fmt::format("no consumer group '{}': create it first", name));
   auto record = subscriptions::DecodeGroupRecord(name, **text);
   if (!record.ok()) return record.status();
-  return std::unique_ptr<ConsumerGroup>(new ConsumerGroup(
-      std::make_unique<Impl>(store, std::string(name), std::move(*record), local)));
+  auto impl = std::make_unique<Impl>(store, std::string(name), std::move(*record), local);
+  impl->RegisterLocked();
+  return std::unique_ptr<ConsumerGroup>(new ConsumerGroup(std::move(impl)));
 }
 
 Result<std::vector<std::string>> ConsumerGroup::List(Store& store) {
@@ -626,6 +790,12 @@ Result<bool> ConsumerGroup::Exists(Store& store, std::string_view name) {
 
 Status ConsumerGroup::Delete(Store& store, std::string_view name) {
   if (Status s = subscriptions::ValidateGroupName(name); !s.ok()) return s;
+  // Every open object is closed before the record goes, and none can open
+  // meanwhile: after this returns, nothing in this process saves it again.
+  Impl::OpenGroups& open = Impl::Registry();
+  std::lock_guard lock(open.mu);
+  auto [first, last] = open.impls.equal_range(Impl::Key(store, name));
+  for (auto it = first; it != last; ++it) it->second->MarkDeleted();
   return store.DeleteCheckpoint(subscriptions::RecordName(name));
 }
 
@@ -633,12 +803,13 @@ ConsumerGroup::ConsumerGroup(std::unique_ptr<Impl> impl) : impl_(std::move(impl)
 ConsumerGroup::~ConsumerGroup() { (void)impl_->Flush(); }
 
 Result<std::vector<Delivery>> ConsumerGroup::Pull(std::string_view consumer, std::size_t max,
-                                                  milliseconds wait) {
-  return impl_->Pull(consumer, max, wait, /*in_order=*/false);
+                                                  milliseconds wait, const PullBudget& budget) {
+  return impl_->Pull(consumer, max, wait, /*in_order=*/false, budget);
 }
 Result<std::vector<Delivery>> ConsumerGroup::PullInOrder(std::string_view consumer, std::size_t max,
-                                                         milliseconds wait) {
-  return impl_->Pull(consumer, max, wait, /*in_order=*/true);
+                                                         milliseconds wait,
+                                                         const PullBudget& budget) {
+  return impl_->Pull(consumer, max, wait, /*in_order=*/true, budget);
 }
 Status ConsumerGroup::Ack(Position position) { return impl_->Ack({position}); }
 Status ConsumerGroup::Ack(const std::vector<Position>& positions) { return impl_->Ack(positions); }
@@ -652,6 +823,13 @@ Status ConsumerGroup::Flush() { return impl_->Flush(); }
 bool ConsumerGroup::WaitFor(Position position, milliseconds timeout) {
   return impl_->WaitFor(position, timeout);
 }
+std::uint64_t ConsumerGroup::changes() { return impl_->changes(); }
+ConsumerGroup::Ticket ConsumerGroup::NotifyChange(std::uint64_t seen, std::function<void()> fn) {
+  return impl_->NotifyChange(seen, std::move(fn));
+}
+void ConsumerGroup::CancelNotify(Ticket ticket) { impl_->CancelNotify(ticket); }
+PullIdle ConsumerGroup::Idle() { return impl_->Idle(); }
+bool ConsumerGroup::deleted() { return impl_->deleted(); }
 ConsumerGroupInfo ConsumerGroup::info() { return impl_->Info(); }
 const std::string& ConsumerGroup::name() const { return impl_->name(); }
 

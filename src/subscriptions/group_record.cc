@@ -60,6 +60,8 @@ Status ValidateGroupOptions(const ConsumerGroupOptions& options) {
     return Status::Invalid("lease", "a consumer group lease must be at least 1 ms");
   if (options.window < 1)
     return Status::Invalid("window", "a consumer group window must hold at least 1 event");
+  if (options.window_bytes < 1)
+    return Status::Invalid("windowBytes", "a consumer group window must hold at least 1 byte");
   return Status::Ok();
 }
 

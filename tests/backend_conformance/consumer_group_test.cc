@@ -4,6 +4,7 @@
 // read-your-writes with WaitFor.
 #include <indelible/consumer_group.h>
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <mutex>
@@ -262,6 +263,171 @@ TEST_P(ConformanceTest, GroupCreateOpenListDeleteAndBadInput) {
   EXPECT_EQ(ConsumerGroup::List(store()).value(), (std::vector<std::string>{"b.c_d-1"}));
   Settle();
   EXPECT_EQ(store().LastPosition().value(), 2u) << "groups write no events";
+}
+
+// `n` events with about `bytes` bytes of data each.
+std::vector<EventData> LargeEvents(int n, std::size_t bytes) {
+  std::vector<EventData> events;
+  for (int i = 0; i < n; ++i) {
+    EventData e;
+    e.id = EventId::Random();
+    e.type = "Large";
+    e.data = "\"" + std::string(bytes, static_cast<char>('a' + i % 26)) + "\"";
+    events.push_back(std::move(e));
+  }
+  return events;
+}
+
+// Large events: the window reads no further once it holds window_bytes
+// (it may pass it by one page, no larger than window_bytes), and a window
+// of one byte still admits one event at a time.
+TEST_P(ConformanceTest, GroupWindowIsBoundedByBytesAndAlwaysAdmitsOneEvent) {
+  constexpr std::size_t kEventBytes = 100 * 1024;
+  for (int i = 0; i < 12; ++i)
+    ASSERT_TRUE(
+        store()
+            .Append("big-" + std::to_string(i), Expected::any(), LargeEvents(1, kEventBytes))
+            .ok());
+  Settle();
+  ConsumerGroupOptions options;
+  options.window_bytes = 250 * 1024;
+  auto group = OpenGroup(store(), "bytes", options);
+  auto batch = PullOk(*group, "w", 100);
+  EXPECT_GE(batch.size(), 1u);
+  EXPECT_LE(batch.size(), 3u) << "a window of 250 KiB holds at most a page of 100 KiB events";
+
+  ConsumerGroupOptions tiny;
+  tiny.window_bytes = 1;
+  auto one = OpenGroup(store(), "one-byte", tiny);
+  for (std::uint64_t position = 1; position <= 12; ++position) {
+    auto single = PullOk(*one, "w", 100);
+    ASSERT_EQ(Positions(single), (std::vector<std::uint64_t>{position}));
+    ASSERT_TRUE(one->Ack(single.front().event.position).ok());
+  }
+  EXPECT_EQ(one->info().checkpoint.value(), 12u);
+}
+
+// A pull stops at its byte budget (one delivery at least); what it left out
+// is not in flight and goes out, as a first attempt, on the next pull.
+TEST_P(ConformanceTest, GroupPullStopsAtItsByteBudget) {
+  constexpr std::size_t kEventBytes = 100 * 1024;
+  ASSERT_TRUE(store().Append("big", Expected::any(), LargeEvents(6, kEventBytes)).ok());
+  Settle();
+  auto group = OpenGroup(store(), "budget");
+  PullBudget budget;
+  budget.max_bytes = 250 * 1024;
+  auto first = group->Pull("w", 100, milliseconds(200), budget);
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(Positions(*first), (std::vector<std::uint64_t>{1, 2}));
+  EXPECT_EQ(group->info().in_flight, 2u) << "the events left out are not in flight";
+  budget.size = [](const Delivery&) { return std::size_t{1}; };
+  budget.max_bytes = 3;
+  auto second = group->Pull("other", 100, milliseconds(0), budget);
+  ASSERT_TRUE(second.ok());
+  EXPECT_TRUE(second->empty()) << "stream 'big' is held by w";
+  ASSERT_TRUE(group->Ack({Position(1), Position(2)}).ok());
+  auto third = group->Pull("w", 100, milliseconds(200), budget);
+  ASSERT_TRUE(third.ok());
+  EXPECT_EQ(Positions(*third), (std::vector<std::uint64_t>{3, 4, 5}));
+  for (const auto& d : *third) EXPECT_EQ(d.attempt, 1);
+  budget.max_bytes = 0;
+  budget.size = {};
+  auto fourth = group->Pull("w2", 100, milliseconds(0), budget);
+  ASSERT_TRUE(fourth.ok());
+  EXPECT_TRUE(fourth->empty());
+  ASSERT_TRUE(group->Ack({Position(3), Position(4), Position(5)}).ok());
+  auto last = group->Pull("w2", 100, milliseconds(200), budget);
+  ASSERT_TRUE(last.ok());
+  EXPECT_EQ(Positions(*last), (std::vector<std::uint64_t>{6})) << "one delivery at least";
+}
+
+// What a caller that waits without a thread relies on: a change notifies
+// (at once if it came before the registration), Idle says what else to
+// wait for, and a cancelled registration never runs.
+TEST_P(ConformanceTest, GroupNotifiesChangesAndSaysWhatAnIdlePullWaitsFor) {
+  Put("order-1", 2);
+  ConsumerGroupOptions options;
+  options.initial_backoff = milliseconds(5000);
+  options.max_backoff = milliseconds(5000);
+  auto group = OpenGroup(store(), "notify", options);
+  ASSERT_EQ(Positions(PullOk(*group, "w", 1)), (std::vector<std::uint64_t>{1}));
+  ASSERT_TRUE(PullOk(*group, "w2", 10, milliseconds(0)).empty());
+  PullIdle idle = group->Idle();
+  ASSERT_TRUE(idle.commit_after.has_value());
+  EXPECT_EQ(idle.commit_after->value(), 2u);
+  ASSERT_TRUE(idle.due.has_value()) << "the lease of 1 ends";
+
+  const std::uint64_t seen = group->changes();
+  int fired = 0, cancelled = 0;
+  const auto ticket = group->NotifyChange(seen, [&] { ++fired; });
+  EXPECT_NE(ticket, 0u);
+  group->CancelNotify(group->NotifyChange(seen, [&] { ++cancelled; }));
+  ASSERT_TRUE(group->Nack(Position(1), "later").ok());
+  EXPECT_EQ(fired, 1);
+  EXPECT_EQ(cancelled, 0);
+  EXPECT_EQ(group->NotifyChange(seen, [&] { ++fired; }), 0u) << "changed since: runs at once";
+  EXPECT_EQ(fired, 2);
+  idle = group->Idle();
+  ASSERT_TRUE(idle.due.has_value()) << "the back-off of 1 ends";
+  EXPECT_GT(*idle.due, std::chrono::steady_clock::now() + seconds(2));
+}
+
+// Delete wins every race: consumers pulling and acknowledging (a save on
+// every ack), another object opened and closed over and over, and a delete
+// in the middle. Once Delete returned, nothing brings the record back: not
+// a later ack, not a pull, not the final flush of a close.
+TEST_P(ConformanceTest, ConcurrencyGroupDeleteWinsOverPullsAcksAndCloses) {
+  constexpr int kEvents = 120;
+  constexpr int kRounds = 12;
+  for (int i = 0; i < kEvents; ++i) Put("acct-" + std::to_string(i % 10));
+  ConsumerGroupOptions options;
+  options.checkpoint_interval = milliseconds(0);
+  for (int round = 0; round < kRounds; ++round) {
+    const std::string name = "race-" + std::to_string(round);
+    ASSERT_TRUE(ConsumerGroup::Create(store(), name, options).ok());
+    auto opened = ConsumerGroup::Open(store(), name, options);
+    ASSERT_TRUE(opened.ok());
+    std::shared_ptr<ConsumerGroup> group = std::move(*opened);
+    std::atomic<bool> stop{false};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 3; ++t)
+      threads.emplace_back([&, t] {
+        const std::string consumer = "w" + std::to_string(t);
+        while (!stop) {
+          auto batch = group->Pull(consumer, 3, milliseconds(1));
+          if (!batch.ok()) continue;  // not_found once deleted
+          for (const auto& d : *batch) (void)group->Ack(d.event.position);
+        }
+      });
+    threads.emplace_back([&] {  // another object of the group, closed each time
+      while (!stop) {
+        auto other = ConsumerGroup::Open(store(), name, options);
+        if (!other.ok()) continue;
+        auto batch = (*other)->Pull("closer", 2, milliseconds(0));
+        if (batch.ok())
+          for (const auto& d : *batch) (void)(*other)->Ack(d.event.position);
+      }
+    });
+    // Delete once the consumers are well under way, with events left.
+    const auto until = std::chrono::steady_clock::now() + seconds(30);
+    while (group->info().checkpoint.value() < 20 && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(milliseconds(1));
+    ASSERT_TRUE(ConsumerGroup::Delete(store(), name).ok());
+    std::this_thread::sleep_for(milliseconds(20));  // the others go on a while
+    stop = true;
+    for (auto& thread : threads) thread.join();
+    EXPECT_EQ(group->Ack(Position(kEvents)).code(), ErrorCode::kNotFound);
+    EXPECT_EQ(group->Pull("w", 1, milliseconds(0)).status().code(), ErrorCode::kNotFound);
+    group.reset();  // the final flush
+    EXPECT_FALSE(ConsumerGroup::Exists(store(), name).value()) << "round " << round;
+    auto names = ConsumerGroup::List(store());
+    ASSERT_TRUE(names.ok());
+    EXPECT_EQ(std::count(names->begin(), names->end(), name), 0) << "round " << round;
+  }
+  ASSERT_TRUE(ConsumerGroup::Create(store(), "race-0", options).ok()) << "the name is free again";
+  auto again = ConsumerGroup::Open(store(), "race-0", options);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(PullOk(**again, "w", 1).size(), 1u) << "a new group, from the start";
 }
 
 // Two consumers of one group, a flaky handler and writers still appending:

@@ -1,6 +1,8 @@
 // `indelible serve` end to end: /consumers (docs/HTTP.md, "Consumer
 // groups"): create, pull, ack, nack, block, retry, skip, waitFor, metrics,
-// restart, and bad input.
+// restart, bad input, and the limits: the cap on groups, pages bounded by
+// bytes, long pulls that hold no thread, and a delete that wins races.
+#include <atomic>
 #include <future>
 #include <thread>
 
@@ -182,6 +184,158 @@ TEST_F(ConsumersTest, BadRequestsAreRefusedAndChangeNothing) {
   ASSERT_EQ(http().Delete("/consumers/g").status, 200u);
   EXPECT_TRUE(IsError(http().Get("/consumers/g"), 404, "not_found"));
   EXPECT_TRUE(IsError(http().Delete("/consumers/g"), 404, "not_found"));
+}
+
+// 200 long pulls parked on a server with 4 blocking threads: a stream
+// delete (blocking pool) and a describe still answer while every pull is
+// waiting; then each pull times out with an empty page and leaves no
+// waiter behind. Before, each long pull held a blocking thread for its
+// whole wait, so the delete queued behind them.
+TEST_F(ConsumersTest, LongPullsHoldNoThreadAndLeaveNoWaiterBehind) {
+  Start({"--write-threads", "4"});
+  ASSERT_EQ(Append("victim", EventJson("Placed")).status, 201u);
+  ASSERT_EQ(http().Request("PUT", "/consumers/idle?category=nothing").status, 201u);
+  constexpr int kPulls = 200;
+  const std::string request_tail =
+      " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port()) +
+      "\r\nContent-Type: application/json\r\nContent-Length: 0\r\n\r\n";
+  std::vector<std::unique_ptr<testutil::RawConnection>> pulls;
+  for (int i = 0; i < kPulls; ++i) {
+    auto pull = std::make_unique<testutil::RawConnection>(port());
+    ASSERT_TRUE(pull->connected()) << i;
+    ASSERT_TRUE(pull->Send("POST /consumers/idle/pull?consumer=w" + std::to_string(i) +
+                           "&waitMs=20000" + request_tail));
+    pulls.push_back(std::move(pull));
+  }
+  // Every pull is parked (the status counts them).
+  const auto parked_by = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (IntOf(Info("idle"), "waiting") < kPulls && std::chrono::steady_clock::now() < parked_by)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(IntOf(Info("idle"), "waiting"), kPulls);
+
+  HttpClient other(port(), Millis(15000));
+  HttpResponse deleted = other.Delete("/streams/victim");
+  EXPECT_TRUE(deleted.status >= 200 && deleted.status < 300)
+      << "the delete did not get through: " << deleted.status << " " << deleted.error;
+  HttpResponse described = other.Get("/consumers/idle");
+  EXPECT_EQ(described.status, 200u) << described.error;
+  int answered_early = 0;
+  for (auto& pull : pulls) answered_early += pull->ReadResponse(Millis(1)).status != 0;
+  EXPECT_EQ(answered_early, 0) << "those answered before the pulls timed out";
+
+  // The pulls time out with empty pages, and nothing stays registered.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(40);
+  int empty_pages = 0;
+  for (auto& pull : pulls) {
+    const auto left = std::chrono::duration_cast<Millis>(until - std::chrono::steady_clock::now());
+    if (left.count() <= 0) break;
+    HttpResponse answer = pull->ReadResponse(left);
+    empty_pages += answer.status == 200 && answer.body == R"({"deliveries":[]})";
+  }
+  EXPECT_EQ(empty_pages, kPulls);
+  const auto drained_by = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (IntOf(Info("idle"), "waiting") != 0 && std::chrono::steady_clock::now() < drained_by)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(IntOf(Info("idle"), "waiting"), 0);
+}
+
+// A long pull is answered by the commit it waits for, and by another
+// consumer's ack that frees its stream's next event, well before its wait.
+TEST_F(ConsumersTest, ALongPullWakesOnACommitAndOnAnAck) {
+  ASSERT_EQ(http().Request("PUT", "/consumers/g").status, 201u);
+  auto first = std::async(std::launch::async, [&] {
+    HttpClient other(port());
+    return other.Post("/consumers/g/pull?consumer=a&max=1&waitMs=30000", "");
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_EQ(Append("order-1", EventJson("Placed")).status, 201u);
+  ASSERT_EQ(Append("order-1", EventJson("Shipped")).status, 201u);
+  HttpResponse woke = first.get();
+  ASSERT_EQ(woke.status, 200u) << woke.error;
+  EXPECT_NE(woke.body.find("\"position\":1"), std::string::npos) << woke.body;
+  // Event 2 waits for 1 (same stream): b's long pull gets it on a's ack.
+  auto second = std::async(std::launch::async, [&] {
+    HttpClient other(port());
+    return other.Post("/consumers/g/pull?consumer=b&max=1&waitMs=30000", "");
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_EQ(Ack("g", "1").status, 200u);
+  HttpResponse freed = second.get();
+  ASSERT_EQ(freed.status, 200u) << freed.error;
+  EXPECT_NE(freed.body.find("\"position\":2"), std::string::npos) << freed.body;
+}
+
+// A pull's page stops at --max-page-bytes of JSON (one delivery at least);
+// the events it left out are not in flight and come with the next pull.
+TEST_F(ConsumersTest, APullPageStopsAtMaxPageBytes) {
+  Start({"--max-page-bytes", "300000"});
+  const std::string large = "\"" + std::string(100000, 'x') + "\"";
+  for (int i = 0; i < 6; ++i)
+    ASSERT_EQ(Append("big-" + std::to_string(i), EventJson("Large", large)).status, 201u);
+  ASSERT_EQ(http().Request("PUT", "/consumers/g").status, 201u);
+  HttpResponse page = http().Post("/consumers/g/pull?consumer=w&max=100", "");
+  ASSERT_EQ(page.status, 200u);
+  EXPECT_LE(page.body.size(), 300000u + 100);
+  std::vector<std::int64_t> attempts;
+  EXPECT_EQ(PullPositions("g/pull?consumer=w2&max=100", &attempts),
+            (std::vector<std::int64_t>{3, 4}));
+  EXPECT_EQ(attempts, (std::vector<std::int64_t>{1, 1}));
+  EXPECT_EQ(IntOf(Info("g"), "inFlight"), 4) << "left-out events are not in flight";
+  Start({"--max-page-bytes", "1024"});
+  EXPECT_EQ(PullPositions("g/pull?consumer=w&max=100"), (std::vector<std::int64_t>{1}))
+      << "one delivery at least";
+}
+
+// --max-consumer-groups caps the groups: one more is 409 too_large; an
+// existing one may be created again, and a delete makes room.
+TEST_F(ConsumersTest, TheNumberOfGroupsIsCapped) {
+  Start({"--max-consumer-groups", "2"});
+  ASSERT_EQ(http().Request("PUT", "/consumers/a").status, 201u);
+  ASSERT_EQ(http().Request("PUT", "/consumers/b").status, 201u);
+  EXPECT_TRUE(IsError(http().Request("PUT", "/consumers/c"), 409, "too_large"));
+  EXPECT_EQ(http().Request("PUT", "/consumers/a").status, 200u) << "the same definition again";
+  EXPECT_TRUE(IsError(http().Get("/consumers/c"), 404, "not_found"));
+  ASSERT_EQ(http().Delete("/consumers/b").status, 200u);
+  EXPECT_EQ(http().Request("PUT", "/consumers/c").status, 201u);
+}
+
+// Workers pulling and acking while the group is deleted: once DELETE has
+// answered, nothing they do brings it back.
+TEST_F(ConsumersTest, ADeleteWinsOverPullsAndAcksInFlight) {
+  for (int i = 0; i < 300; ++i)
+    ASSERT_EQ(Append("acct-" + std::to_string(i % 10), EventJson("Placed")).status, 201u);
+  for (int round = 0; round < 5; ++round) {
+    const std::string group = "race-" + std::to_string(round);
+    ASSERT_EQ(http().Request("PUT", "/consumers/" + group).status, 201u);
+    std::atomic<bool> stop{false};
+    std::vector<std::thread> workers;
+    for (int w = 0; w < 4; ++w)
+      workers.emplace_back([&, w] {
+        HttpClient client(port());
+        while (!stop) {
+          HttpResponse page = client.Post(
+              "/consumers/" + group + "/pull?consumer=w" + std::to_string(w) + "&max=3", "");
+          const json::value body = page.Json();
+          if (page.status != 200 || !body.is_object()) continue;
+          std::string positions;
+          for (const auto& d : body.as_object().at("deliveries").as_array())
+            positions += (positions.empty() ? "" : ",") +
+                         std::to_string(IntOf(d.as_object().at("event").as_object(), "position"));
+          if (!positions.empty())
+            client.Post("/consumers/" + group + "/ack", "{\"positions\":[" + positions + "]}");
+        }
+      });
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    ASSERT_EQ(http().Delete("/consumers/" + group).status, 200u);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // acks go on, saves would too
+    stop = true;
+    for (auto& worker : workers) worker.join();
+    EXPECT_TRUE(IsError(http().Get("/consumers/" + group), 404, "not_found")) << group;
+    EXPECT_EQ(http().Get("/consumers").body.find(group), std::string::npos) << group;
+  }
+  EXPECT_EQ(server().Terminate(), 0);  // the final flush on close saves nothing either
+  Start();
+  EXPECT_EQ(http().Get("/consumers").body, R"({"consumers":[]})");
 }
 
 }  // namespace
