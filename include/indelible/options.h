@@ -95,6 +95,10 @@ struct ReadAllOptions {
   Position from{0};
   std::size_t limit = SIZE_MAX;
   AllFilter filter;
+  // Most events the read looks at, matching the filter or not: the cursor
+  // ends there and resume_from() is past them, so a filter that matches
+  // little costs a bounded scan per read (the server's /all).
+  std::size_t max_scan = SIZE_MAX;
 };
 
 // Progress of a long operation (check, import): done and total units, total

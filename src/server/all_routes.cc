@@ -1,5 +1,10 @@
 // GET /all: $all in position order, filtered, paged by `next`; waitMs turns
 // an empty page into a long poll.
+//
+// Every read runs on the read pool (context.reads), never on an I/O thread,
+// and is bounded three ways: `limit` events, max_page_bytes of JSON, and a
+// scan budget (max_scan_events, max_scan_time) for filters that match
+// little. A page cut short by any of them says where to go on in `next`.
 #include <fmt/format.h>
 
 #include <boost/asio/post.hpp>
@@ -13,31 +18,88 @@
 namespace indelible::server {
 namespace {
 
+namespace asio = boost::asio;
+
 constexpr std::int64_t kMaxPage = 10000;
 constexpr std::int64_t kMaxWaitMs = 60000;
+// A scan goes by cursors of this many events, so that the time budget is
+// checked between them (one cursor's scan is short: a few DynamoDB queries).
+constexpr std::size_t kScanChunk = 4096;
 
 struct Page {
   std::string body;
   std::size_t events = 0;
+  Position next;
+  // The read reached the last committed event: an empty page means there
+  // is nothing to read yet (a long poll waits), not that the scan budget
+  // ran out (the client goes on from `next`).
+  bool at_end = false;
 };
 
-Result<Page> ReadPage(Store& store, const ReadAllOptions& options) {
-  auto cursor = store.ReadAll(options);
-  if (!cursor.ok()) return cursor.status();
+// One page from `options.from`; blocks on the store (call on context.reads).
+Result<Page> ReadPage(ServerContext& context, const ReadAllOptions& options) {
+  Store& store = context.store;
+  const ServerOptions& limits = context.options;
+  const auto started = std::chrono::steady_clock::now();
+  const std::uint64_t last = store.LastPosition().value();
   Page page;
   page.body = R"({"events":[)";
-  for (; (*cursor)->Valid(); (*cursor)->Next()) {
-    if (page.events++ > 0) page.body += ',';
-    AppendEventJson((*cursor)->event(), &page.body);
+  std::uint64_t next = std::max<std::uint64_t>(options.from.value(), 1);
+  // Unfiltered, every event looked at is returned: `limit` bounds the scan.
+  const bool bounded_scan = !options.filter.empty();
+  std::size_t scanned = 0;
+  bool full = false;
+  while (!full && page.events < options.limit) {
+    ReadAllOptions chunk = options;
+    const std::uint64_t chunk_from = next;
+    chunk.from = Position(chunk_from);
+    chunk.limit = options.limit - page.events;
+    if (bounded_scan) chunk.max_scan = std::min(kScanChunk, limits.max_scan_events - scanned);
+    auto cursor = store.ReadAll(chunk);
+    if (!cursor.ok()) return cursor.status();
+    for (; (*cursor)->Valid(); (*cursor)->Next()) {
+      const EventView& event = (*cursor)->event();
+      const std::size_t before = page.body.size();
+      if (page.events > 0) page.body += ',';
+      AppendEventJson(event, &page.body);
+      // Past the byte budget: this event starts the next page, unless it is
+      // the first (a page always holds one, or paging would stop).
+      if (page.events > 0 && page.body.size() > limits.max_page_bytes) {
+        page.body.resize(before);
+        full = true;
+        break;
+      }
+      ++page.events;
+      next = event.position.value() + 1;
+      if (page.body.size() >= limits.max_page_bytes) {
+        full = true;
+        break;
+      }
+    }
+    if (Status s = (*cursor)->status(); !s.ok()) return s;
+    if (full) break;
+    // Past the events the filter skipped, so paging never rescans them.
+    next = std::max<std::uint64_t>(next, static_cast<std::uint64_t>((*cursor)->resume_from()));
+    if (next > last) {
+      page.at_end = true;
+      break;
+    }
+    // Positions are dense: what the cursor moved over is what it scanned.
+    scanned += static_cast<std::size_t>(next - chunk_from);
+    if (bounded_scan && (scanned >= limits.max_scan_events ||
+                         std::chrono::steady_clock::now() - started >= limits.max_scan_time))
+      break;
   }
-  if (!(*cursor)->status().ok()) return (*cursor)->status();
-  page.body += fmt::format(R"(],"next":{}}})", (*cursor)->resume_from());
+  page.next = Position(next);
+  page.body += fmt::format(R"(],"next":{}}})", next);
   return page;
 }
 
 // A long poll: waits for a commit past `from`, reads again, and answers when
-// the page has events or the deadline passes. Shared by the watcher's
-// callback and the deadline timer; whichever comes last finds it answered.
+// the page has events or the deadline passes. Its state lives on its strand;
+// reads go to the read pool and come back there. Whatever ends it (an
+// answer, the deadline) cancels its registration with the watcher, so a
+// poll that timed out leaves no waiter behind.
 class LongPoll : public std::enable_shared_from_this<LongPoll> {
  public:
   LongPoll(ServerContext& context, std::shared_ptr<Exchange> exchange, ReadAllOptions options,
@@ -45,65 +107,98 @@ class LongPoll : public std::enable_shared_from_this<LongPoll> {
       : context_(context),
         exchange_(std::move(exchange)),
         options_(std::move(options)),
-        timer_(boost::asio::make_strand(context.ioc)) {
+        strand_(asio::make_strand(context.ioc)),
+        timer_(strand_) {
     timer_.expires_after(wait);
   }
 
+  // From any thread.
   void Start() {
-    timer_.async_wait([self = shared_from_this()](boost::system::error_code) {
-      boost::asio::post(self->timer_.get_executor(), [self] { self->Finish(true); });
+    asio::post(strand_, [self = shared_from_this()] {
+      self->timer_.async_wait([self](boost::system::error_code ec) {
+        if (!ec) self->OnDeadline();
+      });
+      self->Register();
     });
-    Wait();
   }
 
  private:
-  void Wait() {
+  void Register() {
     // Positions below `from` are of no interest; a filtered page that
     // skipped events moved `from` past them.
     const Position after(options_.from.value() > 0 ? options_.from.value() - 1 : 0);
     std::weak_ptr<LongPoll> weak = shared_from_this();
-    context_.watcher.NotifyAfter(after, [weak] {
-      if (auto self = weak.lock())
-        boost::asio::post(self->timer_.get_executor(), [self] { self->Finish(false); });
+    auto strand = strand_;
+    ticket_ = context_.watcher.NotifyAfter(after, [weak, strand] {
+      asio::post(strand, [weak] {
+        if (auto self = weak.lock()) self->OnCommit();
+      });
     });
   }
 
-  void Finish(bool deadline) {
+  void OnCommit() {
+    ticket_ = 0;  // fired
+    if (!answered_) Read();
+  }
+
+  void OnDeadline() {
     if (answered_) return;
-    auto page = ReadPage(context_.store, options_);
-    if (!page.ok()) return Answer(page.status());
-    if (page->events == 0 && !deadline && !context_.stopping.load()) {
+    deadline_ = true;
+    CancelTicket();
+    // A read in flight answers when it comes back; else a last one.
+    if (!reading_) Read();
+  }
+
+  void Read() {
+    if (reading_) return;
+    reading_ = true;
+    asio::post(context_.reads, [self = shared_from_this()] {
+      auto page = CatchToStatus([&] { return ReadPage(self->context_, self->options_); });
+      asio::post(self->strand_,
+                 [self, page = std::move(page)]() mutable { self->OnPage(std::move(page)); });
+    });
+  }
+
+  void OnPage(Result<Page> page) {
+    reading_ = false;
+    if (answered_) return;
+    if (!page.ok()) return Answer([&] { exchange_->RespondError(page.status()); });
+    if (page->events == 0 && page->at_end && !deadline_ && !context_.stopping.load()) {
       // Only filtered-out events arrived: keep waiting past them.
-      options_.from = Position(NextOf(page->body));
-      return Wait();
+      options_.from = page->next;
+      return Register();
     }
-    answered_ = true;
-    timer_.cancel();
-    exchange_->RespondJson(http::status::ok, std::move(page->body));
+    Answer([&] { exchange_->RespondJson(http::status::ok, std::move(page->body)); });
   }
 
-  void Answer(const Status& status) {
+  template <typename Respond>
+  void Answer(Respond respond) {
     answered_ = true;
     timer_.cancel();
-    exchange_->RespondError(status);
+    CancelTicket();
+    respond();
   }
 
-  // The "next" of a page body we built ourselves.
-  static std::uint64_t NextOf(const std::string& body) {
-    const auto at = body.rfind(R"("next":)");
-    return std::stoull(body.substr(at + 7));
+  void CancelTicket() {
+    context_.watcher.Cancel(ticket_);
+    ticket_ = 0;
   }
 
   ServerContext& context_;
   std::shared_ptr<Exchange> exchange_;
   ReadAllOptions options_;
-  boost::asio::steady_timer timer_;
-  bool answered_ = false;  // on the timer's strand
+  asio::strand<asio::io_context::executor_type> strand_;
+  asio::steady_timer timer_;
+  // On the strand:
+  CommitWatcher::Ticket ticket_ = 0;  // registered with the watcher, if not 0
+  bool reading_ = false;              // a read is on the read pool
+  bool deadline_ = false;
+  bool answered_ = false;
 };
 
 void ReadAllRoute(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   ReadAllOptions options;
-  auto from = IntegerParam(*exchange, "from", 1, 0, INT64_MAX);
+  auto from = IntegerParam(*exchange, "from", 1, 0, kMaxNumberParam);
   if (!from.ok()) return exchange->RespondError(from.status());
   auto limit = IntegerParam(*exchange, "limit", 100, 1, kMaxPage);
   if (!limit.ok()) return exchange->RespondError(limit.status());
@@ -113,13 +208,20 @@ void ReadAllRoute(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   options.limit = static_cast<std::size_t>(*limit);
   options.filter = FilterFromQuery(*exchange);
 
-  auto page = ReadPage(context.store, options);
-  if (!page.ok()) return exchange->RespondError(page.status());
-  if (page->events > 0 || *wait_ms == 0)
-    return exchange->RespondJson(http::status::ok, std::move(page->body));
-  auto poll = std::make_shared<LongPoll>(context, std::move(exchange), std::move(options),
-                                         std::chrono::milliseconds(*wait_ms));
-  poll->Start();
+  asio::post(context.reads, [&context, exchange = std::move(exchange), options = std::move(options),
+                             wait = std::chrono::milliseconds(*wait_ms)]() mutable {
+    const std::shared_ptr<Exchange> guarded = exchange;
+    RunGuarded(*guarded, [&] {
+      auto page = ReadPage(context, options);
+      if (!page.ok()) return exchange->RespondError(page.status());
+      // A page cut short by the scan budget answers at once, empty or not:
+      // the client goes on from `next`.
+      if (page->events > 0 || wait.count() == 0 || !page->at_end)
+        return exchange->RespondJson(http::status::ok, std::move(page->body));
+      options.from = page->next;
+      std::make_shared<LongPoll>(context, std::move(exchange), std::move(options), wait)->Start();
+    });
+  });
 }
 
 }  // namespace

@@ -9,8 +9,8 @@ CommitWatcher::CommitWatcher(Store& store) : store_(store) {
   // thread started late (a loaded machine) would otherwise take commits
   // made meanwhile as already seen and never wake the waiters registered
   // before them.
-  const std::uint64_t seen = store_.LastPosition().value();
-  thread_ = std::thread([this, seen] { Loop(seen); });
+  seen_ = store_.LastPosition().value();
+  thread_ = std::thread([this, seen = seen_] { Loop(seen); });
 }
 
 CommitWatcher::~CommitWatcher() { Stop(); }
@@ -25,18 +25,34 @@ void CommitWatcher::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-void CommitWatcher::NotifyAfter(Position after, std::function<void()> fn) {
+CommitWatcher::Ticket CommitWatcher::NotifyAfter(Position after, std::function<void()> fn) {
   {
     std::lock_guard lock(mu_);
     // Checked under the lock the loop scans under: a commit that lands after
-    // this check finds the waiter registered (see Loop).
-    if (store_.LastPosition().value() <= after.value() && !stopping_) {
-      waiters_.push_back({after.value(), std::move(fn)});
-      return;
+    // this check finds the waiter registered (see Loop). Against what the
+    // loop saw, not the store: no store call on the caller's (I/O) thread,
+    // and a commit the loop has not seen yet wakes the waiter on its next
+    // turn, which returns at once.
+    if (seen_ <= after.value() && !stopping_) {
+      const Ticket ticket = ++last_ticket_;
+      waiters_.push_back({ticket, after.value(), std::move(fn)});
+      return ticket;
     }
-    if (stopping_) return;
+    if (stopping_) return 0;
   }
   fn();
+  return 0;
+}
+
+void CommitWatcher::Cancel(Ticket ticket) {
+  if (ticket == 0) return;
+  std::lock_guard lock(mu_);
+  std::erase_if(waiters_, [&](const Waiter& w) { return w.ticket == ticket; });
+}
+
+std::size_t CommitWatcher::waiting() const {
+  std::lock_guard lock(mu_);
+  return waiters_.size();
 }
 
 void CommitWatcher::Loop(std::uint64_t seen) {
@@ -50,6 +66,7 @@ void CommitWatcher::Loop(std::uint64_t seen) {
       if (stopping_) return;
       if (last <= seen) continue;
       seen = last;
+      seen_ = last;
       std::erase_if(waiters_, [&](Waiter& w) {
         if (w.after >= last) return false;
         ready.push_back(std::move(w.fn));

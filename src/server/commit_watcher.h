@@ -22,13 +22,25 @@ class CommitWatcher {
   explicit CommitWatcher(Store& store);
   ~CommitWatcher();  // stops the thread; pending callbacks are dropped
 
+  // Identifies a registration, for Cancel. 0: none (fn already ran).
+  using Ticket = std::uint64_t;
+
   // Calls `fn` once the store has an event past `after` (at once, on this
-  // thread, if it already has).
-  void NotifyAfter(Position after, std::function<void()> fn);
+  // thread, if the watcher already saw one: the ticket is then 0). Makes no
+  // store call, so I/O threads may register.
+  Ticket NotifyAfter(Position after, std::function<void()> fn);
+  // Drops a registration that has not fired, so a waiter that gave up (a
+  // long poll past its deadline, a closed subscriber) leaves nothing behind.
+  // A ticket that fired or was cancelled is ignored. `fn` may still run once
+  // if it was being called while Cancel ran: callbacks must tolerate that.
+  void Cancel(Ticket ticket);
+  // Registrations waiting (for /metrics and tests).
+  std::size_t waiting() const;
   void Stop();
 
  private:
   struct Waiter {
+    Ticket ticket;
     std::uint64_t after;
     std::function<void()> fn;
   };
@@ -36,8 +48,10 @@ class CommitWatcher {
   void Loop(std::uint64_t seen);
 
   Store& store_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::vector<Waiter> waiters_;  // GUARDED_BY(mu_)
+  Ticket last_ticket_ = 0;       // GUARDED_BY(mu_)
+  std::uint64_t seen_ = 0;       // GUARDED_BY(mu_): the loop's last position
   bool stopping_ = false;        // GUARDED_BY(mu_)
   std::thread thread_;
 };

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <boost/asio/dispatch.hpp>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 
@@ -37,7 +38,8 @@ EventStream::EventStream(asio::ip::tcp::socket socket, ServerContext& context, S
     : socket_(std::move(socket)),
       context_(context),
       source_(std::move(source)),
-      heartbeat_(socket_.get_executor()) {
+      heartbeat_(socket_.get_executor()),
+      write_timer_(socket_.get_executor()) {
   context_.metrics.subscribers.fetch_add(1, std::memory_order_relaxed);
   context_.metrics.open_connections.fetch_add(1, std::memory_order_relaxed);
 }
@@ -70,62 +72,105 @@ void EventStream::Stop() {
 }
 
 void EventStream::Pump() {
-  if (writing_ || closed_ || waiting_) return;
-  const Position last = context_.store.LastPosition();
-  if (!ReadPage()) return Close();
-  if (!text_.empty()) return Write();
-  if (!caught_up_sent_) {
-    caught_up_sent_ = true;
-    text_ = ": caught-up\n\n";
-    return Write();
-  }
-  WaitForCommit(last);
+  if (writing_ || reading_ || waiting_ || closed_) return;
+  reading_ = true;
+  // The I/O threads keep running until the page is back on the strand: a
+  // shutdown must not leave it queued on an io_context that is gone.
+  asio::post(
+      context_.reads, [self = shared_from_this(), work = asio::make_work_guard(context_.ioc)] {
+        Read read;
+        try {
+          read = self->ReadPage();
+        } catch (const std::exception& e) {  // a bug: close this subscriber, not the server
+          read.status = Status::Internal(std::string("the server failed: ") + e.what());
+        } catch (...) {
+          read.status = Status::Internal("the server failed");
+        }
+        asio::post(self->socket_.get_executor(),
+                   [self, read = std::move(read)]() mutable { self->OnRead(std::move(read)); });
+      });
 }
 
-bool EventStream::ReadPage() {
-  text_.clear();
+EventStream::Read EventStream::ReadPage() {
   Store& store = context_.store;
-  if (source_.stream.empty()) {
-    ReadAllOptions options;
-    options.from = source_.next_position;
-    options.limit = kPageEvents;
-    options.filter = source_.filter;
-    auto cursor = store.ReadAll(options);
-    if (!cursor.ok()) return false;
-    bool stopped_early = false;
-    for (; (*cursor)->Valid(); (*cursor)->Next()) {
-      AppendMessage((*cursor)->event(), &text_);
-      source_.next_position = (*cursor)->event().position.next();
-      if (text_.size() > kPageBytes) {
-        stopped_early = true;
-        break;
+  Read read;
+  if (!subscription_) {
+    // Where the subscription starts, as a position (the subscription's
+    // `after`) and, for a stream, the first version to send.
+    if (source_.from_end) {
+      source_.after = store.LastPosition();  // before Head: nothing falls between
+      auto head = source_.stream.empty() ? Result<StreamHead>(Status::NotFound("$all"))
+                                         : store.Head(source_.stream);
+      if (head.ok()) {
+        min_version_ = StreamVersion(head->version.value() + 1);
+      } else if (head.status().code() != ErrorCode::kNotFound) {
+        read.status = head.status();
+        return read;
+      }
+    } else if (source_.from_version && source_.from_version->value() > 0) {
+      min_version_ = *source_.from_version;
+      // Where positions come with the commit, start reading past the event
+      // before it instead of at the stream's first.
+      if (store.traits().positions_at_commit) {
+        ReadStreamOptions before;
+        before.from = StreamVersion(min_version_.value() - 1);
+        before.limit = 1;
+        before.include_deleted = true;
+        auto cursor = store.ReadStream(source_.stream, before);
+        if (cursor.ok() && (*cursor)->Valid()) source_.after = (*cursor)->event().position;
       }
     }
-    if (!(*cursor)->status().ok()) return false;
-    if (!stopped_early) source_.next_position = Position((*cursor)->resume_from());
-    return true;
+    SubscriptionOptions options;
+    options.stream = source_.stream;
+    options.filter = source_.filter;
+    options.after = source_.after;
+    options.page_events = kPageEvents;
+    options.page_bytes = kPageBytes;
+    subscription_.emplace(store, std::move(options));
   }
-  ReadStreamOptions options;
-  options.from = source_.next_version;
-  options.limit = kPageEvents;
-  auto cursor = store.ReadStream(source_.stream, options);
-  // Not there yet (or deleted): wait for it to be written.
-  if (!cursor.ok()) return cursor.status().code() == ErrorCode::kNotFound;
-  for (; (*cursor)->Valid(); (*cursor)->Next()) {
-    const EventView& event = (*cursor)->event();
-    source_.next_version = StreamVersion(event.version.value() + 1);
-    if (event.position.value() <= source_.after_position.value()) continue;
-    AppendMessage(event, &text_);
-    if (text_.size() > kPageBytes) break;
+  read.last = store.LastPosition();
+  // No wait: when nothing is new, the watcher tells us of the next commit.
+  auto batch = subscription_->Next(std::chrono::milliseconds(0));
+  if (!batch.ok()) {
+    read.status = batch.status();
+    return read;
   }
-  return (*cursor)->status().ok();
+  for (const RecordedEvent& event : batch->events) {
+    if (event.version < min_version_) continue;
+    AppendMessage(event.view(), &read.text);
+  }
+  if (batch->caught_up && !caught_up_sent_) {
+    caught_up_sent_ = true;
+    read.text += ": caught-up\n\n";
+  }
+  return read;
+}
+
+void EventStream::OnRead(Read read) {
+  reading_ = false;
+  if (closed_) return;
+  if (!read.status.ok()) return Close();
+  if (!read.text.empty()) {
+    text_ = std::move(read.text);
+    return Write();
+  }
+  WaitForCommit(read.last);
 }
 
 void EventStream::Write() {
   writing_ = true;
+  // A client that takes nothing for this long is gone or stuck: it would
+  // hold its page and a connection for ever.
+  // The number tells a stale expiry (queued as the last write ended) apart.
+  const std::uint64_t write = ++writes_;
+  write_timer_.expires_after(context_.options.sse_write_timeout);
+  write_timer_.async_wait([self = shared_from_this(), write](boost::system::error_code ec) {
+    if (!ec && self->writing_ && self->writes_ == write) self->Close();
+  });
   asio::async_write(socket_, asio::buffer(text_),
                     [self = shared_from_this()](boost::system::error_code ec, std::size_t) {
                       self->writing_ = false;
+                      self->write_timer_.cancel();
                       if (ec) return self->Close();
                       self->Pump();
                     });
@@ -135,9 +180,11 @@ void EventStream::WaitForCommit(Position after) {
   waiting_ = true;
   std::weak_ptr<EventStream> weak = shared_from_this();
   auto executor = socket_.get_executor();
-  context_.watcher.NotifyAfter(after, [weak, executor] {
+  ticket_ = context_.watcher.NotifyAfter(after, [weak, executor] {
     asio::post(executor, [weak] {
       if (auto self = weak.lock()) {
+        self->ticket_ = 0;
+        if (!self->waiting_) return;  // a second call after Cancel (see Cancel)
         self->waiting_ = false;
         self->Pump();
       }
@@ -149,7 +196,8 @@ void EventStream::Heartbeat() {
   heartbeat_.expires_after(context_.options.heartbeat);
   heartbeat_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
     if (ec || self->closed_) return;
-    if (!self->writing_) {
+    // Not while a read is out: its page will be written next.
+    if (!self->writing_ && !self->reading_) {
       self->text_ = ": heartbeat\n\n";
       self->Write();
     }
@@ -171,6 +219,11 @@ void EventStream::Close() {
   if (closed_) return;
   closed_ = true;
   heartbeat_.cancel();
+  write_timer_.cancel();
+  // A closed subscriber leaves no waiter behind.
+  context_.watcher.Cancel(ticket_);
+  ticket_ = 0;
+  waiting_ = false;
   boost::system::error_code ec;
   socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
   socket_.close(ec);

@@ -1,18 +1,23 @@
 // EventStream: one Server-Sent Events subscription (docs/HTTP.md).
 //
-// Operation: the stream always reads from the store, a page at a time, from
-// where it left off, and writes the page; only when a read comes back empty
-// does it wait for the next commit (CommitWatcher). So stored events come
-// first and live ones follow with no gap and no duplicate at the switch,
-// and a slow reader costs one page of memory: the next page is read only
-// after the socket took the last one. A reader that falls behind simply
-// reads older events from the store later.
+// Operation: the library's Subscription (include/indelible/subscription.h)
+// does the reading, so the server has the one catch-up implementation every
+// backend shares (DynamoDB's positions, given after the commit, included).
+// The stream asks it for a page at a time, on the read pool (never on an
+// I/O thread), writes the page, and asks again only once the socket took
+// it; when a read finds nothing new it waits for the next commit with the
+// CommitWatcher (an entry there, not a thread). So stored events come first
+// and live ones follow with no gap and no duplicate at the switch, and a
+// slow reader costs one page of memory. A reader that takes no write for
+// sse_write_timeout is disconnected; it resumes with Last-Event-ID.
 //
-// Concurrency: everything runs on the socket's strand; the watcher's
-// callback posts there.
+// Concurrency: the state lives on the socket's strand; reads run on the
+// read pool one at a time and post their page back; the watcher's callback
+// posts there too.
 #pragma once
 
 #include <indelible/options.h>
+#include <indelible/subscription.h>
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -30,9 +35,13 @@ class EventStream : public std::enable_shared_from_this<EventStream> {
     // Empty: $all with `filter`; else one stream.
     std::string stream;
     AllFilter filter;
-    Position next_position{1};      // $all: the next position to send
-    StreamVersion next_version{0};  // stream: the next version to send
-    Position after_position{0};     // stream: skip events at or before this position
+    // Exclusive start: events at or before this position are not sent.
+    Position after{0};
+    // Resolved by the first read (store reads, so not on the I/O thread):
+    // start at this version of the stream (`from=V`), or with the next
+    // commit (`from=end`, $all too).
+    std::optional<StreamVersion> from_version;
+    bool from_end = false;
   };
 
   EventStream(boost::asio::ip::tcp::socket socket, ServerContext& context, Source source);
@@ -43,9 +52,16 @@ class EventStream : public std::enable_shared_from_this<EventStream> {
   void Stop();
 
  private:
+  struct Read {
+    Status status;
+    std::string text;  // the page's messages, and `: caught-up` once
+    Position last;     // the store's last position before the read
+  };
+
   void Pump();
-  // Reads the next page into text_; false on a store error (closes).
-  bool ReadPage();
+  // On the read pool: the next page as SSE text.
+  Read ReadPage();
+  void OnRead(Read read);
   void Write();
   void WaitForCommit(Position after);
   void Heartbeat();
@@ -55,11 +71,17 @@ class EventStream : public std::enable_shared_from_this<EventStream> {
   boost::asio::ip::tcp::socket socket_;
   ServerContext& context_;
   Source source_;
+  std::optional<Subscription> subscription_;  // made by the first read
+  StreamVersion min_version_{0};              // stream: earlier versions are not sent
   boost::asio::steady_timer heartbeat_;
-  std::string text_;  // what is being written
+  boost::asio::steady_timer write_timer_;  // sse_write_timeout of the write in flight
+  std::string text_;                       // what is being written
   bool writing_ = false;
-  bool waiting_ = false;  // registered with the watcher
-  bool caught_up_sent_ = false;
+  std::uint64_t writes_ = 0;  // writes started
+  bool reading_ = false;
+  CommitWatcher::Ticket ticket_ = 0;
+  bool waiting_ = false;         // registered with the watcher
+  bool caught_up_sent_ = false;  // read pool only (one read at a time)
   bool closed_ = false;
   char peek_[256];
 };

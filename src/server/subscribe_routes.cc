@@ -18,33 +18,12 @@ Result<std::optional<std::uint64_t>> LastEventId(const Request& request) {
   std::uint64_t value = 0;
   const std::string_view text = it->value();
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() ||
+      value > static_cast<std::uint64_t>(kMaxNumberParam))
     return Status::Invalid("Last-Event-ID", fmt::format("'{}' is not a position: send the id: of "
                                                         "the last event received",
-                                                        text));
+                                                        text.substr(0, 64)));
   return std::optional<std::uint64_t>(value);
-}
-
-// The first version of `stream` whose event lies past `position`: positions
-// grow with versions, so a binary search of single-event reads finds it.
-StreamVersion FirstVersionAfter(Store& store, const std::string& stream, const StreamHead& head,
-                                std::uint64_t position) {
-  std::int64_t lo = 0, hi = head.version.value() + 1;
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    ReadStreamOptions options;
-    options.from = StreamVersion(mid);
-    options.limit = 1;
-    options.include_deleted = true;
-    auto cursor = store.ReadStream(stream, options);
-    if (!cursor.ok() || !(*cursor)->Valid()) return StreamVersion(lo);
-    if ((*cursor)->event().position.value() > position) {
-      hi = mid;
-    } else {
-      lo = mid + 1;
-    }
-  }
-  return StreamVersion(lo);
 }
 
 void Begin(ServerContext& context, const std::shared_ptr<Exchange>& exchange,
@@ -59,13 +38,13 @@ void SubscribeAll(ServerContext& context, const std::shared_ptr<Exchange>& excha
   auto last_id = LastEventId(exchange->request());
   if (!last_id.ok()) return exchange->RespondError(last_id.status());
   if (*last_id) {
-    source.next_position = Position(**last_id + 1);
+    source.after = Position(**last_id);
   } else if (exchange->Query("from") == "end") {
-    source.next_position = context.store.LastPosition().next();
+    source.from_end = true;  // the first read, on the read pool, finds where
   } else {
-    auto from = IntegerParam(*exchange, "from", 1, 0, INT64_MAX);
+    auto from = IntegerParam(*exchange, "from", 1, 0, kMaxNumberParam);
     if (!from.ok()) return exchange->RespondError(from.status());
-    source.next_position = Position(static_cast<std::uint64_t>(std::max<std::int64_t>(*from, 1)));
+    source.after = Position(static_cast<std::uint64_t>(std::max<std::int64_t>(*from, 1) - 1));
   }
   Begin(context, exchange, std::move(source));
 }
@@ -73,21 +52,21 @@ void SubscribeAll(ServerContext& context, const std::shared_ptr<Exchange>& excha
 void SubscribeStream(ServerContext& context, const std::shared_ptr<Exchange>& exchange) {
   EventStream::Source source;
   source.stream = exchange->params()[0];
-  auto head = context.store.Head(source.stream);
-  if (!head.ok() && head.status().code() != ErrorCode::kNotFound)
-    return exchange->RespondError(head.status());  // a bad name, or storage
+  // Reserved names too: `$parked-<group>` streams are followed this way.
+  if (Status valid = ValidateStreamName(source.stream, /*allow_reserved=*/true); !valid.ok())
+    return exchange->RespondError(valid);
   auto last_id = LastEventId(exchange->request());
   if (!last_id.ok()) return exchange->RespondError(last_id.status());
+  // Versions are turned into positions by the stream's first read, on the
+  // read pool: they need the store.
   if (*last_id) {
-    source.after_position = Position(**last_id);
-    if (head.ok())
-      source.next_version = FirstVersionAfter(context.store, source.stream, *head, **last_id);
+    source.after = Position(**last_id);
   } else if (exchange->Query("from") == "end") {
-    if (head.ok()) source.next_version = StreamVersion(head->version.value() + 1);
+    source.from_end = true;
   } else {
-    auto from = IntegerParam(*exchange, "from", 0, 0, INT64_MAX);
+    auto from = IntegerParam(*exchange, "from", 0, 0, kMaxNumberParam);
     if (!from.ok()) return exchange->RespondError(from.status());
-    source.next_version = StreamVersion(*from);
+    source.from_version = StreamVersion(*from);
   }
   Begin(context, exchange, std::move(source));
 }

@@ -198,5 +198,91 @@ TEST_F(AllTest, MetricsAreInPrometheusTextFormatAndCount) {
   EXPECT_GT(Sum(ParseMetrics(after.body), appends), appended) << after.body;
 }
 
+// Every page of `query` from position 1 through `next`: the positions of each
+// page and the size of each body.
+struct Pages {
+  std::vector<Positions> positions;
+  std::vector<std::size_t> bytes;
+  std::vector<std::string> nexts;
+};
+Pages PageThrough(HttpClient& http, const std::string& query, std::int64_t end) {
+  Pages pages;
+  std::string next = "1";
+  while (std::stoll(next) <= end && pages.positions.size() < 100) {
+    HttpResponse page = http.Get("/all?" + query + "&from=" + next);
+    EXPECT_EQ(page.status, 200u) << page.body.substr(0, 200);
+    if (page.status != 200) break;
+    Positions positions;
+    for (const auto& event : EventsOf(page.Json())) positions.push_back(IntOf(event, "position"));
+    pages.positions.push_back(positions);
+    pages.bytes.push_back(page.body.size());
+    const std::string was = next;
+    next = Member(page.Json(), "next");
+    pages.nexts.push_back(next);
+    if (next == was) {
+      ADD_FAILURE() << "next did not move past " << next;
+      break;
+    }
+  }
+  return pages;
+}
+
+TEST_F(AllTest, PagesStopAtTheByteBudgetAndNextReadsEveryEventOnce) {
+  constexpr std::size_t kBudget = 1 << 20;
+  ASSERT_NO_FATAL_FAILURE(Start({"--max-page-bytes", std::to_string(kBudget)}));
+  const std::string data = "\"" + std::string(300 * 1024, 'x') + "\"";
+  for (int i = 0; i < 12; ++i) ASSERT_EQ(Append("big-1", EventJson("Big", data)).status, 201u);
+  const Pages pages = PageThrough(http(), "limit=50", 18);
+  Positions seen;
+  for (std::size_t i = 0; i < pages.positions.size(); ++i) {
+    EXPECT_FALSE(pages.positions[i].empty()) << "page " << i;
+    // One 300 KiB event more would pass the budget: it starts the next page.
+    EXPECT_LE(pages.bytes[i], kBudget) << "page " << i << " of " << pages.positions[i].size();
+    seen.insert(seen.end(), pages.positions[i].begin(), pages.positions[i].end());
+  }
+  Positions every(18);
+  for (int i = 0; i < 18; ++i) every[i] = i + 1;
+  EXPECT_EQ(seen, every);
+  EXPECT_GE(pages.positions.size(), 4u);
+}
+
+TEST_F(AllTest, AFilteredReadScansABoundedNumberOfEventsAndNextGoesOn) {
+  ASSERT_NO_FATAL_FAILURE(Start({"--max-scan-events", "3"}));
+  // Positions 4 and 6 are of type C; each request looks at 3 events.
+  EXPECT_EQ(Page("type=C"), std::make_pair(Positions{}, std::string("4")));
+  EXPECT_EQ(Page("type=C&from=4"), std::make_pair(Positions{4, 6}, std::string("7")));
+  // Nothing matches: each request still stops, and says where to go on.
+  const Pages pages = PageThrough(http(), "type=nope", 6);
+  EXPECT_EQ(pages.nexts, (std::vector<std::string>{"4", "7"}));
+  // A long poll whose scan ran out answers at once with where it got to,
+  // rather than waiting as if it had reached the end.
+  EXPECT_EQ(Page("type=nope&waitMs=5000"), std::make_pair(Positions{}, std::string("4")));
+  // Unfiltered, every event looked at is returned: `limit` bounds the read.
+  EXPECT_EQ(Page("limit=5").first, (Positions{1, 2, 3, 4, 5}));
+}
+
+// The value of the sample "NAME VALUE" in Prometheus text; -1 if absent.
+double Metric(const std::string& text, const std::string& name) {
+  const auto at = text.find("\n" + name + " ");
+  return at == std::string::npos ? -1 : std::stod(text.substr(at + name.size() + 2));
+}
+
+TEST_F(AllTest, ATimedOutLongPollLeavesNoCommitWaiterBehind) {
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(Page("from=7&waitMs=200"), std::make_pair(Positions{}, std::string("7")));
+  EXPECT_EQ(Metric(http().Get("/metrics").body, "indelible_commit_waiters"), 0)
+      << "timed-out long polls are still registered for the next commit";
+  // An answered one leaves none either.
+  auto waiting = std::async(std::launch::async, [port = port()] {
+    return HttpClient(port).Get("/all?from=7&waitMs=30000");
+  });
+  for (int i = 0; i < 200 && Metric(http().Get("/metrics").body, "indelible_commit_waiters") < 1;
+       ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_EQ(Append("late-1", EventJson("L")).status, 201u);
+  EXPECT_EQ(EventsOf(waiting.get().Json()).size(), 1u);
+  EXPECT_EQ(Metric(http().Get("/metrics").body, "indelible_commit_waiters"), 0);
+}
+
 }  // namespace
 }  // namespace indelible

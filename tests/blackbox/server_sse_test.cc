@@ -1,10 +1,12 @@
 // `indelible serve` subscriptions over Server-Sent Events (docs/HTTP.md,
 // "Subscriptions"): catch-up then live with no gap and no duplicate,
-// resuming, filters, stream subscriptions, heartbeats.
+// resuming, filters, stream subscriptions, heartbeats; on every backend
+// of the conformance suite, DynamoDB Local included. And what a subscriber
+// leaves behind: a stuck reader is cut off, a closed one leaves no waiter.
 #include <atomic>
 #include <thread>
 
-#include "server_fixture.h"
+#include "backend_server_fixture.h"
 
 namespace indelible {
 namespace {
@@ -21,7 +23,7 @@ json::value ParseOrNull(const std::string& text) {
   return ec ? json::value(nullptr) : value;
 }
 
-class SseTest : public ServerTest {
+class SseTest : public BackendServerTest {
  protected:
   // The next `n` messages' ids (fewer if they do not come); checks that
   // each message's data is the event at the position its id names.
@@ -60,10 +62,11 @@ class SseTest : public ServerTest {
   json::value last_;  // the last message's data
 };
 
-TEST_F(SseTest, CatchUpThenLiveWithTheSwitchMarked) {
+TEST_P(SseTest, CatchUpThenLiveWithTheSwitchMarked) {
   for (const char* stream : {"a-1", "b-1", "a-1", "c-1", "a-2"}) {
     ASSERT_EQ(Append(stream, EventJson("T")).status, 201u);
   }
+  ASSERT_NO_FATAL_FAILURE(Settle(5));
   SseReader reader(port(), "/subscribe/all");
   ASSERT_TRUE(reader.ReadHead());
   EXPECT_EQ(reader.status(), 200u);
@@ -81,7 +84,7 @@ TEST_F(SseTest, CatchUpThenLiveWithTheSwitchMarked) {
   ExpectQuiet(reader);
 }
 
-TEST_F(SseTest, NoGapAndNoDuplicateWhileAppendsRaceTheSwitch) {
+TEST_P(SseTest, NoGapAndNoDuplicateWhileAppendsRaceTheSwitch) {
   constexpr int kEvents = 300;
   std::atomic<int> appended{0};
   std::atomic<bool> done{false};
@@ -106,8 +109,9 @@ TEST_F(SseTest, NoGapAndNoDuplicateWhileAppendsRaceTheSwitch) {
   ExpectQuiet(reader);
 }
 
-TEST_F(SseTest, LastEventIdResumesAndWinsOverFrom) {
+TEST_P(SseTest, LastEventIdResumesAndWinsOverFrom) {
   for (int i = 0; i < 6; ++i) ASSERT_EQ(Append("r-1", EventJson("T")).status, 201u);
+  ASSERT_NO_FATAL_FAILURE(Settle(6));
   SseReader resumed(port(), "/subscribe/all?from=1", {{"Last-Event-ID", "3"}});
   EXPECT_EQ(ReadToCaughtUp(resumed), (Ids{4, 5, 6}));
   SseReader from(port(), "/subscribe/all?from=5");
@@ -120,12 +124,13 @@ TEST_F(SseTest, LastEventIdResumesAndWinsOverFrom) {
   ExpectQuiet(end);
 }
 
-TEST_F(SseTest, FiltersAreThoseOfAll) {
+TEST_P(SseTest, FiltersAreThoseOfAll) {
   const std::pair<const char*, const char*> events[] = {
       {"todo-1", "A"}, {"acc-1", "B"}, {"todo-2", "A"}, {"todo-10", "C"}, {"acc-2", "A"}};
   for (const auto& [stream, type] : events) {
     ASSERT_EQ(Append(stream, EventJson(type)).status, 201u);
   }
+  ASSERT_NO_FATAL_FAILURE(Settle(5));
   SseReader todo(port(), "/subscribe/all?category=todo");
   EXPECT_EQ(ReadToCaughtUp(todo), (Ids{1, 3, 4}));
   SseReader typed(port(), "/subscribe/all?type=A,C&prefix=todo-1");
@@ -144,10 +149,11 @@ TEST_F(SseTest, FiltersAreThoseOfAll) {
   ExpectQuiet(both);
 }
 
-TEST_F(SseTest, StreamSubscriptionStartsAtAVersionAndIdsArePositions) {
+TEST_P(SseTest, StreamSubscriptionStartsAtAVersionAndIdsArePositions) {
   for (const char* stream : {"s-1", "x", "s-1", "x", "s-1"}) {
     ASSERT_EQ(Append(stream, EventJson("T")).status, 201u);
   }
+  ASSERT_NO_FATAL_FAILURE(Settle(5));
   SseReader all(port(), "/subscribe/streams/s-1");
   EXPECT_EQ(ReadToCaughtUp(all), (Ids{1, 3, 5}));
   SseReader from(port(), "/subscribe/streams/s-1?from=1");
@@ -162,7 +168,7 @@ TEST_F(SseTest, StreamSubscriptionStartsAtAVersionAndIdsArePositions) {
   ExpectQuiet(all);
 }
 
-TEST_F(SseTest, StreamSubscriptionWaitsForAStreamCreatedLater) {
+TEST_P(SseTest, StreamSubscriptionWaitsForAStreamCreatedLater) {
   SseReader later(port(), "/subscribe/streams/BANK%2F7");
   ASSERT_TRUE(later.ReadHead());
   EXPECT_EQ(later.status(), 200u);
@@ -175,7 +181,7 @@ TEST_F(SseTest, StreamSubscriptionWaitsForAStreamCreatedLater) {
   ExpectQuiet(later);
 }
 
-TEST_F(SseTest, HeartbeatCommentsKeepAnIdleStreamAlive) {
+TEST_P(SseTest, HeartbeatCommentsKeepAnIdleStreamAlive) {
   ASSERT_NO_FATAL_FAILURE(Start({"--heartbeat-ms", "200"}));
   SseReader reader(port(), "/subscribe/all");
   int heartbeats = 0;
@@ -187,7 +193,7 @@ TEST_F(SseTest, HeartbeatCommentsKeepAnIdleStreamAlive) {
   }
 }
 
-TEST_F(SseTest, BadSubscriptionsAre400) {
+TEST_P(SseTest, BadSubscriptionsAre400) {
   for (const char* target : {"/subscribe/all?from=abc", "/subscribe/all?from=-1",
                              "/subscribe/streams/%FF", "/subscribe/streams/s?from=x"}) {
     SseReader reader(port(), target);
@@ -197,6 +203,62 @@ TEST_F(SseTest, BadSubscriptionsAre400) {
     EXPECT_EQ(Member(body, "error"), "\"invalid\"") << target;
   }
   EXPECT_EQ(http().Get("/health").status, 200u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, SseTest, ::testing::ValuesIn(kServerBackends),
+                         [](const auto& param_info) { return param_info.param; });
+
+// The value of the sample "NAME VALUE" in Prometheus text; -1 if absent.
+double Metric(const std::string& text, const std::string& name) {
+  const auto at = text.find("\n" + name + " ");
+  return at == std::string::npos ? -1 : std::stod(text.substr(at + name.size() + 2));
+}
+
+// Polls /metrics until `name` is `value` (or 20 s pass); its last value.
+double AwaitMetric(HttpClient& http, const std::string& name, double value) {
+  double seen = -1;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline) {
+    seen = Metric(http.Get("/metrics").body, name);
+    if (seen == value) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return seen;
+}
+
+using SseResourceTest = ServerTest;
+
+TEST_F(SseResourceTest, AReaderThatTakesNothingIsDisconnectedAfterTheWriteTimeout) {
+  ASSERT_NO_FATAL_FAILURE(Start({"--sse-write-timeout-ms", "300"}));
+  // 12 MiB of backlog: more than the socket buffers on both sides hold, so
+  // the server's writes stall once the reader stops taking them.
+  const std::string data = "\"" + std::string(200 * 1024, 'x') + "\"";
+  for (int i = 0; i < 60; ++i) ASSERT_EQ(Append("big-1", EventJson("Big", data)).status, 201u);
+  SseReader stuck(port(), "/subscribe/all", {}, /*rcvbuf=*/4096);
+  ASSERT_TRUE(stuck.ReadHead());
+  ASSERT_EQ(stuck.status(), 200u);
+  EXPECT_EQ(AwaitMetric(http(), "indelible_subscribers", 0), 0)
+      << "a subscriber that reads nothing is still connected";
+  // The server goes on serving others.
+  SseReader other(port(), "/subscribe/all?from=60");
+  std::optional<SseItem> item = other.NextMessage(Millis(15000));
+  ASSERT_TRUE(item);
+  EXPECT_EQ(item->id, "60");
+}
+
+TEST_F(SseResourceTest, AClosedSubscriberLeavesNoCommitWaiterBehind) {
+  ASSERT_EQ(Append("w-1", EventJson("T")).status, 201u);
+  {
+    SseReader reader(port(), "/subscribe/all?from=end");
+    std::optional<SseItem> item = reader.Next(Millis(15000));
+    ASSERT_TRUE(item && item->comment && item->data == "caught-up");
+    // Caught up, it waits for a commit; then the client goes away.
+    ASSERT_EQ(AwaitMetric(http(), "indelible_commit_waiters", 1), 1);
+    reader.Close();
+  }
+  ASSERT_EQ(AwaitMetric(http(), "indelible_subscribers", 0), 0);
+  EXPECT_EQ(AwaitMetric(http(), "indelible_commit_waiters", 0), 0)
+      << "the closed subscription is still registered for the next commit";
 }
 
 }  // namespace

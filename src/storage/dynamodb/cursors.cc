@@ -99,13 +99,13 @@ class AllCursor final : public EventCursor {
  private:
   void Seek() {
     current_ = nullptr;
-    while (returned_ < options_.limit) {
+    while (returned_ < options_.limit && scanned_ < options_.max_scan) {
       if (page_.empty()) {
         if (next_ > end_) return;
-        // Unfiltered, a page need hold no more than the caller still wants.
-        const std::size_t want = options_.filter.empty()
-                                     ? std::min<std::size_t>(options_.limit - returned_, kPage)
-                                     : kPage;
+        // A page need hold no more than the caller still wants (unfiltered)
+        // or may still look at: a bounded scan queries no further.
+        std::size_t want = std::min<std::size_t>(options_.max_scan - scanned_, kPage);
+        if (options_.filter.empty()) want = std::min(want, options_.limit - returned_);
         auto events = index_.Read(Position(next_), Position(end_), want);
         if (!events.ok()) {
           status_ = events.status();
@@ -116,6 +116,7 @@ class AllCursor final : public EventCursor {
       }
       RecordedEvent& e = page_.front();
       next_ = e.position.value() + 1;
+      ++scanned_;
       if (options_.filter.Matches(e.stream, e.type)) {
         current_ = &e;
         view_ = e.view();
@@ -130,6 +131,7 @@ class AllCursor final : public EventCursor {
   const std::uint64_t end_;
   std::uint64_t next_;  // the position after the last one looked at
   std::size_t returned_ = 0;
+  std::size_t scanned_ = 0;  // events looked at (ReadAllOptions::max_scan)
   std::deque<RecordedEvent> page_;
   const RecordedEvent* current_ = nullptr;
   EventView view_;

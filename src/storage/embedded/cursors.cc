@@ -40,7 +40,10 @@ class AllCursor final : public EventCursor {
   void Settle() {
     valid_ = false;
     if (returned_ >= options_.limit) return;
-    for (; it_->Valid(); it_->Next()) {
+    // The iterator stands on an event not yet looked at: the budget
+    // (ReadAllOptions::max_scan) is checked before each one.
+    for (; scanned_ < options_.max_scan && it_->Valid(); it_->Next()) {
+      ++scanned_;
       std::string_view key = ToView(it_->key());
       if (std::string why = DecodeEvent(key, ToView(it_->value()), false, &view_); !why.empty()) {
         status_ = Status::Internal(fmt::format("event at position {}: {} (run `indelible check`)",
@@ -62,6 +65,7 @@ class AllCursor final : public EventCursor {
   std::unique_ptr<rocksdb::Iterator> it_;
   std::uint64_t next_;
   std::size_t returned_ = 0;
+  std::size_t scanned_ = 0;  // events looked at (ReadAllOptions::max_scan)
   bool valid_ = false;
   EventView view_;
   Status status_;

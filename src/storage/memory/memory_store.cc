@@ -242,7 +242,8 @@ class MemoryAllCursor final : public EventCursor {
   void Seek() {
     current_ = nullptr;
     if (returned_ >= options_.limit) return;
-    while (next_ <= end_.value()) {
+    while (next_ <= end_.value() && scanned_ < options_.max_scan) {
+      ++scanned_;
       const RecordedEvent* e = store_.EventAt(Position(next_++));
       if (options_.filter.Matches(e->stream, e->type)) {
         current_ = e;
@@ -257,6 +258,7 @@ class MemoryAllCursor final : public EventCursor {
   const Position end_;
   std::uint64_t next_;
   std::size_t returned_ = 0;
+  std::size_t scanned_ = 0;  // events looked at (ReadAllOptions::max_scan)
   const RecordedEvent* current_ = nullptr;
   EventView view_;
 };
