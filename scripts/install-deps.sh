@@ -22,6 +22,9 @@ packages=(
   libssl-dev openssl openjdk-17-jre-headless nodejs
   libgtest-dev libgmock-dev
   clang-format
+  # The fuzzers (scripts/fuzz.sh): clang with libFuzzer and the sanitizer
+  # runtimes; ccache shares compiled objects between build folders.
+  clang libclang-rt-14-dev ccache
 )
 
 # Debian's npm is a package of its own; Node.js from elsewhere (NodeSource)

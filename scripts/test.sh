@@ -3,7 +3,9 @@
 # whole suite the way CI does:
 #   1. formatting and the layer rule (cheap, first);
 #   2. every test under AddressSanitizer + UndefinedBehaviorSanitizer (dev);
-#   3. the concurrency tests again under ThreadSanitizer (tsan).
+#   3. the libFuzzer harnesses, each for a bounded time (clang preset, ASan +
+#      UBSan; docs/FUZZING.md);
+#   4. the concurrency tests again under ThreadSanitizer (tsan).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -17,6 +19,9 @@ jobs=${INDELIBLE_JOBS:-$(nproc)}
 echo "== build and test: dev (ASan + UBSan)"
 scripts/build.sh dev
 ctest --test-dir build/dev -j "$jobs" --output-on-failure --timeout 900
+
+echo "== fuzz: every harness ${INDELIBLE_FUZZ_SECONDS:-15} s (clang, ASan + UBSan)"
+scripts/fuzz.sh "${INDELIBLE_FUZZ_SECONDS:-15}"
 
 echo "== build and test: tsan (concurrency tests)"
 # The tsan preset passes -Wno-tsan: GCC warns that TSan cannot model the

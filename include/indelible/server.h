@@ -74,6 +74,13 @@ struct ServeOptions {
   // The limits the store was opened with: a request body may be twice
   // max_append_bytes.
   Limits limits;
+  // A page of a read stops once its events take this many bytes of JSON.
+  std::size_t max_page_bytes = 4 << 20;
+  // Connections open at once; 0: three quarters of RLIMIT_NOFILE.
+  int max_connections = 0;
+  // Origins (scheme://host[:port]) whose pages may send state-changing
+  // requests, beside the server's own; "*" allows any (docs/SECURITY.md).
+  std::vector<std::string> allowed_origins;
   // Served beside the standard API; the standard routes win on a clash.
   std::vector<HttpRoute> routes;
 };

@@ -12,6 +12,10 @@ void AddServeVerb(CLI::App& app, Cli& cli) {
     std::string durability = "sync";
     server::ServerOptions server;
     int heartbeat_ms = 15000;
+    int sse_write_timeout_ms = 30000;
+    int max_scan_ms = 1000;
+    int idle_timeout_ms = 120000;
+    int header_timeout_ms = 10000;
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* serve = app.add_subcommand(
@@ -35,6 +39,31 @@ void AddServeVerb(CLI::App& app, Cli& cli) {
   serve->add_option("--heartbeat-ms", flags->heartbeat_ms, "heartbeat of idle subscriptions")
       ->check(CLI::Range(10, 3600000))
       ->capture_default_str();
+  serve
+      ->add_option("--idle-timeout-ms", flags->idle_timeout_ms,
+                   "an idle keep-alive connection is closed after this long")
+      ->check(CLI::Range(100, 86400000))
+      ->capture_default_str();
+  serve
+      ->add_option("--header-timeout-ms", flags->header_timeout_ms,
+                   "a request's headers must arrive within this long of its first byte")
+      ->check(CLI::Range(100, 3600000))
+      ->capture_default_str();
+  serve
+      ->add_option("--sse-write-timeout-ms", flags->sse_write_timeout_ms,
+                   "a subscriber that takes no write for this long is disconnected")
+      ->check(CLI::Range(10, 3600000))
+      ->capture_default_str();
+  serve
+      ->add_option("--max-scan-events", flags->server.max_scan_events,
+                   "a filtered /all read looks at most at this many events per request")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 40))
+      ->capture_default_str();
+  serve
+      ->add_option("--max-scan-ms", flags->max_scan_ms,
+                   "a filtered /all read scans for at most this long per request")
+      ->check(CLI::Range(1, 3600000))
+      ->capture_default_str();
   serve->add_flag("--log-requests", flags->server.log_requests,
                   "one JSON line per request on stderr");
   serve->add_option("--max-event-bytes", flags->server.limits.max_event_bytes)
@@ -42,6 +71,25 @@ void AddServeVerb(CLI::App& app, Cli& cli) {
   serve->add_option("--max-append-bytes", flags->server.limits.max_append_bytes)
       ->capture_default_str();
   serve->add_option("--max-append-events", flags->server.limits.max_append_events)
+      ->capture_default_str();
+  serve
+      ->add_option("--max-page-bytes", flags->server.max_page_bytes,
+                   "a read page (/streams, /all, pulls) stops at this many bytes of JSON")
+      ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30))
+      ->capture_default_str();
+  serve
+      ->add_option("--max-connections", flags->server.max_connections,
+                   "connections open at once; more are closed at once (0: 3/4 of the "
+                   "descriptor limit)")
+      ->check(CLI::Range(0, 1 << 24))
+      ->capture_default_str();
+  serve->add_option("--allow-origin", flags->server.allowed_origins,
+                    "an Origin (scheme://host[:port]) whose web pages may write; repeat for "
+                    "more, * for any (default: none besides the server's own)");
+  serve
+      ->add_option("--max-consumer-groups", flags->server.max_consumer_groups,
+                   "consumer groups that may exist at once")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 24))
       ->capture_default_str();
   serve->callback([&cli, flags] {
     cli.run = [&cli, flags]() -> int {
@@ -55,6 +103,10 @@ void AddServeVerb(CLI::App& app, Cli& cli) {
       auto store = Store::Open(url, options);
       if (!store.ok()) return cli.Fail(store.status());
       flags->server.heartbeat = std::chrono::milliseconds(flags->heartbeat_ms);
+      flags->server.sse_write_timeout = std::chrono::milliseconds(flags->sse_write_timeout_ms);
+      flags->server.max_scan_time = std::chrono::milliseconds(flags->max_scan_ms);
+      flags->server.idle_timeout = std::chrono::milliseconds(flags->idle_timeout_ms);
+      flags->server.header_timeout = std::chrono::milliseconds(flags->header_timeout_ms);
       Status s = server::RunServer(**store, flags->server);
       if (!s.ok()) return cli.Fail(s);
       return 0;

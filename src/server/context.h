@@ -16,6 +16,7 @@
 #include "server/consumer_registry.h"
 #include "server/http.h"
 #include "server/metrics.h"
+#include "server/request_screen.h"
 #include "server/server.h"
 
 namespace indelible::server {
@@ -29,6 +30,7 @@ struct ServerContext {
         options(o),
         ioc(io),
         blocking(static_cast<std::size_t>(o.write_threads)),
+        reads(kReadThreads),
         batcher(s, kCommitters),
         watcher(s),
         consumers(s) {}
@@ -45,11 +47,19 @@ struct ServerContext {
   // Deletes and custom routes block on the store (a group commit's sync):
   // they run here. Appends go through the batcher.
   boost::asio::thread_pool blocking;
+  // Store reads (stream pages, $all pages, subscription catch-up) run here,
+  // never on an I/O thread, so a slow disk or a DynamoDB query stalls no
+  // socket. Each read is bounded (a page, a scan budget), so a few threads
+  // serve many clients.
+  static constexpr std::size_t kReadThreads = 8;
+  boost::asio::thread_pool reads;
   AppendBatcher batcher;
   CommitWatcher watcher;
   ConsumerRegistry consumers;
   Metrics metrics;
   Router router;
+  // Set once before the first connection (RunServer).
+  ScreenPolicy screen;
   std::atomic<bool> stopping{false};
 
   // Live connections and subscriptions, so shutdown can reach them. Weak:

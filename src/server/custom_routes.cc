@@ -32,6 +32,9 @@ Status Serve(Store& store, const ServeOptions& options) {
   internal.log_requests = options.log_requests;
   internal.limits = options.limits;
   internal.routes = options.routes;
+  internal.max_page_bytes = options.max_page_bytes;
+  internal.max_connections = options.max_connections;
+  internal.allowed_origins = options.allowed_origins;
   return server::RunServer(store, internal);
 }
 
@@ -54,9 +57,31 @@ HttpRequest ToPublic(const Exchange& exchange) {
   return out;
 }
 
-Response FromPublic(const HttpResponse& response, unsigned version) {
+// A header name is an HTTP token; a value has no CR, LF or NUL (they would
+// split the answer: response splitting) and fits in 8 KiB.
+bool ValidHeader(std::string_view name, std::string_view value) {
+  static constexpr std::string_view kTokenSymbols = "!#$%&'*+-.^_`|~";
+  if (name.empty() || name.size() > 256 || value.size() > 8192) return false;
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) &&
+        kTokenSymbols.find(c) == std::string_view::npos)
+      return false;
+  return value.find_first_of(std::string_view("\r\n\0", 3)) == std::string_view::npos;
+}
+
+Result<Response> FromPublic(const HttpResponse& response, unsigned version) {
+  if (response.status < 100 || response.status > 599)
+    return Status::Internal(
+        fmt::format("the route's handler answered status {}, not an HTTP status", response.status));
   Response out(static_cast<http::status>(response.status), version);
-  for (const auto& [name, value] : response.headers) out.set(name, value);
+  for (const auto& [name, value] : response.headers) {
+    if (!ValidHeader(name, value))
+      return Status::Internal(fmt::format(
+          "the route's handler set an invalid header '{}' (a name must be a token; a value must "
+          "not hold CR, LF or NUL, and fit in 8 KiB)",
+          name.substr(0, 64)));
+    out.set(name, value);
+  }
   out.body() = response.body;
   return out;
 }
@@ -68,16 +93,15 @@ void AddCustomRoutes(Router& router, ServerContext& context) {
     const http::verb method = http::string_to_verb(route.method);
     auto handler = route.handler;
     router.Add(method, route.pattern, [&context, handler](std::shared_ptr<Exchange> exchange) {
-      // The handler may block on the store: the blocking pool runs it.
-      boost::asio::post(context.blocking, [&context, handler, exchange] {
-        HttpResponse response;
-        try {
-          response = handler(ToPublic(*exchange));
-        } catch (const std::exception& e) {
-          response = HttpResponse::Error(
-              Status::Internal(fmt::format("the route's handler failed: {}", e.what())));
-        }
-        exchange->Respond(FromPublic(response, exchange->request().version()));
+      // The handler may block on the store: the blocking pool runs it. The
+      // conversions too are inside the guard: a bad header value the
+      // program set is a 500 for this request, not the end of the server.
+      boost::asio::post(context.blocking, [handler, exchange] {
+        RunGuarded(*exchange, [&] {
+          auto response = FromPublic(handler(ToPublic(*exchange)), exchange->request().version());
+          if (!response.ok()) return exchange->RespondError(response.status());
+          exchange->Respond(std::move(*response));
+        });
       });
     });
   }

@@ -1,16 +1,22 @@
 #include "server/http.h"
 
+#include <fmt/format.h>
+
+#include <cstdio>
+
 #include "core/event_json.h"
 #include "server/http_session.h"
 
 namespace indelible::server {
 
 Exchange::Exchange(std::shared_ptr<HttpSession> session, Request request,
-                   std::vector<std::string> params, std::multimap<std::string, std::string> query)
+                   std::vector<std::string> params, std::multimap<std::string, std::string> query,
+                   std::string request_id)
     : session_(std::move(session)),
       request_(std::move(request)),
       params_(std::move(params)),
       query_(std::move(query)),
+      request_id_(std::move(request_id)),
       work_(boost::asio::make_work_guard(session_->context().ioc)) {}
 
 Exchange::~Exchange() {
@@ -54,6 +60,21 @@ void Exchange::RespondJson(http::status status, std::string body) {
 
 void Exchange::RespondError(const Status& status) {
   RespondError(HttpStatusFor(status.code()), status);
+}
+
+void Exchange::Fail(std::string_view what) noexcept {
+  try {
+    const std::string line = fmt::format("indelible: request {} ({} {}) failed: {}\n", request_id_,
+                                         std::string_view(request_.method_string()),
+                                         std::string_view(request_.target()).substr(0, 512), what);
+    std::fwrite(line.data(), 1, line.size(), stderr);
+    if (done_) return;
+    RespondError(Status::Internal(fmt::format(
+        "the server failed on this request (request id {}); its log says why", request_id_)));
+  } catch (...) {
+    // Out of memory even for the answer: the dropped exchange's destructor
+    // still answers, and the connection closes.
+  }
 }
 
 void Exchange::RecordError(ErrorCode code) { session_->context().metrics.RecordError(code); }

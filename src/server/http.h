@@ -32,12 +32,14 @@ class HttpSession;
 class Exchange {
  public:
   Exchange(std::shared_ptr<HttpSession> session, Request request, std::vector<std::string> params,
-           std::multimap<std::string, std::string> query);
+           std::multimap<std::string, std::string> query, std::string request_id);
   ~Exchange();
   Exchange(const Exchange&) = delete;
   Exchange& operator=(const Exchange&) = delete;
 
   const Request& request() const { return request_; }
+  // Names this request in the answer (X-Request-Id) and in the server's log.
+  const std::string& request_id() const { return request_id_; }
   // The path segments the route's "{}" captured, percent-decoded.
   const std::vector<std::string>& params() const { return params_; }
   // Query parameters, percent-decoded; a key may repeat.
@@ -56,6 +58,9 @@ class Exchange {
   void RecordError(ErrorCode code);
   // A JSON answer.
   void RespondJson(http::status status, std::string body);
+  // A handler threw: logs it with the request id and answers 500 internal
+  // naming the id (if nothing was answered yet).
+  void Fail(std::string_view what) noexcept;
 
   // Takes the connection over (on the strand, inside the handler): the
   // session stops reading requests and no Response may follow.
@@ -66,6 +71,7 @@ class Exchange {
   Request request_;
   std::vector<std::string> params_;
   std::multimap<std::string, std::string> query_;
+  std::string request_id_;
   bool done_ = false;
   // Keeps the I/O threads running while an answer is pending elsewhere (an
   // append on the blocking pool), so shutdown finishes appends in flight.
@@ -73,6 +79,34 @@ class Exchange {
 };
 
 using Handler = std::function<void(std::shared_ptr<Exchange>)>;
+
+// Runs a request's work (a handler, or a job it posted to a pool): an
+// exception is answered 500 and logged (Exchange::Fail), never allowed to
+// end the process. Every request boundary runs its work through this.
+template <typename Fn>
+void RunGuarded(Exchange& exchange, Fn&& fn) noexcept {
+  try {
+    fn();
+  } catch (const std::exception& e) {
+    exchange.Fail(e.what());
+  } catch (...) {
+    exchange.Fail("an exception of unknown type");
+  }
+}
+
+// Calls fn(), which returns a Status or a Result: an exception becomes an
+// internal error naming it, for jobs on a pool whose result is answered
+// elsewhere (an exception escaping a pool's job would end the process).
+template <typename Fn>
+auto CatchToStatus(Fn&& fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const std::exception& e) {
+    return Status::Internal(std::string("the server failed: ") + e.what());
+  } catch (...) {
+    return Status::Internal("the server failed: an exception of unknown type");
+  }
+}
 
 // Routes by method and path pattern: segments are literals or "{}", which
 // matches one whole segment and hands it to the handler. Segments arrive

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "core/event_json.h"
+#include "server/request_screen.h"
 #include "server/routes.h"
 
 namespace indelible::server {
@@ -15,13 +16,26 @@ namespace indelible::server {
 namespace beast = boost::beast;
 namespace asio = boost::asio;
 
+namespace {
+
+// Request ids: a number per server process, unique within it, with the
+// process's start time so that ids from two runs in one log differ.
+std::string NextRequestId() {
+  static const std::uint64_t epoch = static_cast<std::uint64_t>(
+      std::chrono::system_clock::now().time_since_epoch() / std::chrono::milliseconds(1));
+  static std::atomic<std::uint64_t> counter{0};
+  return fmt::format("{:x}-{}", epoch, counter.fetch_add(1, std::memory_order_relaxed) + 1);
+}
+
+}  // namespace
+
 HttpSession::HttpSession(asio::ip::tcp::socket socket, ServerContext& context)
     : stream_(std::move(socket)), context_(context) {
   context_.metrics.open_connections.fetch_add(1, std::memory_order_relaxed);
 }
 
 HttpSession::~HttpSession() {
-  context_.metrics.open_connections.fetch_sub(1, std::memory_order_relaxed);
+  Uncount();
   std::lock_guard lock(context_.live_mu);
   context_.sessions.erase(this);
 }
@@ -43,13 +57,61 @@ void HttpSession::Stop() {
   });
 }
 
+// Counted from construction until the connection closes or goes to a
+// streaming answer (which counts itself): the cap compares with this, so a
+// closing connection that drains for a moment no longer takes a place.
+void HttpSession::Uncount() {
+  if (counted_.exchange(false)) context_.metrics.open_connections.fetch_sub(1);
+}
+
+bool HttpSession::ClaimForEviction(std::int64_t idle_since_ns) {
+  return idle_since_ns > 0 && idle_since_ns_.compare_exchange_strong(idle_since_ns, kEvicting);
+}
+
+void HttpSession::Evict() {
+  asio::post(stream_.get_executor(), [self = shared_from_this()] {
+    // Still claimed on the strand (a request's first bytes did not arrive
+    // meanwhile): cancel the wait for them, which closes (OnFirstBytes).
+    if (self->idle_since_ns_.load() == kEvicting && !self->released_ && !self->closed_) {
+      self->stopping_ = true;
+      self->evicted_ = true;
+      self->stream_.cancel();
+    }
+  });
+}
+
+std::int64_t HttpSession::idle_since_ns() const {
+  return idle_since_ns_.load(std::memory_order_relaxed);
+}
+
+// Between requests: wait up to idle_timeout for the next request's first
+// bytes (unless they came with the last one), then give its headers
+// header_timeout. One timer for both would let a slow client trickle its
+// headers for the whole idle time.
 void HttpSession::ReadHeader() {
   if (stopping_ || context_.stopping.load()) return Close();
   busy_ = false;
   parser_.emplace();
   parser_->header_limit(static_cast<std::uint32_t>(context_.options.max_header_bytes));
   parser_->body_limit(2 * context_.options.limits.max_append_bytes);
+  if (buffer_.size() > 0) return ReadHeaderRest();
+  idle_since_ns_.store(std::chrono::steady_clock::now().time_since_epoch().count());
   stream_.expires_after(context_.options.idle_timeout);
+  stream_.async_read_some(buffer_.prepare(4096),
+                          [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+                            self->OnFirstBytes(ec, n);
+                          });
+}
+
+void HttpSession::OnFirstBytes(beast::error_code ec, std::size_t bytes) {
+  idle_since_ns_.store(0);
+  if (ec) return Close();  // idle too long, evicted, stopped, or gone
+  buffer_.commit(bytes);
+  ReadHeaderRest();
+}
+
+void HttpSession::ReadHeaderRest() {
+  stream_.expires_after(context_.options.header_timeout);
   http::async_read_header(
       stream_, buffer_, *parser_,
       [self = shared_from_this()](beast::error_code ec, std::size_t) { self->OnHeader(ec); });
@@ -58,8 +120,10 @@ void HttpSession::ReadHeader() {
 void HttpSession::OnHeader(beast::error_code ec) {
   busy_ = true;
   started_ = std::chrono::steady_clock::now();
+  request_id_ = NextRequestId();
+  cors_.clear();
   if (ec == http::error::end_of_stream || ec == asio::error::connection_reset ||
-      ec == asio::error::operation_aborted || ec == beast::error::timeout)
+      ec == asio::error::operation_aborted || ec == beast::error::timeout || ec == asio::error::eof)
     return Close();
   if (ec == http::error::header_limit)
     return Reject(http::status::request_header_fields_too_large,
@@ -78,14 +142,14 @@ void HttpSession::OnHeader(beast::error_code ec) {
     asio::async_write(stream_, asio::buffer(continue_line_),
                       [self = shared_from_this()](beast::error_code ec2, std::size_t) {
                         if (ec2) return self->Close();
-                        self->stream_.expires_after(std::chrono::seconds(60));
+                        self->stream_.expires_after(self->context_.options.body_timeout);
                         http::async_read(
                             self->stream_, self->buffer_, *self->parser_,
                             [self](beast::error_code ec3, std::size_t) { self->OnBody(ec3); });
                       });
     return;
   }
-  stream_.expires_after(std::chrono::seconds(60));
+  stream_.expires_after(context_.options.body_timeout);
   http::async_read(
       stream_, buffer_, *parser_,
       [self = shared_from_this()](beast::error_code ec2, std::size_t) { self->OnBody(ec2); });
@@ -100,6 +164,9 @@ void HttpSession::OnBody(beast::error_code ec) {
     return Reject(http::status::bad_request,
                   Status::Invalid("request", "malformed HTTP request: " + ec.message()));
   stream_.expires_never();
+  // Read before the message moves out of the parser (Connection: close,
+  // HTTP/1.0 without keep-alive).
+  keep_alive_ = parser_->get().keep_alive();
   Dispatch(parser_->release());
 }
 
@@ -109,6 +176,20 @@ void HttpSession::Dispatch(Request request) {
     return Reject(http::status::bad_request,
                   Status::Invalid("target", "the request target is not a valid path and query"));
   }
+  if (auto refusal = ScreenRequest(request, context_.screen)) {
+    context_.metrics.RecordError(refusal->error.code());
+    Response response(refusal->status, request.version());
+    response.set(http::field::content_type, "application/json");
+    response.body() = StatusToJson(refusal->error);
+    // The body (if any) was read: the connection stays usable.
+    return Write(std::move(response));
+  }
+  {
+    Response cors(http::status::no_content, request.version());
+    AddCorsHeaders(request, context_.screen, cors);
+    for (const auto& field : cors) cors_.emplace_back(field.name(), std::string(field.value()));
+    if (IsPreflight(request)) return Write(std::move(cors));
+  }
   std::vector<std::string> segments;
   for (auto segment : target->segments()) segments.push_back(std::string(segment));
   std::multimap<std::string, std::string> query;
@@ -117,9 +198,13 @@ void HttpSession::Dispatch(Request request) {
 
   const Router& router = context_.router;
   Router::Match match = router.Find(request.method(), segments);
-  auto exchange = std::make_shared<Exchange>(shared_from_this(), std::move(request),
-                                             std::move(match.params), std::move(query));
-  if (match.handler != nullptr) return (*match.handler)(std::move(exchange));
+  auto exchange =
+      std::make_shared<Exchange>(shared_from_this(), std::move(request), std::move(match.params),
+                                 std::move(query), request_id_);
+  if (match.handler != nullptr) {
+    Exchange& guarded = *exchange;
+    return RunGuarded(guarded, [&] { (*match.handler)(std::move(exchange)); });
+  }
   if (match.allowed.empty())
     return exchange->RespondError(Status::NotFound(
         fmt::format("no route for {} {}; docs/HTTP.md lists the routes", method_, target_)));
@@ -160,14 +245,39 @@ void HttpSession::Reject(http::status status, const Status& error) {
   // The rest of the request was not read: the connection cannot be reused.
   response.keep_alive(false);
   stopping_ = true;
+  keep_alive_ = false;
   Write(std::move(response));
 }
 
+namespace {
+
+// A header value a client can parse: no CR, LF or NUL (which would split
+// or end the header), and not absurdly long.
+bool SafeHeaderValue(std::string_view value) {
+  return value.size() <= 8192 &&
+         value.find_first_of(std::string_view("\r\n\0", 3)) == std::string_view::npos;
+}
+
+}  // namespace
+
 void HttpSession::Write(Response response) {
   if (released_) return;
-  const bool keep = parser_ && parser_->is_done() ? parser_->get().keep_alive() : false;
-  const bool closing = stopping_ || context_.stopping.load() || !keep;
+  for (const auto& field : response) {
+    if (SafeHeaderValue(field.value())) continue;
+    const std::string name(field.name_string());
+    response = Response(http::status::internal_server_error, response.version());
+    response.set(http::field::content_type, "application/json");
+    response.body() = StatusToJson(Status::Internal(
+        fmt::format("the server made an invalid value for the response header '{}' (request id {})",
+                    name.substr(0, 64), request_id_)));
+    std::fprintf(stderr, "indelible: request %s: invalid response header '%s' replaced by a 500\n",
+                 request_id_.c_str(), name.substr(0, 64).c_str());
+    break;
+  }
+  const bool closing = stopping_ || context_.stopping.load() || !keep_alive_;
   response.set(http::field::server, "indelible");
+  if (!request_id_.empty()) response.set("X-Request-Id", request_id_);
+  for (const auto& [name, value] : cors_) response.set(name, value);
   response.keep_alive(!closing);
   response.prepare_payload();
   context_.metrics.RecordResponse(response.result_int());
@@ -193,6 +303,7 @@ void HttpSession::Write(Response response) {
 
 asio::ip::tcp::socket HttpSession::ReleaseSocket() {
   released_ = true;
+  Uncount();
   stream_.expires_never();
   return stream_.release_socket();
 }
@@ -204,9 +315,10 @@ asio::ip::tcp::socket HttpSession::ReleaseSocket() {
 void HttpSession::Close() {
   if (released_ || closed_) return;
   closed_ = true;
+  Uncount();
   beast::error_code ec;
   stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ec);
-  if (ec) {
+  if (ec || evicted_) {  // an evicted connection sent nothing to drain
     stream_.socket().close(ec);
     return;
   }

@@ -1,6 +1,12 @@
-// One HTTP/1.1 connection: reads requests (bounded header and body sizes,
-// answering 100-continue), hands each to the router, writes the answers in
-// order, and keeps the connection alive between them.
+// One HTTP/1.1 connection: reads requests (bounded header and body sizes
+// and times, answering 100-continue), screens each (request_screen.h),
+// hands it to the router, writes the answers in order, and keeps the
+// connection alive between them unless the client said Connection: close
+// (or spoke HTTP/1.0 without keep-alive).
+//
+// Timeouts: between requests a connection may be idle for idle_timeout;
+// once a request's first byte arrived, its headers must be complete within
+// header_timeout and its body within body_timeout.
 //
 // Concurrency: everything runs on the connection's strand. Exchange::Respond
 // may be called from any thread; it posts to the strand. One request is in
@@ -9,11 +15,14 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <chrono>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "server/context.h"
 #include "server/http.h"
@@ -28,6 +37,13 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   void Start();
   // Shutdown: an idle connection closes now, a busy one after its answer.
   void Stop();
+  // Making room at max_connections (from any thread): idle_since_ns() is
+  // when it began to wait for a request's first byte (<= 0: busy, or
+  // already claimed); ClaimForEviction(seen) takes it, once, if it is still
+  // idle since `seen`; then Evict() closes it unless a request arrived.
+  std::int64_t idle_since_ns() const;
+  bool ClaimForEviction(std::int64_t idle_since_ns);
+  void Evict();
 
   // From Exchange.
   void Send(Response response);
@@ -36,6 +52,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 
  private:
   void ReadHeader();
+  void OnFirstBytes(boost::beast::error_code ec, std::size_t bytes);
+  void ReadHeaderRest();
   void OnHeader(boost::beast::error_code ec);
   void OnBody(boost::beast::error_code ec);
   void Dispatch(Request request);
@@ -45,6 +63,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   void Write(Response response);
   void Close();
   void Drain(std::size_t drained);
+  void Uncount();
+
+  static constexpr std::int64_t kEvicting = -1;
 
   boost::beast::tcp_stream stream_;
   boost::beast::flat_buffer buffer_;
@@ -52,6 +73,14 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   std::optional<http::request_parser<http::string_body>> parser_;
   std::string continue_line_;  // "HTTP/1.1 100 Continue" while being written
   bool busy_ = false;          // a request is being handled or answered
+  bool keep_alive_ = false;    // the request in hand allows another after it
+  std::string request_id_;     // of the request in hand
+  std::vector<std::pair<http::field, std::string>> cors_;  // for its answer
+  // Waiting for a request's first byte since (0: not idle); read by Evict's
+  // caller from the accept thread.
+  std::atomic<std::int64_t> idle_since_ns_{0};
+  std::atomic<bool> counted_{true};  // in metrics.open_connections
+  bool evicted_ = false;             // closed to make room: nothing to drain
   bool stopping_ = false;
   bool released_ = false;  // the socket went to a streaming answer
   bool closed_ = false;

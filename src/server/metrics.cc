@@ -92,8 +92,14 @@ std::string Metrics::Render(const Store& store) const {
           static_cast<double>(stats.index_lag_ms) / 1000.0);
   }
 
+  gauge("indelible_store_write_failed",
+        "1 once the store stopped writing (a failed sync); /health says why.",
+        store.WriteHealth().ok() ? 0.0 : 1.0);
   gauge("indelible_http_connections_open", "Open HTTP connections (subscribers included).",
         static_cast<double>(open_connections.load(std::memory_order_relaxed)));
+  counter("indelible_http_connections_shed_total",
+          "Connections refused (503, closed) at the connection limit.",
+          shed_connections.load(std::memory_order_relaxed));
   gauge("indelible_subscribers", "Open Server-Sent Events subscriptions.",
         static_cast<double>(subscribers.load(std::memory_order_relaxed)));
 

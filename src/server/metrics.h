@@ -21,6 +21,8 @@ class Metrics {
 
   std::atomic<std::int64_t> open_connections{0};
   std::atomic<std::int64_t> subscribers{0};
+  // Connections answered 503 and closed at max_connections.
+  std::atomic<std::uint64_t> shed_connections{0};
 
   // The whole text of /metrics, with the store's own counters.
   std::string Render(const Store& store) const;

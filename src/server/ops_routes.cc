@@ -1,6 +1,7 @@
 // GET /health and GET /metrics.
 #include <fmt/format.h>
 
+#include "core/event_json.h"
 #include "server/routes.h"
 
 namespace indelible::server {
@@ -47,19 +48,31 @@ std::string ConsumerMetrics(ConsumerRegistry& consumers) {
 }  // namespace
 
 void AddOpsRoutes(Router& router, ServerContext& context) {
-  // Live and ready while serving; 503 "stopping" once shutdown began, so a
-  // load balancer drains this instance.
+  // Live and ready while serving; 503 "failed" with the reason once the
+  // store stopped writing (a failed sync: only a restart recovers), 503
+  // "stopping" once shutdown began, so a load balancer drains this instance.
   router.Add(http::verb::get, "/health", [&context](std::shared_ptr<Exchange> exchange) {
+    const Status writable = context.store.WriteHealth();
     const bool stopping = context.stopping.load();
+    const std::uint64_t last = context.store.LastPosition().value();
+    if (!writable.ok())
+      return exchange->RespondJson(
+          http::status::service_unavailable,
+          fmt::format(R"({{"status":"failed","reason":{},"lastPosition":{}}})",
+                      QuoteJson(writable.message()), last));
     exchange->RespondJson(
         stopping ? http::status::service_unavailable : http::status::ok,
-        fmt::format(R"({{"status":"{}","lastPosition":{}}})", stopping ? "stopping" : "ok",
-                    context.store.LastPosition().value()));
+        fmt::format(R"({{"status":"{}","lastPosition":{}}})", stopping ? "stopping" : "ok", last));
   });
   router.Add(http::verb::get, "/metrics", [&context](std::shared_ptr<Exchange> exchange) {
     Response response(http::status::ok, exchange->request().version());
     response.set(http::field::content_type, "text/plain; version=0.0.4");
-    response.body() = context.metrics.Render(context.store) + ConsumerMetrics(context.consumers);
+    response.body() = context.metrics.Render(context.store) + ConsumerMetrics(context.consumers) +
+                      fmt::format(
+                          "# HELP indelible_commit_waiters Long polls and caught-up subscribers "
+                          "waiting for the next commit.\n# TYPE indelible_commit_waiters gauge\n"
+                          "indelible_commit_waiters {}\n",
+                          context.watcher.waiting());
     exchange->Respond(std::move(response));
   });
 }

@@ -69,7 +69,8 @@ Result<std::int64_t> IntegerParam(const Exchange& exchange, const std::string& k
 
 Status CheckJsonContentType(const Request& request) {
   const auto it = request.find(http::field::content_type);
-  if (it == request.end()) return Status::Ok();
+  if (it == request.end())
+    return Status::Invalid("Content-Type", "send the body as Content-Type: application/json");
   std::string_view type = it->value();
   type = Trim(type.substr(0, type.find(';')));
   if (boost::beast::iequals(type, "application/json")) return Status::Ok();

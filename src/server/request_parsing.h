@@ -22,12 +22,18 @@ Result<Expected> ExpectedFromHeaders(const Request& request);
 // `"N"`: the ETag of a stream whose last version is N.
 std::string ETagFor(StreamVersion version);
 
+// The largest position or version a request may name (2^62): far past any
+// store, and far enough from the integer limits that no `+ 1` or `- 1` on
+// it overflows (a Last-Event-ID of 2^63 - 1 once did).
+inline constexpr std::int64_t kMaxNumberParam = std::int64_t{1} << 62;
+
 // An integer query parameter in [min, max]; `fallback` when absent.
 Result<std::int64_t> IntegerParam(const Exchange& exchange, const std::string& key,
                                   std::int64_t fallback, std::int64_t min, std::int64_t max);
 
 // Writes must send JSON: application/json, with parameters allowed. A write
-// without a Content-Type is taken as JSON.
+// without a Content-Type is refused (a web page could send it without the
+// browser asking the server first: docs/SECURITY.md).
 Status CheckJsonContentType(const Request& request);
 
 // category, prefix and type, repeated or comma-separated.

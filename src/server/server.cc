@@ -4,12 +4,15 @@
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <thread>
 
+#include "server/connection_limit.h"
 #include "server/context.h"
 #include "server/event_stream.h"
 #include "server/http_session.h"
@@ -48,22 +51,33 @@ Result<tcp::endpoint> ParseListen(const std::string& listen) {
   return tcp::endpoint(address, static_cast<unsigned short>(port));
 }
 
+// Accepts connections up to max_connections (connection_limit.h says what
+// happens at the cap); runs on its own strand.
 class Listener : public std::enable_shared_from_this<Listener> {
  public:
-  Listener(ServerContext& context, tcp::acceptor acceptor)
-      : context_(context), acceptor_(std::move(acceptor)) {}
+  Listener(ServerContext& context, tcp::acceptor acceptor, std::size_t max_connections)
+      : context_(context),
+        acceptor_(std::move(acceptor)),
+        retry_(acceptor_.get_executor()),
+        max_connections_(max_connections) {}
 
   void Accept() {
     acceptor_.async_accept(
         asio::make_strand(context_.ioc),
         [self = shared_from_this()](boost::system::error_code ec, tcp::socket socket) {
           if (ec == asio::error::operation_aborted || self->stopped_) return;
-          if (!ec) {
-            boost::system::error_code ignored;
-            socket.set_option(tcp::no_delay(true), ignored);
+          if (ec) return self->BackOff(ec);
+          self->backoff_ = std::chrono::milliseconds(0);
+          boost::system::error_code ignored;
+          socket.set_option(tcp::no_delay(true), ignored);
+          const auto open = static_cast<std::size_t>(
+              std::max<std::int64_t>(0, self->context_.metrics.open_connections.load()));
+          if (open >= self->max_connections_ && !EvictIdleConnection(self->context_)) {
+            self->context_.metrics.shed_connections.fetch_add(1, std::memory_order_relaxed);
+            ShedConnection(std::move(socket));
+          } else {
             std::make_shared<HttpSession>(std::move(socket), self->context_)->Start();
           }
-          // Out of descriptors or similar: keep accepting.
           self->Accept();
         });
   }
@@ -73,14 +87,50 @@ class Listener : public std::enable_shared_from_this<Listener> {
       self->stopped_ = true;
       boost::system::error_code ec;
       self->acceptor_.close(ec);
+      self->retry_.cancel();
     });
   }
 
  private:
+  // Out of descriptors (EMFILE, ENFILE) or buffers: the next accept would
+  // fail at once, so wait, doubling up to a second, and log once per burst.
+  void BackOff(const boost::system::error_code& ec) {
+    // strerror, not ec.message(): the accept errors are errno values, and
+    // UBSan's vptr check trips over Boost's error categories here.
+    if (backoff_.count() == 0)
+      std::fprintf(stderr, "indelible: accepting a connection failed (%s); retrying\n",
+                   std::strerror(ec.value()));
+    backoff_ =
+        std::clamp(backoff_ * 2, std::chrono::milliseconds(10), std::chrono::milliseconds(1000));
+    retry_.expires_after(backoff_);
+    retry_.async_wait([self = shared_from_this()](boost::system::error_code wait_ec) {
+      if (!wait_ec && !self->stopped_) self->Accept();
+    });
+  }
+
   ServerContext& context_;
   tcp::acceptor acceptor_;
+  asio::steady_timer retry_;
+  std::size_t max_connections_;
+  std::chrono::milliseconds backoff_{0};
   bool stopped_ = false;
 };
+
+// Runs the I/O loop until it stops. A handler that throws (a bug: request
+// handlers are guarded, see RunGuarded) is logged and the loop goes on
+// instead of ending the process.
+void RunIo(asio::io_context& ioc) {
+  for (;;) {
+    try {
+      ioc.run();
+      return;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "indelible: an I/O handler failed: %s; serving on\n", e.what());
+    } catch (...) {
+      std::fprintf(stderr, "indelible: an I/O handler failed; serving on\n");
+    }
+  }
+}
 
 // Shutdown, in order: stop accepting and report "stopping" on /health;
 // close idle connections and subscriptions; let appends in flight finish
@@ -109,8 +159,13 @@ Status RunServer(Store& store, const ServerOptions& options) {
   const int threads = options.io_threads > 0
                           ? options.io_threads
                           : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  const std::size_t max_connections = options.max_connections > 0
+                                          ? static_cast<std::size_t>(options.max_connections)
+                                          : DefaultMaxConnections(RaiseDescriptorLimit());
   asio::io_context ioc(threads);
   ServerContext context(store, options, ioc);
+  context.screen.loopback = endpoint->address().is_loopback();
+  context.screen.allowed_origins = options.allowed_origins;
   AddStandardRoutes(context.router, context);
   AddCustomRoutes(context.router, context);
 
@@ -126,7 +181,7 @@ Status RunServer(Store& store, const ServerOptions& options) {
                     "pick another with --listen",
                     options.listen, ec.message()));
   const tcp::endpoint bound = acceptor.local_endpoint();
-  auto listener = std::make_shared<Listener>(context, std::move(acceptor));
+  auto listener = std::make_shared<Listener>(context, std::move(acceptor), max_connections);
   listener->Accept();
 
   // After a signal, a watchdog gives connections kShutdownGrace to finish
@@ -153,11 +208,11 @@ Status RunServer(Store& store, const ServerOptions& options) {
   std::fflush(stdout);
 
   std::vector<std::thread> pool;
-  for (int i = 1; i < threads; ++i) pool.emplace_back([&ioc] { ioc.run(); });
+  for (int i = 1; i < threads; ++i) pool.emplace_back([&ioc] { RunIo(ioc); });
   // The I/O threads return once shutdown closed every connection and no
   // answer is left to write: appends in flight hold their connection open
   // until they are answered.
-  ioc.run();
+  RunIo(ioc);
   for (auto& t : pool) t.join();
   {
     std::lock_guard lock(done_mu);
@@ -167,6 +222,7 @@ Status RunServer(Store& store, const ServerOptions& options) {
   if (watchdog.joinable()) watchdog.join();
   context.batcher.Stop();
   context.blocking.join();
+  context.reads.join();
   context.watcher.Stop();
   return Status::Ok();
 }

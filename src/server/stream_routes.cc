@@ -75,18 +75,58 @@ void Delete(ServerContext& context, std::shared_ptr<Exchange> exchange) {
     return exchange->RespondError(
         Status::Invalid("If-None-Match", "a delete needs an existing stream; drop If-None-Match"));
   boost::asio::post(context.blocking, [&context, exchange, expected = *expected] {
-    auto result = context.store.Delete(exchange->params()[0], expected);
-    if (!result.ok()) return RespondStoreError(*exchange, result.status());
-    RespondAppended(*exchange, *result, http::status::ok);
+    RunGuarded(*exchange, [&] {
+      auto result = context.store.Delete(exchange->params()[0], expected);
+      if (!result.ok()) return RespondStoreError(*exchange, result.status());
+      RespondAppended(*exchange, *result, http::status::ok);
+    });
   });
 }
 
+// A page of a stream: up to `limit` events and, past the first, no more
+// than max_page_bytes of JSON; nextVersion says where the next page starts.
+void ReadPage(ServerContext& context, Exchange& exchange, ReadStreamOptions options,
+              std::int64_t limit) {
+  const std::string& stream = exchange.params()[0];
+  // The head first: an ETag older than the events returned only costs the
+  // client a conflict, one newer would let it write on what it did not see.
+  auto head = context.store.Head(stream);
+  if (!head.ok()) return exchange.RespondError(head.status());
+  if (head->deleted && !options.include_deleted)
+    return exchange.RespondError(Status::NotFound(
+        fmt::format("stream '{}' was deleted; add includeDeleted=true to read it", stream), true));
+  // One more than asked, to know whether a next page exists.
+  options.limit = static_cast<std::size_t>(limit) + 1;
+  auto cursor = context.store.ReadStream(stream, options);
+  if (!cursor.ok()) return exchange.RespondError(cursor.status());
+  std::string body = R"({"stream":)" + QuoteJson(stream) + R"(,"events":[)";
+  const std::size_t budget = body.size() + context.options.max_page_bytes;
+  std::int64_t returned = 0;
+  std::optional<std::int64_t> next;
+  for (; (*cursor)->Valid(); (*cursor)->Next()) {
+    if (returned == limit || (returned > 0 && body.size() >= budget)) {
+      next = (*cursor)->event().version.value();
+      break;
+    }
+    if (returned++ > 0) body += ',';
+    AppendEventJson((*cursor)->event(), &body);
+  }
+  if (!(*cursor)->status().ok()) return exchange.RespondError((*cursor)->status());
+  body += R"(],"nextVersion":)";
+  body += next ? std::to_string(*next) : "null";
+  body += '}';
+  Response response(http::status::ok, exchange.request().version());
+  response.set(http::field::content_type, "application/json");
+  response.set(http::field::etag, ETagFor(head->version));
+  response.body() = std::move(body);
+  exchange.Respond(std::move(response));
+}
+
 void Read(ServerContext& context, const std::shared_ptr<Exchange>& exchange) {
-  const std::string& stream = exchange->params()[0];
   ReadStreamOptions options;
   auto limit = IntegerParam(*exchange, "limit", 100, 1, kMaxPage);
   if (!limit.ok()) return exchange->RespondError(limit.status());
-  auto from = IntegerParam(*exchange, "from", -1, 0, INT64_MAX);
+  auto from = IntegerParam(*exchange, "from", -1, 0, kMaxNumberParam);
   if (!from.ok()) return exchange->RespondError(from.status());
   if (*from >= 0) options.from = StreamVersion(*from);
   if (auto direction = exchange->Query("direction")) {
@@ -94,7 +134,8 @@ void Read(ServerContext& context, const std::shared_ptr<Exchange>& exchange) {
       options.direction = Direction::kBackward;
     } else if (*direction != "forward") {
       return exchange->RespondError(Status::Invalid(
-          "direction", fmt::format("'{}' is not a direction: forward or backward", *direction)));
+          "direction",
+          fmt::format("'{}' is not a direction: forward or backward", direction->substr(0, 64))));
     }
   }
   if (auto include = exchange->Query("includeDeleted")) {
@@ -103,48 +144,25 @@ void Read(ServerContext& context, const std::shared_ptr<Exchange>& exchange) {
           Status::Invalid("includeDeleted", "includeDeleted is true or false"));
     options.include_deleted = *include == "true";
   }
-  // The head first: an ETag older than the events returned only costs the
-  // client a conflict, one newer would let it write on what it did not see.
-  auto head = context.store.Head(stream);
-  if (!head.ok()) return exchange->RespondError(head.status());
-  if (head->deleted && !options.include_deleted)
-    return exchange->RespondError(Status::NotFound(
-        fmt::format("stream '{}' was deleted; add includeDeleted=true to read it", stream), true));
-  // One more than asked, to know whether a next page exists.
-  options.limit = static_cast<std::size_t>(*limit) + 1;
-  auto cursor = context.store.ReadStream(stream, options);
-  if (!cursor.ok()) return exchange->RespondError(cursor.status());
-  std::string body = R"({"stream":)" + QuoteJson(stream) + R"(,"events":[)";
-  std::int64_t returned = 0;
-  std::optional<std::int64_t> next;
-  for (; (*cursor)->Valid(); (*cursor)->Next()) {
-    if (returned == *limit) {
-      next = (*cursor)->event().version.value();
-      break;
-    }
-    if (returned++ > 0) body += ',';
-    AppendEventJson((*cursor)->event(), &body);
-  }
-  if (!(*cursor)->status().ok()) return exchange->RespondError((*cursor)->status());
-  body += R"(],"nextVersion":)";
-  body += next ? std::to_string(*next) : "null";
-  body += '}';
-  Response response(http::status::ok, exchange->request().version());
-  response.set(http::field::content_type, "application/json");
-  response.set(http::field::etag, ETagFor(head->version));
-  response.body() = std::move(body);
-  exchange->Respond(std::move(response));
+  // Off the I/O thread: a read may wait on the disk or on DynamoDB.
+  boost::asio::post(context.reads, [&context, exchange, options, limit = *limit] {
+    RunGuarded(*exchange, [&] { ReadPage(context, *exchange, options, limit); });
+  });
 }
 
 void Head(ServerContext& context, const std::shared_ptr<Exchange>& exchange) {
-  const std::string& stream = exchange->params()[0];
-  auto head = context.store.Head(stream);
-  if (!head.ok()) return exchange->RespondError(head.status());
-  Response response(http::status::ok, exchange->request().version());
-  response.set(http::field::content_type, "application/json");
-  response.set(http::field::etag, ETagFor(head->version));
-  response.body() = HeadToJson(stream, *head);
-  exchange->Respond(std::move(response));
+  boost::asio::post(context.reads, [&context, exchange] {
+    RunGuarded(*exchange, [&] {
+      const std::string& stream = exchange->params()[0];
+      auto head = context.store.Head(stream);
+      if (!head.ok()) return exchange->RespondError(head.status());
+      Response response(http::status::ok, exchange->request().version());
+      response.set(http::field::content_type, "application/json");
+      response.set(http::field::etag, ETagFor(head->version));
+      response.body() = HeadToJson(stream, *head);
+      exchange->Respond(std::move(response));
+    });
+  });
 }
 
 }  // namespace

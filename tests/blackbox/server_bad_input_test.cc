@@ -176,7 +176,7 @@ TEST_F(BadInputTest, BodyOverTheLimitIs413WithoutReadingIt) {
   ASSERT_TRUE(raw.connected());
   // Claims 100 MiB and sends 1 KiB: the answer must not wait for the rest.
   raw.Send(
-      "POST /streams/s HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+      "POST /streams/s HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
       "Content-Length: 104857600\r\n\r\n[" +
       EventJson("T", "\"" + std::string(1024, 'z') + "\""));
   HttpResponse r = raw.ReadResponse(Millis(20000));
@@ -186,14 +186,14 @@ TEST_F(BadInputTest, BodyOverTheLimitIs413WithoutReadingIt) {
 TEST_F(BadInputTest, HeadersOver64KiBAre431) {
   testutil::RawConnection one(port());
   ASSERT_TRUE(one.connected());
-  one.Send("GET /health HTTP/1.1\r\nHost: test\r\nX-Big: " + std::string(70 * 1024, 'a') +
+  one.Send("GET /health HTTP/1.1\r\nHost: localhost\r\nX-Big: " + std::string(70 * 1024, 'a') +
            "\r\n\r\n");
   HttpResponse r = one.ReadResponse();
   EXPECT_TRUE(IsError(r, 431, "too_large")) << r.error;
 
   testutil::RawConnection many(port());
   ASSERT_TRUE(many.connected());
-  std::string request = "POST /streams/s HTTP/1.1\r\nHost: test\r\n";
+  std::string request = "POST /streams/s HTTP/1.1\r\nHost: localhost\r\n";
   for (int i = 0; i < 80; ++i)
     request += "X-H" + std::to_string(i) + ": " + std::string(1000, 'b') + "\r\n";
   const std::string body = EventJson("T");
@@ -254,8 +254,8 @@ TEST_F(BadInputTest, GarbageOnTheSocketIsAnswered400OrClosed) {
   const std::string payloads[] = {
       std::string("\x00\x01\x02garbage\r\n\r\n", 14),
       "GET /health HTTP/1.1\r\nHost test\r\n\r\n",
-      "POST /streams/s HTTP/1.1\r\nHost: t\r\nContent-Length: abc\r\n\r\n{}",
-      "POST /streams/s HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+      "POST /streams/s HTTP/1.1\r\nHost: localhost\r\nContent-Length: abc\r\n\r\n{}",
+      "POST /streams/s HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
       "Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
       "GARBAGE\r\n\r\n",
       std::string(100, '\xff') + "\r\n\r\n",
@@ -272,7 +272,7 @@ TEST_F(BadInputTest, GarbageOnTheSocketIsAnswered400OrClosed) {
   {
     testutil::RawConnection raw(port());
     raw.Send(
-        "POST /streams/s HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+        "POST /streams/s HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
         "Content-Length: 100\r\n\r\n{\"type\":\"T\"");
   }
   EXPECT_EQ(http().Get("/health").status, 200u);
