@@ -34,13 +34,7 @@ class BackendServerTest : public ServerTest, public ::testing::WithParamInterfac
       ASSERT_FALSE(dynamodb_url_.empty());
       url = dynamodb_url_;
     }
-    std::vector<std::string> args = {"serve", "--store", url};
-    args.insert(args.end(), extra.begin(), extra.end());
-    if (server_) server_->Kill();
-    server_ = std::make_unique<testutil::ServerProcess>(INDELIBLE_PATH, args);
-    http_.reset();
-    ASSERT_TRUE(server_->Start()) << "the server did not start: " << server_->output();
-    http_ = std::make_unique<HttpClient>(server_->port());
+    StartOn(url, extra);
   }
 
   // Waits until $all holds `events` events (/health's lastPosition): on

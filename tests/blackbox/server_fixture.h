@@ -105,8 +105,11 @@ class ServerTest : public ::testing::Test {
   void SetUp() override { Start(); }
 
   // (Re)starts the server on Data() with `extra` flags after "serve --store".
-  void Start(const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> args = {"serve", "--store", "file:" + Data()};
+  void Start(const std::vector<std::string>& extra = {}) { StartOn("file:" + Data(), extra); }
+
+  // (Re)starts the server on the store at `url` with `extra` flags.
+  void StartOn(const std::string& url, const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> args = {"serve", "--store", url};
     args.insert(args.end(), extra.begin(), extra.end());
     if (server_) server_->Kill();
     server_ = std::make_unique<testutil::ServerProcess>(INDELIBLE_PATH, args);
