@@ -55,6 +55,13 @@ struct SubscriptionOptions {
   // page_bytes of event payloads, so large events keep memory bounded.
   std::size_t page_events = 500;
   std::size_t page_bytes = 1 << 20;
+  // Most events one read of $all looks at, matching the filter or not. A
+  // filter that matches little then costs a bounded scan per read instead of
+  // a walk of the whole log inside one Next: Next goes on reading until its
+  // timeout, and with a short timeout returns an empty batch that is not
+  // caught up, position() past what was scanned, so the caller regains
+  // control (a server thread serves other subscribers meanwhile).
+  std::size_t max_scan = 10000;
 };
 
 struct SubscriptionBatch {
@@ -76,7 +83,9 @@ class Subscription {
 
   // Returns the next events, waiting up to `timeout` for some to be
   // committed when none are left to read. An empty batch means the timeout
-  // passed with nothing new (caught_up is then true).
+  // passed with nothing new: caught_up true when everything committed was
+  // read, false when the timeout passed while the filter skipped events
+  // (position() has moved past them; call Next again to read on).
   Result<SubscriptionBatch> Next(std::chrono::milliseconds timeout);
 
   // Everything at or before this position was delivered or filtered out:

@@ -126,6 +126,7 @@ EventStream::Read EventStream::ReadPage() {
     options.after = source_.after;
     options.page_events = kPageEvents;
     options.page_bytes = kPageBytes;
+    options.max_scan = context_.options.max_scan_events;
     subscription_.emplace(store, std::move(options));
   }
   read.last = store.LastPosition();
@@ -139,6 +140,7 @@ EventStream::Read EventStream::ReadPage() {
     if (event.version < min_version_) continue;
     AppendMessage(event.view(), &read.text);
   }
+  read.more = !batch->caught_up;
   if (batch->caught_up && !caught_up_sent_) {
     caught_up_sent_ = true;
     read.text += ": caught-up\n\n";
@@ -154,6 +156,7 @@ void EventStream::OnRead(Read read) {
     text_ = std::move(read.text);
     return Write();
   }
+  if (read.more) return Pump();
   WaitForCommit(read.last);
 }
 

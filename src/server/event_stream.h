@@ -56,6 +56,9 @@ class EventStream : public std::enable_shared_from_this<EventStream> {
     Status status;
     std::string text;  // the page's messages, and `: caught-up` once
     Position last;     // the store's last position before the read
+    // The read stopped at its scan budget with nothing to send: read on
+    // (from the pool's queue again, so other subscribers get their turn).
+    bool more = false;
   };
 
   void Pump();

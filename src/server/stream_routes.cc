@@ -100,16 +100,27 @@ void ReadPage(ServerContext& context, Exchange& exchange, ReadStreamOptions opti
   auto cursor = context.store.ReadStream(stream, options);
   if (!cursor.ok()) return exchange.RespondError(cursor.status());
   std::string body = R"({"stream":)" + QuoteJson(stream) + R"(,"events":[)";
-  const std::size_t budget = body.size() + context.options.max_page_bytes;
+  // Room for the page's end: `],"nextVersion":` and a version.
+  constexpr std::size_t kTail = 40;
   std::int64_t returned = 0;
   std::optional<std::int64_t> next;
   for (; (*cursor)->Valid(); (*cursor)->Next()) {
-    if (returned == limit || (returned > 0 && body.size() >= budget)) {
-      next = (*cursor)->event().version.value();
+    const EventView& event = (*cursor)->event();
+    if (returned == limit) {
+      next = event.version.value();
       break;
     }
-    if (returned++ > 0) body += ',';
-    AppendEventJson((*cursor)->event(), &body);
+    const std::size_t before = body.size();
+    if (returned > 0) body += ',';
+    AppendEventJson(event, &body);
+    // Past the byte budget: this event starts the next page, unless it is
+    // the first (a page always holds one, or paging would stop).
+    if (returned > 0 && body.size() + kTail > context.options.max_page_bytes) {
+      body.resize(before);
+      next = event.version.value();
+      break;
+    }
+    ++returned;
   }
   if (!(*cursor)->status().ok()) return exchange.RespondError((*cursor)->status());
   body += R"(],"nextVersion":)";

@@ -396,7 +396,9 @@ class ConsumerGroup::Impl {
         window_bytes_ += PayloadBytes(entry.event);
         window_.push_back(std::move(entry));
       }
-      if (batch->events.empty() || batch->caught_up) break;
+      // An empty page that is not caught up ended at the subscription's
+      // scan budget (a filter that skipped events): read on.
+      if (batch->caught_up) break;
     }
     Advance();  // filtered-out events may move the checkpoint of an empty window
     return record_.replaying ? RefillReplay() : Status::Ok();

@@ -11,6 +11,8 @@ Status Validate(const SubscriptionOptions& options) {
     return Status::Invalid("page_events", "a subscription page must hold at least one event");
   if (options.page_bytes == 0)
     return Status::Invalid("page_bytes", "a subscription page must hold at least one byte");
+  if (options.max_scan == 0)
+    return Status::Invalid("max_scan", "a subscription read must look at one event at least");
   if (options.stream.empty()) return Status::Ok();
   if (!options.filter.empty())
     return Status::Invalid("filter",
@@ -46,12 +48,16 @@ Result<SubscriptionBatch> Subscription::Next(std::chrono::milliseconds timeout) 
       if (batch->caught_up) caught_up_ = true;
       return batch;
     }
-    if (!batch->caught_up) continue;  // a page of skipped events: read on
+    const auto now = std::chrono::steady_clock::now();
+    if (!batch->caught_up) {
+      // A scan budget of skipped events: read on while there is time.
+      if (now >= deadline) return batch;
+      continue;
+    }
     if (!caught_up_) {
       caught_up_ = true;  // the caught-up signal comes at once, even empty
       return batch;
     }
-    const auto now = std::chrono::steady_clock::now();
     if (now >= deadline) return batch;
     store_.WaitForCommit(std::max(last, position_),
                          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now) +
@@ -72,6 +78,7 @@ Result<SubscriptionBatch> Subscription::ReadAllPage() {
   read.from = position_.next();
   read.limit = options_.page_events;
   read.filter = options_.filter;
+  read.max_scan = options_.max_scan;
   if (!options_.stream.empty()) read.filter.stream_prefixes = {options_.stream};
   auto cursor = store_.ReadAll(read);
   if (!cursor.ok()) return cursor.status();
@@ -94,8 +101,14 @@ Result<SubscriptionBatch> Subscription::ReadAllPage() {
   // so a checkpoint does not make the next read scan them again.
   const Position scanned =
       full_by_bytes ? batch.events.back().position : Position((*cursor)->resume_from() - 1);
+  // A read that spanned max_scan positions may have stopped at the budget
+  // rather than at the end: not caught up, and the next read goes on from
+  // there (at worst one more read that finds the end). Each such page moves
+  // position_ on by max_scan, so this cannot loop in place.
+  const bool budget_spent =
+      scanned > position_ && scanned.value() - position_.value() >= options_.max_scan;
   position_ = std::max(position_, scanned);
-  batch.caught_up = !full_by_bytes && matched < options_.page_events;
+  batch.caught_up = !full_by_bytes && matched < options_.page_events && !budget_spent;
   return batch;
 }
 

@@ -177,6 +177,45 @@ TEST_P(ConformanceTest, SubscriptionPagesStayBoundedForLargeEvents) {
   EXPECT_GE(batches, 10u);
 }
 
+// A filter that matches nothing for a long way costs one scan budget per
+// read: Next(0) hands control back with an empty page that is not caught up
+// and a position past what it looked at, and reading on finds the match.
+TEST_P(ConformanceTest, FilteredSubscriptionScansAtMostItsBudgetPerRead) {
+  Put("user-1", 25);  // positions 1..25: filtered out
+  ASSERT_TRUE(store().Append("todo-1", Expected::any(), Events(1, "Todo.Created")).ok());
+  Settle();
+  SubscriptionOptions options;
+  options.filter.categories = {"todo"};
+  options.max_scan = 10;
+  Subscription sub(store(), options);
+
+  auto first = sub.Next(milliseconds(0));
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_TRUE(first->events.empty());
+  EXPECT_FALSE(first->caught_up);
+  EXPECT_EQ(sub.position().value(), 10u);
+
+  std::vector<RecordedEvent> events;
+  int reads = 1;
+  while (!sub.caught_up() && reads < 100) {
+    auto batch = sub.Next(milliseconds(0));
+    ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+    ++reads;
+    for (auto& event : batch->events) events.push_back(std::move(event));
+  }
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].stream, "todo-1");
+  EXPECT_EQ(events[0].position.value(), 26u);
+  EXPECT_GE(reads, 3);  // 1..10, 11..20, 21..26 at least
+
+  // With time to spare, Next reads on by itself.
+  Subscription patient(store(), options);
+  auto batch = patient.Next(seconds(5));
+  ASSERT_TRUE(batch.ok());
+  ASSERT_EQ(batch->events.size(), 1u);
+  EXPECT_TRUE(batch->caught_up);
+}
+
 TEST_P(ConformanceTest, SubscriptionOptionsAreValidated) {
   SubscriptionOptions filtered_stream;
   filtered_stream.stream = "todo-1";
@@ -185,7 +224,9 @@ TEST_P(ConformanceTest, SubscriptionOptionsAreValidated) {
   bad_name.stream = std::string("bad\x01name");
   SubscriptionOptions empty_page;
   empty_page.page_events = 0;
-  for (const auto& options : {filtered_stream, bad_name, empty_page}) {
+  SubscriptionOptions no_scan;
+  no_scan.max_scan = 0;
+  for (const auto& options : {filtered_stream, bad_name, empty_page, no_scan}) {
     Subscription sub(store(), options);
     auto batch = sub.Next(milliseconds(10));
     ASSERT_FALSE(batch.ok());

@@ -246,6 +246,36 @@ TEST_F(AllTest, PagesStopAtTheByteBudgetAndNextReadsEveryEventOnce) {
   EXPECT_GE(pages.positions.size(), 4u);
 }
 
+// Stream reads keep the same budget, forward and backward: each page holds
+// at least one event and no more JSON than --max-page-bytes, and following
+// nextVersion reads every version once.
+TEST_F(AllTest, StreamPagesStopAtTheByteBudgetBothWays) {
+  constexpr std::size_t kBudget = 1 << 20;
+  ASSERT_NO_FATAL_FAILURE(Start({"--max-page-bytes", std::to_string(kBudget)}));
+  const std::string data = "\"" + std::string(300 * 1024, 'x') + "\"";
+  for (int i = 0; i < 10; ++i) ASSERT_EQ(Append("big-1", EventJson("Big", data)).status, 201u);
+  for (const std::string direction : {"forward", "backward"}) {
+    std::vector<std::int64_t> versions;
+    std::string from = direction == "forward" ? "0" : "9";
+    int pages = 0;
+    while (from != "null" && pages < 20) {
+      HttpResponse page =
+          http().Get("/streams/big-1?limit=50&direction=" + direction + "&from=" + from);
+      ASSERT_EQ(page.status, 200u) << page.body.substr(0, 200);
+      EXPECT_LE(page.body.size(), kBudget) << direction << " page " << pages;
+      const auto events = EventsOf(page.Json());
+      EXPECT_FALSE(events.empty()) << direction << " page " << pages;
+      for (const auto& event : events) versions.push_back(IntOf(event, "version"));
+      from = Member(page.Json(), "nextVersion");
+      ++pages;
+    }
+    EXPECT_GE(pages, 4) << direction;  // three 300 KiB events fit in 1 MiB, four do not
+    std::vector<std::int64_t> every(10);
+    for (int i = 0; i < 10; ++i) every[i] = direction == "forward" ? i : 9 - i;
+    EXPECT_EQ(versions, every) << direction;
+  }
+}
+
 TEST_F(AllTest, AFilteredReadScansABoundedNumberOfEventsAndNextGoesOn) {
   ASSERT_NO_FATAL_FAILURE(Start({"--max-scan-events", "3"}));
   // Positions 4 and 6 are of type C; each request looks at 3 events.

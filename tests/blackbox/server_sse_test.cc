@@ -149,6 +149,27 @@ TEST_P(SseTest, FiltersAreThoseOfAll) {
   ExpectQuiet(both);
 }
 
+// A filter that skips many events reads them a scan budget at a time
+// (--max-scan-events), handing the read pool back in between, and still
+// finds the match past them; so does a stream subscription that starts at a
+// late version.
+TEST_P(SseTest, FilteredSubscriptionsReadPastManyScanBudgets) {
+  ASSERT_NO_FATAL_FAILURE(Start({"--max-scan-events", "3"}));
+  std::string many = "[";
+  for (int i = 0; i < 30; ++i) many += std::string(i ? "," : "") + EventJson("Skipped");
+  many += "]";
+  ASSERT_EQ(Append("user-1", many).status, 201u);            // positions 1..30
+  ASSERT_EQ(Append("todo-1", EventJson("A")).status, 201u);  // 31
+  ASSERT_NO_FATAL_FAILURE(Settle(31));
+  SseReader todo(port(), "/subscribe/all?category=todo");
+  EXPECT_EQ(ReadToCaughtUp(todo), (Ids{31}));
+  SseReader late(port(), "/subscribe/streams/user-1?from=28");
+  EXPECT_EQ(ReadToCaughtUp(late), (Ids{29, 30}));
+  ASSERT_EQ(Append("user-2", many).status, 201u);            // 32..61
+  ASSERT_EQ(Append("todo-2", EventJson("A")).status, 201u);  // 62
+  EXPECT_EQ(Read(todo, 1), (Ids{62}));
+}
+
 TEST_P(SseTest, StreamSubscriptionStartsAtAVersionAndIdsArePositions) {
   for (const char* stream : {"s-1", "x", "s-1", "x", "s-1"}) {
     ASSERT_EQ(Append(stream, EventJson("T")).status, 201u);
