@@ -10,9 +10,10 @@ declare -A allowed=(
   [subscriptions]="core storage subscriptions"
   [entities]="core storage entities"
   [projections]="core storage subscriptions projections"
-  [server]="core storage subscriptions server"
-  [client]="core client"
-  [cli]="core storage subscriptions projections cli bench server client"
+  [api]="core api"
+  [server]="core storage subscriptions api server"
+  [client]="core api client"
+  [cli]="core storage subscriptions projections api cli bench server client"
 )
 status=0
 for module in "${!allowed[@]}"; do

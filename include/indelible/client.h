@@ -36,6 +36,7 @@
 #include <string_view>
 #include <vector>
 
+#include "indelible/api.h"
 #include "indelible/consumer_group.h"
 #include "indelible/event.h"
 #include "indelible/options.h"
@@ -54,34 +55,6 @@ struct ClientOptions {
   // Idle keep-alive connections kept for reuse; a connection given back when
   // this many are idle is closed instead.
   std::size_t max_idle_connections = 8;
-};
-
-// The most events the server returns in one page (docs/HTTP.md). Larger
-// limits are cut to this.
-inline constexpr std::size_t kMaxPageEvents = 10000;
-
-// One page of a stream (GET /streams/{stream}).
-struct StreamPage {
-  std::string stream;
-  std::vector<RecordedEvent> events;
-  // Where the next page in the same direction starts; nullopt when the
-  // stream has no more events in that direction.
-  std::optional<StreamVersion> next_version;
-  // The stream's last version (the ETag), for an append with exactly(V).
-  StreamVersion last_version;
-};
-
-// One page of $all (GET /all).
-struct AllPage {
-  std::vector<RecordedEvent> events;
-  // The next position to read, past events the filter skipped: pass it as
-  // the next page's `from`, so paging never rescans.
-  Position next;
-};
-
-struct ServerHealth {
-  std::string status;      // "ok", "starting" or "stopping"
-  Position last_position;  // of the server's store
 };
 
 // Where a subscription starts. The first of these that is set wins.

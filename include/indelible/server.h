@@ -11,6 +11,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <string>
@@ -57,6 +58,8 @@ struct HttpRoute {
   std::function<HttpResponse(const HttpRequest&)> handler;
 };
 
+// Every setting of the server; `indelible serve` has a flag for each
+// (docs/HTTP.md, docs/SECURITY.md).
 struct ServeOptions {
   // HOST:PORT; port 0 picks a free one. Once accepting, the bound address
   // is printed on stdout as "listening on http://HOST:PORT".
@@ -64,23 +67,47 @@ struct ServeOptions {
   // 0: one per core.
   int io_threads = 0;
   // Deletes and extra-route handlers in flight at once (appends of the
-  // standard API are batched without a thread each); each is a sleeping
-  // thread most of the time, so this can be large.
+  // standard API are batched without a thread each); more wait in a queue.
+  // Each is a sleeping thread most of the time, so this can be large.
   int write_threads = 128;
   // A comment line on idle subscriptions, so proxies keep them open.
   std::chrono::milliseconds heartbeat{15000};
+  // An idle keep-alive connection is closed after this long; when the
+  // server is at max_connections, the longest-idle one is closed to make
+  // room for a new one.
+  std::chrono::milliseconds idle_timeout{120000};
+  // Once a request's first byte arrived, its headers must be complete
+  // within this long, and each body within body_timeout: a client sending a
+  // byte a second (slowloris) holds a connection no longer than that.
+  std::chrono::milliseconds header_timeout{10000};
+  std::chrono::milliseconds body_timeout{60000};
   // One JSON line per request on stderr.
   bool log_requests = false;
+  // Request headers above this size: 431.
+  std::size_t max_header_bytes = 64 * 1024;
   // The limits the store was opened with: a request body may be twice
   // max_append_bytes.
   Limits limits;
-  // A page of a read stops once its events take this many bytes of JSON.
+  // A page of a read (/streams, /all, a consumer pull) stops once its events
+  // take this many bytes of JSON, and says where to continue; one event is
+  // always returned, so a page is at most this plus one event (400 KiB).
   std::size_t max_page_bytes = 4 << 20;
-  // Connections open at once; 0: three quarters of RLIMIT_NOFILE.
+  // Connections open at once; at the cap the longest-idle one is closed to
+  // make room, else a new one gets 503. 0: three quarters of RLIMIT_NOFILE.
   int max_connections = 0;
   // Origins (scheme://host[:port]) whose pages may send state-changing
   // requests, beside the server's own; "*" allows any (docs/SECURITY.md).
   std::vector<std::string> allowed_origins;
+  // A filtered read of $all (a page, or one read of a subscriber) stops
+  // after scanning this many events or for this long (whichever first) and
+  // goes on from past the scanned part.
+  std::size_t max_scan_events = 100000;
+  std::chrono::milliseconds max_scan_time{1000};
+  // A Server-Sent Events subscriber that does not take a write within this
+  // long is disconnected (it can resume with Last-Event-ID).
+  std::chrono::milliseconds sse_write_timeout{30000};
+  // Consumer groups clients may create; more: 409 too_large.
+  std::size_t max_consumer_groups = 1000;
   // Served beside the standard API; the standard routes win on a clash.
   std::vector<HttpRoute> routes;
 };

@@ -93,6 +93,12 @@ struct StoreTraits {
   // recognised but an id reused on another stream is written again
   // (DynamoDB: no global id index, docs/DYNAMODB.md "Idempotent retries").
   bool ids_unique_across_streams = true;
+  // True: reads are served from this process's memory or local disk
+  // (memory, embedded), so a point read such as Head takes microseconds.
+  // False: every read is a network round trip (DynamoDB, a remote store).
+  // The server runs a local point read on the thread that parsed the
+  // request; anything else waits in its read pool.
+  bool local_reads = true;
 };
 
 // Counters since the store was opened, for monitoring (/metrics).

@@ -1,3 +1,4 @@
+#include "api/wire.h"
 #include "cli/cli.h"
 
 #include <fmt/format.h>
@@ -79,7 +80,7 @@ int Cli::ParseAndRun(CLI::App& app, int argc, char** argv) {
 
 int Cli::Fail(const Status& status) const {
   if (json) {
-    std::fprintf(stderr, "%s\n", StatusToJson(status).c_str());
+    std::fprintf(stderr, "%s\n", api::StatusToJson(status).c_str());
   } else {
     std::string line = fmt::format("indelible: {}", status.ToString());
     if (!status.field().empty()) line += fmt::format(" (field: {})", status.field());

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "api/wire.h"
 #include "cli/cli.h"
 #include "core/event_json.h"
 #include "indelible/client.h"
@@ -41,7 +42,7 @@ struct GroupArgs {
 };
 
 std::string InfoLine(const Cli& cli, const ConsumerGroupInfo& info) {
-  if (cli.json) return ConsumerGroupInfoToJson(info);
+  if (cli.json) return api::ConsumerGroupInfoToJson(info);
   std::string line = fmt::format("{} checkpoint {} of {} (lag {} events, {:.1f} s), {} in flight",
                                  info.name, info.checkpoint.value(), info.last_position.value(),
                                  info.lag_events, info.lag_seconds, info.in_flight);

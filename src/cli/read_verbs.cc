@@ -2,6 +2,7 @@
 #include <csignal>
 #include <cstdio>
 
+#include "api/wire.h"
 #include "cli/cli.h"
 #include "core/event_json.h"
 
@@ -111,7 +112,7 @@ void AddReadVerbs(CLI::App& app, Cli& cli) {
       auto head = (*store)->Head(*head_stream);
       if (!head.ok()) return cli.Fail(head.status());
       if (cli.json) {
-        std::printf("%s\n", HeadToJson(*head_stream, *head).c_str());
+        std::printf("%s\n", api::HeadToJson(*head_stream, *head).c_str());
       } else {
         std::printf("%s version %lld position %llu%s\n", head_stream->c_str(),
                     static_cast<long long>(head->version.value()),

@@ -10,7 +10,7 @@ void AddServeVerb(CLI::App& app, Cli& cli) {
   struct Flags {
     std::string store;
     std::string durability = "sync";
-    server::ServerOptions server;
+    ServeOptions server;
     int heartbeat_ms = 15000;
     int sse_write_timeout_ms = 30000;
     int max_scan_ms = 1000;

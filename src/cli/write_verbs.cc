@@ -7,6 +7,7 @@
 #include <iostream>
 #include <iterator>
 
+#include "api/wire.h"
 #include "cli/cli.h"
 #include "core/event_json.h"
 
@@ -73,7 +74,7 @@ int RunAppend(const Cli& cli, const AppendArgs& args) {
   auto result = (*store)->Append(args.stream, *expected, std::move(events));
   if (!result.ok()) return cli.Fail(result.status());
   if (cli.json) {
-    std::printf("%s\n", AppendResultToJson(*result).c_str());
+    std::printf("%s\n", api::AppendResultToJson(*result).c_str());
   } else {
     std::printf("appended %s versions %lld..%lld at position %llu\n", result->stream.c_str(),
                 static_cast<long long>(result->first_version.value()),
@@ -112,7 +113,7 @@ void AddWriteVerbs(CLI::App& app, Cli& cli) {
       auto result = (*store)->Delete(*stream, *exp);
       if (!result.ok()) return cli.Fail(result.status());
       if (cli.json) {
-        std::printf("%s\n", AppendResultToJson(*result).c_str());
+        std::printf("%s\n", api::AppendResultToJson(*result).c_str());
       } else {
         std::printf("deleted %s (tombstone version %lld)\n", stream->c_str(),
                     static_cast<long long>(result->last_version.value()));

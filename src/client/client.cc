@@ -1,4 +1,5 @@
 // Client: one method per route of docs/HTTP.md.
+#include "api/wire.h"
 #include "indelible/client.h"
 
 #include <fmt/format.h>
@@ -6,7 +7,6 @@
 #include <algorithm>
 
 #include "client/client_impl.h"
-#include "client/wire.h"
 #include "core/append_validation.h"
 #include "core/event_json.h"
 
@@ -52,7 +52,7 @@ void SetExpected(client::Request& request, Expected expected) {
 // ok when the answer has the status `want`, else the error the answer says.
 Status Expect(const client::Response& answer, http::status want) {
   if (answer.result() == want) return Status::Ok();
-  return client::StatusFromAnswer(answer.result_int(), answer.body());
+  return api::StatusFromAnswer(answer.result_int(), answer.body());
 }
 
 }  // namespace
@@ -86,12 +86,12 @@ Result<AppendResult> Client::Append(std::string_view stream, Expected expected,
   client::Request request = impl_->MakeRequest(http::verb::post, StreamPath(stream));
   SetExpected(request, expected);
   request.set(http::field::content_type, kJsonContentType);
-  request.body() = client::EventsToJson(appends.front().events);
+  request.body() = api::EventsToJson(appends.front().events);
   request.prepare_payload();
   auto answer = impl_->Call(request, /*retry_safe=*/true);
   if (!answer.ok()) return answer.status();
   if (Status s = Expect(*answer, http::status::created); !s.ok()) return s;
-  return client::AppendResultFromJson(answer->body());
+  return api::AppendResultFromJson(answer->body());
 }
 
 Result<AppendResult> Client::Delete(std::string_view stream, Expected expected) {
@@ -104,7 +104,7 @@ Result<AppendResult> Client::Delete(std::string_view stream, Expected expected) 
   auto answer = impl_->Call(request, /*retry_safe=*/false);
   if (!answer.ok()) return answer.status();
   if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
-  return client::AppendResultFromJson(answer->body());
+  return api::AppendResultFromJson(answer->body());
 }
 
 Result<StreamHead> Client::Head(std::string_view stream) {
@@ -113,7 +113,7 @@ Result<StreamHead> Client::Head(std::string_view stream) {
                             /*retry_safe=*/true);
   if (!answer.ok()) return answer.status();
   if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
-  return client::HeadFromJson(answer->body());
+  return api::HeadFromJson(answer->body());
 }
 
 Result<StreamPage> Client::ReadStream(std::string_view stream, const ReadStreamOptions& options) {
@@ -126,9 +126,9 @@ Result<StreamPage> Client::ReadStream(std::string_view stream, const ReadStreamO
   auto answer = impl_->Call(impl_->MakeRequest(http::verb::get, target), /*retry_safe=*/true);
   if (!answer.ok()) return answer.status();
   if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
-  auto page = client::StreamPageFromJson(answer->body());
+  auto page = api::StreamPageFromJson(answer->body());
   if (!page.ok()) return page.status();
-  auto etag = client::VersionFromETag((*answer)[http::field::etag]);
+  auto etag = api::VersionFromETag((*answer)[http::field::etag]);
   if (!etag.ok()) return etag.status();
   page->last_version = *etag;
   return page;
@@ -144,7 +144,7 @@ Result<AllPage> Client::ReadAll(const ReadAllOptions& options, std::chrono::mill
   auto answer = impl_->Call(impl_->MakeRequest(http::verb::get, target), /*retry_safe=*/true, wait);
   if (!answer.ok()) return answer.status();
   if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
-  return client::AllPageFromJson(answer->body());
+  return api::AllPageFromJson(answer->body());
 }
 
 Result<ServerHealth> Client::Health() {
@@ -152,10 +152,10 @@ Result<ServerHealth> Client::Health() {
   if (!answer.ok()) return answer.status();
   // 503 says "starting" or "stopping": an answer, not a failure, here.
   if (answer->result() == http::status::service_unavailable) {
-    if (auto health = client::HealthFromJson(answer->body()); health.ok()) return health;
+    if (auto health = api::HealthFromJson(answer->body()); health.ok()) return health;
   }
   if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
-  return client::HealthFromJson(answer->body());
+  return api::HealthFromJson(answer->body());
 }
 
 namespace {
@@ -166,7 +166,7 @@ std::string GroupPath(std::string_view group) { return "/consumers/" + PercentEn
 Result<ConsumerGroupInfo> GroupAnswer(const Result<client::Response>& answer) {
   if (!answer.ok()) return answer.status();
   if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
-  return client::ConsumerGroupInfoFromJson(answer->body());
+  return api::ConsumerGroupInfoFromJson(answer->body());
 }
 
 }  // namespace
@@ -190,7 +190,7 @@ Result<std::vector<ConsumerGroupInfo>> Client::ListConsumerGroups() {
   auto answer = impl_->Call(impl_->MakeRequest(http::verb::get, "/consumers"), /*retry_safe=*/true);
   if (!answer.ok()) return answer.status();
   if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
-  return client::ConsumerGroupListFromJson(answer->body());
+  return api::ConsumerGroupListFromJson(answer->body());
 }
 
 Result<ConsumerGroupInfo> Client::ConsumerGroupStatus(std::string_view group) {
@@ -233,7 +233,7 @@ Result<std::vector<Delivery>> Client::Pull(std::string_view group, std::string_v
       impl_->Call(impl_->MakeRequest(http::verb::post, target), /*retry_safe=*/false, wait);
   if (!answer.ok()) return answer.status();
   if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
-  return client::DeliveriesFromJson(answer->body());
+  return api::DeliveriesFromJson(answer->body());
 }
 
 Status Client::Ack(std::string_view group, const std::vector<Position>& positions) {

@@ -53,6 +53,12 @@ class RemoteStore final : public Store {
 
   Result<StreamHead> Head(std::string_view stream) override { return client_->Head(stream); }
 
+  StoreTraits traits() const override {
+    StoreTraits traits;
+    traits.local_reads = false;  // every read is a request to the server
+    return traits;
+  }
+
   Result<std::unique_ptr<EventCursor>> ReadStream(std::string_view stream,
                                                   const ReadStreamOptions& options) override {
     return client::OpenRemoteStreamCursor(client_, stream, options);

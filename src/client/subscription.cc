@@ -18,7 +18,7 @@
 #include <thread>
 
 #include "client/client_impl.h"
-#include "client/wire.h"
+#include "api/wire.h"
 
 namespace indelible::client {
 namespace {
@@ -151,8 +151,8 @@ Status SseSubscription::Open() {
     Response answer;
     if (NetError ec = (*connection)->RoundTrip(MakeRequest("/health"), &answer, timeout))
       return Status::Unavailable(DescribeTransportError(endpoint_, ec, timeout));
-    auto health = HealthFromJson(answer.body());
-    if (!health.ok()) return StatusFromAnswer(answer.result_int(), answer.body());
+    auto health = api::HealthFromJson(answer.body());
+    if (!health.ok()) return api::StatusFromAnswer(answer.result_int(), answer.body());
     resume_after_ = health->last_position;
     if (!(*connection)->Reusable()) {
       connection = Connection::Open(endpoint_, timeout);
@@ -183,7 +183,7 @@ Status SseSubscription::Open() {
     const unsigned status = parser_->get().result_int();
     const std::string body = ReadErrorBody(c);
     parser_.reset();
-    return StatusFromAnswer(status, body);
+    return api::StatusFromAnswer(status, body);
   }
   connection_ = std::move(*connection);
   last_byte_ = Clock::now();
@@ -265,7 +265,7 @@ void SseSubscription::Consume(std::string_view bytes) {
 
 Status SseSubscription::Dispatch() {
   if (!has_data_) return Status::Ok();
-  auto event = StoredEventFromJson(data_);
+  auto event = api::StoredEventFromJson(data_);
   data_.clear();
   has_data_ = false;
   if (!event.ok()) return event.status();

@@ -1,5 +1,6 @@
 // The JSON form of events, shared by the CLI (export/import, --json) and
-// the HTTP API. docs/CLI.md shows it.
+// the HTTP API (src/api/ builds the API's other documents on it).
+// docs/CLI.md shows it.
 //
 //   {"id":"...","stream":"account-1","version":0,"position":1,
 //    "type":"Deposited","schema":"V1","data":{...},"metadata":{...},
@@ -15,8 +16,9 @@
 #include <string_view>
 #include <vector>
 
-#include "indelible/consumer_group.h"
-#include "indelible/store.h"
+#include "indelible/event.h"
+#include "indelible/result.h"
+#include "indelible/types.h"
 
 namespace indelible {
 
@@ -45,15 +47,5 @@ struct ExportedEvent {
   EventData event;  // timestamp_ms set
 };
 Result<ExportedEvent> ExportedEventFromJson(std::string_view text);
-
-std::string AppendResultToJson(const AppendResult& result);
-std::string HeadToJson(std::string_view stream, const StreamHead& head);
-// A consumer group's status, as /consumers and `consumers --json` give it:
-// {group, checkpoint, lastPosition, lagEvents, lagSeconds, inFlight,
-//  redeliveries, blocked: null | {position, reason}}
-std::string ConsumerGroupInfoToJson(const ConsumerGroupInfo& info);
-
-// {"error":"conflict","message":"...","field":...,"actualVersion":...,"deleted":...}
-std::string StatusToJson(const Status& status);
 
 }  // namespace indelible

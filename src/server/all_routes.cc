@@ -39,7 +39,7 @@ struct Page {
 // One page from `options.from`; blocks on the store (call on context.reads).
 Result<Page> ReadPage(ServerContext& context, const ReadAllOptions& options) {
   Store& store = context.store;
-  const ServerOptions& limits = context.options;
+  const ServeOptions& limits = context.options;
   const auto started = std::chrono::steady_clock::now();
   const std::uint64_t last = store.LastPosition().value();
   Page page;

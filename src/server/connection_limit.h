@@ -1,5 +1,5 @@
 // Staying within the process's file descriptors: a cap on open connections
-// (ServerOptions::max_connections), and what happens at it.
+// (ServeOptions::max_connections), and what happens at it.
 //
 // At the cap a new connection first evicts the connection that has been
 // idle between requests the longest (an idle keep-alive connection costs

@@ -19,6 +19,7 @@
 #include <mutex>
 #include <utility>
 
+#include "api/wire.h"
 #include "core/event_json.h"
 #include "server/request_parsing.h"
 #include "server/routes.h"
@@ -187,20 +188,10 @@ class LongWait : public std::enable_shared_from_this<LongWait> {
   CommitWatcher::Ticket commit_ticket_ = 0;  // GUARDED_BY(mu_)
 };
 
-// The JSON of one delivery in a pull's answer.
-std::string DeliveryJson(const Delivery& delivery) {
-  std::string out = fmt::format(R"({{"attempt":{},)", delivery.attempt);
-  if (delivery.parked_version)
-    out += fmt::format(R"("parkedVersion":{},)", delivery.parked_version->value());
-  out += R"("event":)";
-  AppendEventJson(delivery.event.view(), &out);
-  out += '}';
-  return out;
-}
 
 // A group's status with the requests waiting on it ("waiting").
 std::string StatusJson(ServerContext& context, ConsumerGroup& group) {
-  std::string body = ConsumerGroupInfoToJson(group.info());
+  std::string body = api::ConsumerGroupInfoToJson(group.info());
   body.insert(1, fmt::format(R"("waiting":{},)", context.consumers.Waiting(group.name())));
   return body;
 }
@@ -245,7 +236,7 @@ void Create(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   if (!existed.ok()) return exchange->RespondError(existed.status());
   WithGroup(context, exchange, [&](ConsumerGroup& group) {
     exchange->RespondJson(*existed ? http::status::ok : http::status::created,
-                          ConsumerGroupInfoToJson(group.info()));
+                          api::ConsumerGroupInfoToJson(group.info()));
   });
 }
 
@@ -259,7 +250,7 @@ void List(ServerContext& context, std::shared_ptr<Exchange> exchange) {
     if (!group.ok()) continue;  // deleted meanwhile
     if (!first) body += ',';
     first = false;
-    body += ConsumerGroupInfoToJson((*group)->info());
+    body += api::ConsumerGroupInfoToJson((*group)->info());
   }
   body += "]}";
   exchange->RespondJson(http::status::ok, std::move(body));
@@ -321,7 +312,7 @@ void Pull(ServerContext& context, std::shared_ptr<Exchange> exchange) {
     PullBudget budget;
     budget.max_bytes = max_bytes;
     budget.size = [&encoded](const Delivery& delivery) {
-      encoded.emplace_back(delivery.event.position.value(), DeliveryJson(delivery));
+      encoded.emplace_back(delivery.event.position.value(), api::DeliveryToJson(delivery));
       return encoded.back().second.size() + 1;  // and a comma
     };
     auto batch = ordered ? group->PullInOrder(consumer, max, milliseconds(0), budget)
@@ -339,7 +330,7 @@ void Pull(ServerContext& context, std::shared_ptr<Exchange> exchange) {
       if (i < encoded.size() && encoded[i].first == delivery.event.position.value())
         body += encoded[i].second;
       else
-        body += DeliveryJson(delivery);
+        body += api::DeliveryToJson(delivery);
     }
     body += "]}";
     exchange->RespondJson(http::status::ok, std::move(body));
@@ -366,8 +357,6 @@ Result<Position> PositionOf(const json::value& value, std::string_view field) {
 }
 
 void Ack(ServerContext& context, std::shared_ptr<Exchange> exchange) {
-  if (Status s = CheckJsonContentType(exchange->request()); !s.ok())
-    return exchange->RespondError(http::status::unsupported_media_type, s);
   auto body = BodyObject(*exchange);
   if (!body.ok()) return exchange->RespondError(body.status());
   const json::value* list = body->if_contains("positions");
@@ -382,13 +371,11 @@ void Ack(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   }
   WithGroup(context, exchange, [&](ConsumerGroup& group) {
     if (Status s = group.Ack(positions); !s.ok()) return exchange->RespondError(s);
-    exchange->RespondJson(http::status::ok, ConsumerGroupInfoToJson(group.info()));
+    exchange->RespondJson(http::status::ok, api::ConsumerGroupInfoToJson(group.info()));
   });
 }
 
 void Nack(ServerContext& context, std::shared_ptr<Exchange> exchange) {
-  if (Status s = CheckJsonContentType(exchange->request()); !s.ok())
-    return exchange->RespondError(http::status::unsupported_media_type, s);
   auto body = BodyObject(*exchange);
   if (!body.ok()) return exchange->RespondError(body.status());
   const json::value* at = body->if_contains("position");
@@ -402,7 +389,7 @@ void Nack(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   }
   WithGroup(context, exchange, [&](ConsumerGroup& group) {
     if (Status s = group.Nack(*position, reason); !s.ok()) return exchange->RespondError(s);
-    exchange->RespondJson(http::status::ok, ConsumerGroupInfoToJson(group.info()));
+    exchange->RespondJson(http::status::ok, api::ConsumerGroupInfoToJson(group.info()));
   });
 }
 
@@ -416,7 +403,7 @@ void Decide(ServerContext& context, std::shared_ptr<Exchange> exchange, Decision
                : decision == Decision::kSkip ? group.Skip()
                                              : group.ReplayParked();
     if (!s.ok()) return exchange->RespondError(s);
-    exchange->RespondJson(http::status::ok, ConsumerGroupInfoToJson(group.info()));
+    exchange->RespondJson(http::status::ok, api::ConsumerGroupInfoToJson(group.info()));
   });
 }
 

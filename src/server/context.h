@@ -25,7 +25,7 @@ class HttpSession;
 class EventStream;
 
 struct ServerContext {
-  ServerContext(Store& s, const ServerOptions& o, boost::asio::io_context& io)
+  ServerContext(Store& s, const ServeOptions& o, boost::asio::io_context& io)
       : store(s),
         options(o),
         ioc(io),
@@ -42,7 +42,7 @@ struct ServerContext {
   static constexpr int kCommitters = 1;
 
   Store& store;
-  const ServerOptions& options;
+  const ServeOptions& options;
   boost::asio::io_context& ioc;
   // Deletes and custom routes block on the store (a group commit's sync):
   // they run here. Appends go through the batcher.
@@ -50,7 +50,10 @@ struct ServerContext {
   // Store reads (stream pages, $all pages, subscription catch-up) run here,
   // never on an I/O thread, so a slow disk or a DynamoDB query stalls no
   // socket. Each read is bounded (a page, a scan budget), so a few threads
-  // serve many clients.
+  // serve many clients. Two reads of a store with local reads
+  // (StoreTraits::local_reads) stay on the I/O thread, where the hop would
+  // cost more than the read: /head, and the new events a commit wakes a
+  // live subscriber for.
   static constexpr std::size_t kReadThreads = 8;
   boost::asio::thread_pool reads;
   AppendBatcher batcher;

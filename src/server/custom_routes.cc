@@ -5,6 +5,7 @@
 #include <boost/asio/post.hpp>
 #include <cctype>
 
+#include "api/wire.h"
 #include "core/event_json.h"
 #include "server/routes.h"
 
@@ -20,23 +21,10 @@ HttpResponse HttpResponse::Json(int status, std::string body) {
 }
 
 HttpResponse HttpResponse::Error(const Status& status) {
-  return Json(static_cast<int>(server::HttpStatusFor(status.code())), StatusToJson(status));
+  return Json(static_cast<int>(server::HttpStatusFor(status.code())), api::StatusToJson(status));
 }
 
-Status Serve(Store& store, const ServeOptions& options) {
-  server::ServerOptions internal;
-  internal.listen = options.listen;
-  internal.io_threads = options.io_threads;
-  internal.write_threads = options.write_threads;
-  internal.heartbeat = options.heartbeat;
-  internal.log_requests = options.log_requests;
-  internal.limits = options.limits;
-  internal.routes = options.routes;
-  internal.max_page_bytes = options.max_page_bytes;
-  internal.max_connections = options.max_connections;
-  internal.allowed_origins = options.allowed_origins;
-  return server::RunServer(store, internal);
-}
+Status Serve(Store& store, const ServeOptions& options) { return server::RunServer(store, options); }
 
 namespace server {
 namespace {

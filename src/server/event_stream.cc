@@ -76,19 +76,32 @@ void EventStream::Pump() {
   reading_ = true;
   // The I/O threads keep running until the page is back on the strand: a
   // shutdown must not leave it queued on an io_context that is gone.
-  asio::post(
-      context_.reads, [self = shared_from_this(), work = asio::make_work_guard(context_.ioc)] {
-        Read read;
-        try {
-          read = self->ReadPage();
-        } catch (const std::exception& e) {  // a bug: close this subscriber, not the server
-          read.status = Status::Internal(std::string("the server failed: ") + e.what());
-        } catch (...) {
-          read.status = Status::Internal("the server failed");
-        }
-        asio::post(self->socket_.get_executor(),
-                   [self, read = std::move(read)]() mutable { self->OnRead(std::move(read)); });
-      });
+  asio::post(context_.reads,
+             [self = shared_from_this(), work = asio::make_work_guard(context_.ioc)] {
+               Read read = self->GuardedReadPage();
+               asio::post(self->socket_.get_executor(), [self, read = std::move(read)]() mutable {
+                 self->OnRead(std::move(read));
+               });
+             });
+}
+
+void EventStream::PumpLive() {
+  if (!caught_up_sent_ || !context_.store.traits().local_reads) return Pump();
+  if (writing_ || reading_ || waiting_ || closed_) return;
+  reading_ = true;
+  OnRead(GuardedReadPage());
+}
+
+EventStream::Read EventStream::GuardedReadPage() {
+  Read read;
+  try {
+    read = ReadPage();
+  } catch (const std::exception& e) {  // a bug: close this subscriber, not the server
+    read.status = Status::Internal(std::string("the server failed: ") + e.what());
+  } catch (...) {
+    read.status = Status::Internal("the server failed");
+  }
+  return read;
 }
 
 EventStream::Read EventStream::ReadPage() {
@@ -189,7 +202,7 @@ void EventStream::WaitForCommit(Position after) {
         self->ticket_ = 0;
         if (!self->waiting_) return;  // a second call after Cancel (see Cancel)
         self->waiting_ = false;
-        self->Pump();
+        self->PumpLive();
       }
     });
   });

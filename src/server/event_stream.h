@@ -62,8 +62,16 @@ class EventStream : public std::enable_shared_from_this<EventStream> {
   };
 
   void Pump();
-  // On the read pool: the next page as SSE text.
+  // Pump after a commit woke a caught-up subscriber: on a store with local
+  // reads the few new events are read right here, on the socket's thread,
+  // rather than after a hop to the read pool and back (the delivery latency
+  // of docs/BENCHMARKS.md); the read is bounded like every page.
+  void PumpLive();
+  // On the read pool (or the socket's thread, PumpLive): the next page as
+  // SSE text.
   Read ReadPage();
+  // ReadPage, with an exception turned into an internal status.
+  Read GuardedReadPage();
   void OnRead(Read read);
   void Write();
   void WaitForCommit(Position after);

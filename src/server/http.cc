@@ -1,3 +1,4 @@
+#include "api/wire.h"
 #include "server/http.h"
 
 #include <fmt/format.h>
@@ -81,7 +82,7 @@ void Exchange::RecordError(ErrorCode code) { session_->context().metrics.RecordE
 
 void Exchange::RespondError(http::status code, const Status& status) {
   RecordError(status.code());
-  RespondJson(code, StatusToJson(status));
+  RespondJson(code, api::StatusToJson(status));
 }
 
 boost::asio::ip::tcp::socket Exchange::TakeSocket() {

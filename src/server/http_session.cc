@@ -1,3 +1,4 @@
+#include "api/wire.h"
 #include "server/http_session.h"
 
 #include <fmt/format.h>
@@ -180,7 +181,7 @@ void HttpSession::Dispatch(Request request) {
     context_.metrics.RecordError(refusal->error.code());
     Response response(refusal->status, request.version());
     response.set(http::field::content_type, "application/json");
-    response.body() = StatusToJson(refusal->error);
+    response.body() = api::StatusToJson(refusal->error);
     // The body (if any) was read: the connection stays usable.
     return Write(std::move(response));
   }
@@ -219,7 +220,7 @@ void HttpSession::Dispatch(Request request) {
   const Status error = Status::Invalid("method", fmt::format("{} is not allowed on {}; allowed: {}",
                                                              method_, target->path(), allow));
   context_.metrics.RecordError(error.code());
-  response.body() = StatusToJson(error);
+  response.body() = api::StatusToJson(error);
   exchange->Respond(std::move(response));
 }
 
@@ -241,7 +242,7 @@ void HttpSession::Reject(http::status status, const Status& error) {
   context_.metrics.RecordError(error.code());
   Response response(status, 11);
   response.set(http::field::content_type, "application/json");
-  response.body() = StatusToJson(error);
+  response.body() = api::StatusToJson(error);
   // The rest of the request was not read: the connection cannot be reused.
   response.keep_alive(false);
   stopping_ = true;
@@ -267,7 +268,7 @@ void HttpSession::Write(Response response) {
     const std::string name(field.name_string());
     response = Response(http::status::internal_server_error, response.version());
     response.set(http::field::content_type, "application/json");
-    response.body() = StatusToJson(Status::Internal(
+    response.body() = api::StatusToJson(Status::Internal(
         fmt::format("the server made an invalid value for the response header '{}' (request id {})",
                     name.substr(0, 64), request_id_)));
     std::fprintf(stderr, "indelible: request %s: invalid response header '%s' replaced by a 500\n",

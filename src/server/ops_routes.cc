@@ -1,7 +1,7 @@
 // GET /health and GET /metrics.
 #include <fmt/format.h>
 
-#include "core/event_json.h"
+#include "api/wire.h"
 #include "server/routes.h"
 
 namespace indelible::server {
@@ -54,15 +54,13 @@ void AddOpsRoutes(Router& router, ServerContext& context) {
   router.Add(http::verb::get, "/health", [&context](std::shared_ptr<Exchange> exchange) {
     const Status writable = context.store.WriteHealth();
     const bool stopping = context.stopping.load();
-    const std::uint64_t last = context.store.LastPosition().value();
-    if (!writable.ok())
-      return exchange->RespondJson(
-          http::status::service_unavailable,
-          fmt::format(R"({{"status":"failed","reason":{},"lastPosition":{}}})",
-                      QuoteJson(writable.message()), last));
+    ServerHealth health;
+    health.last_position = context.store.LastPosition();
+    health.status = !writable.ok() ? "failed" : stopping ? "stopping" : "ok";
+    if (!writable.ok()) health.reason = writable.message();
     exchange->RespondJson(
-        stopping ? http::status::service_unavailable : http::status::ok,
-        fmt::format(R"({{"status":"{}","lastPosition":{}}})", stopping ? "stopping" : "ok", last));
+        health.status == "ok" ? http::status::ok : http::status::service_unavailable,
+        api::HealthToJson(health));
   });
   router.Add(http::verb::get, "/metrics", [&context](std::shared_ptr<Exchange> exchange) {
     Response response(http::status::ok, exchange->request().version());

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <boost/beast/core/string.hpp>
 #include <charconv>
 
 namespace indelible::server {
@@ -54,8 +53,6 @@ Result<Expected> ExpectedFromHeaders(const Request& request) {
   return Expected::exactly(StreamVersion(*version));
 }
 
-std::string ETagFor(StreamVersion version) { return fmt::format("\"{}\"", version.value()); }
-
 Result<std::int64_t> IntegerParam(const Exchange& exchange, const std::string& key,
                                   std::int64_t fallback, std::int64_t min, std::int64_t max) {
   auto text = exchange.Query(key);
@@ -65,18 +62,6 @@ Result<std::int64_t> IntegerParam(const Exchange& exchange, const std::string& k
     return Status::Invalid(
         key, fmt::format("'{}' must be an integer from {} to {}; got '{}'", key, min, max, *text));
   return *value;
-}
-
-Status CheckJsonContentType(const Request& request) {
-  const auto it = request.find(http::field::content_type);
-  if (it == request.end())
-    return Status::Invalid("Content-Type", "send the body as Content-Type: application/json");
-  std::string_view type = it->value();
-  type = Trim(type.substr(0, type.find(';')));
-  if (boost::beast::iequals(type, "application/json")) return Status::Ok();
-  return Status::Invalid(
-      "Content-Type",
-      fmt::format("'{}' is not accepted: send the events as application/json", it->value()));
 }
 
 AllFilter FilterFromQuery(const Exchange& exchange) {

@@ -19,8 +19,6 @@ namespace indelible::server {
 // If-None-Match *: no_stream.
 Result<Expected> ExpectedFromHeaders(const Request& request);
 
-// `"N"`: the ETag of a stream whose last version is N.
-std::string ETagFor(StreamVersion version);
 
 // The largest position or version a request may name (2^62): far past any
 // store, and far enough from the integer limits that no `+ 1` or `- 1` on
@@ -31,10 +29,6 @@ inline constexpr std::int64_t kMaxNumberParam = std::int64_t{1} << 62;
 Result<std::int64_t> IntegerParam(const Exchange& exchange, const std::string& key,
                                   std::int64_t fallback, std::int64_t min, std::int64_t max);
 
-// Writes must send JSON: application/json, with parameters allowed. A write
-// without a Content-Type is refused (a web page could send it without the
-// browser asking the server first: docs/SECURITY.md).
-Status CheckJsonContentType(const Request& request);
 
 // category, prefix and type, repeated or comma-separated.
 AllFilter FilterFromQuery(const Exchange& exchange);

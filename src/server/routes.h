@@ -11,7 +11,7 @@ void AddAllRoutes(Router& router, ServerContext& context);        // /all
 void AddSubscribeRoutes(Router& router, ServerContext& context);  // /subscribe/...
 void AddOpsRoutes(Router& router, ServerContext& context);        // /health, /metrics
 void AddConsumerRoutes(Router& router, ServerContext& context);   // /consumers/...
-// ServerOptions::routes, the program's own (custom_routes.cc).
+// ServeOptions::routes, the program's own (custom_routes.cc).
 void AddCustomRoutes(Router& router, ServerContext& context);
 
 inline void AddStandardRoutes(Router& router, ServerContext& context) {

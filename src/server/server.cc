@@ -153,7 +153,7 @@ void Shutdown(ServerContext& context, Listener& listener) {
 
 }  // namespace
 
-Status RunServer(Store& store, const ServerOptions& options) {
+Status RunServer(Store& store, const ServeOptions& options) {
   auto endpoint = ParseListen(options.listen);
   if (!endpoint.ok()) return endpoint.status();
   const int threads = options.io_threads > 0

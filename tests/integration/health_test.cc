@@ -25,7 +25,7 @@ TEST(HealthTest, AFailedSyncTurnsHealthToFailedWithTheReason) {
   auto store = storage::OpenEmbeddedStoreOnEnv(tmp.Sub("store"), {}, env.get());
   ASSERT_TRUE(store.ok()) << store.status().ToString();
 
-  server::ServerOptions options;
+  ServeOptions options;
   options.io_threads = 2;
   testutil::InProcessServer server(**store, options);
   ASSERT_TRUE(server.AwaitListening());

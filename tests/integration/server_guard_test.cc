@@ -48,7 +48,7 @@ class ServerGuardTest : public ::testing::Test {
     auto store = Store::Open("memory:");
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     store_ = std::move(*store);
-    server::ServerOptions options;
+    ServeOptions options;
     options.io_threads = 2;
     options.routes = MisbehavingRoutes();
     server_ = std::make_unique<testutil::InProcessServer>(*store_, options);

@@ -37,7 +37,7 @@ inline int FreePort() {
 class InProcessServer {
  public:
   // Serves `store` (which must outlive this) with `options` on a free port.
-  InProcessServer(Store& store, server::ServerOptions options) : port_(FreePort()) {
+  InProcessServer(Store& store, ServeOptions options) : port_(FreePort()) {
     options.listen = "127.0.0.1:" + std::to_string(port_);
     thread_ = std::thread([this, &store, options] { status_ = server::RunServer(store, options); });
   }

@@ -126,16 +126,5 @@ TEST(EventJsonTest, Base64DataDecodesWithAndWithoutPadding) {
     EXPECT_EQ(data_of(bad).status().field(), "data") << bad;
 }
 
-TEST(StatusJsonTest, ConflictsCarryTheActualVersion) {
-  EXPECT_EQ(StatusToJson(Status::Conflict("m", 4)),
-            R"({"error":"conflict","message":"m","actualVersion":4})");
-  EXPECT_EQ(StatusToJson(Status::Conflict("m", std::nullopt)),
-            R"({"error":"conflict","message":"m","actualVersion":null})");
-  EXPECT_EQ(StatusToJson(Status::Invalid("stream", "bad \"x\"")),
-            R"({"error":"invalid","message":"bad \"x\"","field":"stream"})");
-  EXPECT_EQ(StatusToJson(Status::NotFound("gone", true)),
-            R"({"error":"not_found","message":"gone","deleted":true})");
-}
-
 }  // namespace
 }  // namespace indelible

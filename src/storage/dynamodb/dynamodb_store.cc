@@ -286,6 +286,7 @@ class DynamoDbStore final : public Store {
     StoreTraits traits;
     traits.positions_at_commit = false;
     traits.ids_unique_across_streams = false;
+    traits.local_reads = false;
     return traits;
   }
 

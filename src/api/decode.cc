@@ -1,4 +1,5 @@
-#include "client/wire.h"
+// The decoding half of api/wire.h: the documents the client reads.
+#include "api/wire.h"
 
 #include <fmt/format.h>
 
@@ -8,11 +9,10 @@
 #include "core/event_json.h"
 #include "core/json_spans.h"
 
-namespace indelible::client {
+namespace indelible::api {
 namespace json = boost::json;
 namespace {
 
-void AppendQuoted(std::string_view text, std::string* out) { out->append(QuoteJson(text)); }
 
 Status NotOurs(std::string_view what, std::string_view why) {
   return Status::Internal(fmt::format("the server's answer is not a valid {}: {}", what, why));
@@ -70,32 +70,6 @@ Result<std::vector<RecordedEvent>> EventsMember(std::string_view body, std::stri
 }
 
 }  // namespace
-
-std::string EventsToJson(const std::vector<EventData>& events) {
-  std::string out = "[";
-  for (const EventData& event : events) {
-    if (out.size() > 1) out.push_back(',');
-    out += R"({"id":")" + event.id.ToString() + R"(","type":)";
-    AppendQuoted(event.type, &out);
-    if (!event.schema.empty()) {
-      out += R"(,"schema":)";
-      AppendQuoted(event.schema, &out);
-    }
-    if (event.content_type == kJsonContentType) {
-      out += R"(,"data":)";
-      out += event.data;
-    } else {
-      out += R"(,"contentType":)";
-      AppendQuoted(event.content_type, &out);
-      out += R"(,"dataEncoding":"base64","data":")" + Base64Encode(event.data) + '"';
-    }
-    out += R"(,"metadata":)";
-    out += event.metadata.empty() ? std::string_view("{}") : std::string_view(event.metadata);
-    out.push_back('}');
-  }
-  out.push_back(']');
-  return out;
-}
 
 Status StatusFromAnswer(unsigned http_status, std::string_view body) {
   boost::system::error_code ec;
@@ -199,6 +173,7 @@ Result<ServerHealth> HealthFromJson(std::string_view body) {
   if (!last.ok()) return last.status();
   ServerHealth health;
   health.status = StringMember(*object, "status");
+  health.reason = StringMember(*object, "reason");
   health.last_position = Position(static_cast<std::uint64_t>(std::max<std::int64_t>(*last, 0)));
   return health;
 }
@@ -330,20 +305,26 @@ Result<std::vector<Delivery>> DeliveriesFromJson(std::string_view body) {
   constexpr std::string_view kWhat = "pull answer";
   auto object = ParseObject(body, kWhat);
   if (!object.ok()) return object.status();
-  const json::value* list = object->if_contains("deliveries");
-  if (list == nullptr || !list->is_array()) return NotOurs(kWhat, "no 'deliveries' array");
+  // Each event is cut out of the body as sent: re-serialising the parsed
+  // value would change its data (1e400 becomes a number Boost.JSON cannot
+  // read back, 1.0 becomes 1E0).
+  auto raw = RawMember(body, "deliveries");
+  auto elements = raw ? RawElements(*raw) : std::nullopt;
+  if (!elements) return NotOurs(kWhat, "no 'deliveries' array");
   std::vector<Delivery> out;
-  for (const json::value& item : list->as_array()) {
-    const json::value* event = item.is_object() ? item.as_object().if_contains("event") : nullptr;
-    if (event == nullptr || !event->is_object()) return NotOurs(kWhat, "a delivery has no event");
-    auto attempt = RequiredInteger(item.as_object(), "attempt", kWhat);
+  out.reserve(elements->size());
+  for (std::string_view element : *elements) {
+    auto item = ParseObject(element, kWhat);
+    if (!item.ok()) return item.status();
+    auto event = RawMember(element, "event");
+    if (!event) return NotOurs(kWhat, "a delivery has no event");
+    auto attempt = RequiredInteger(*item, "attempt", kWhat);
     if (!attempt.ok()) return attempt.status();
-    // Re-serialised: the event's data keeps its value, not its exact spacing.
-    auto recorded = StoredEventFromJson(json::serialize(*event));
+    auto recorded = StoredEventFromJson(*event);
     if (!recorded.ok()) return recorded.status();
     Delivery delivery{std::move(*recorded), static_cast<int>(*attempt), std::nullopt};
-    if (item.as_object().contains("parkedVersion")) {
-      auto version = RequiredInteger(item.as_object(), "parkedVersion", kWhat);
+    if (item->contains("parkedVersion")) {
+      auto version = RequiredInteger(*item, "parkedVersion", kWhat);
       if (!version.ok()) return version.status();
       if (*version < 0) return NotOurs(kWhat, "'parkedVersion' is negative");
       delivery.parked_version = StreamVersion(static_cast<std::uint64_t>(*version));
@@ -353,4 +334,4 @@ Result<std::vector<Delivery>> DeliveriesFromJson(std::string_view body) {
   return out;
 }
 
-}  // namespace indelible::client
+}  // namespace indelible::api

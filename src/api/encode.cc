@@ -1,0 +1,113 @@
+// The encoding half of api/wire.h: the documents the server sends.
+#include <fmt/format.h>
+
+#include "api/wire.h"
+#include "core/event_json.h"
+
+namespace indelible::api {
+namespace {
+
+void AppendQuoted(std::string_view text, std::string* out) { out->append(QuoteJson(text)); }
+
+}  // namespace
+
+std::string EventsToJson(const std::vector<EventData>& events) {
+  std::string out = "[";
+  for (const EventData& event : events) {
+    if (out.size() > 1) out.push_back(',');
+    out += R"({"id":")" + event.id.ToString() + R"(","type":)";
+    AppendQuoted(event.type, &out);
+    if (!event.schema.empty()) {
+      out += R"(,"schema":)";
+      AppendQuoted(event.schema, &out);
+    }
+    if (event.content_type == kJsonContentType) {
+      out += R"(,"data":)";
+      out += event.data;
+    } else {
+      out += R"(,"contentType":)";
+      AppendQuoted(event.content_type, &out);
+      out += R"(,"dataEncoding":"base64","data":")" + Base64Encode(event.data) + '"';
+    }
+    out += R"(,"metadata":)";
+    out += event.metadata.empty() ? std::string_view("{}") : std::string_view(event.metadata);
+    out.push_back('}');
+  }
+  out.push_back(']');
+  return out;
+}
+
+std::string AppendResultToJson(const AppendResult& result) {
+  std::string out = R"({"stream":)";
+  AppendQuoted(result.stream, &out);
+  out += fmt::format(R"(,"firstVersion":{},"lastVersion":{},"position":{}}})",
+                     result.first_version.value(), result.last_version.value(),
+                     result.position.value());
+  return out;
+}
+
+std::string HeadToJson(std::string_view stream, const StreamHead& head) {
+  std::string out = R"({"stream":)";
+  AppendQuoted(stream, &out);
+  out += fmt::format(R"(,"version":{},"position":{},"deleted":{},"firstVersion":{}}})",
+                     head.version.value(), head.position.value(), head.deleted,
+                     head.first_version.value());
+  return out;
+}
+
+std::string StatusToJson(const Status& status) {
+  std::string out = R"({"error":")";
+  out += ErrorCodeName(status.code());
+  out += R"(","message":)";
+  AppendQuoted(status.message(), &out);
+  if (!status.field().empty()) {
+    out += R"(,"field":)";
+    AppendQuoted(status.field(), &out);
+  }
+  if (status.code() == ErrorCode::kConflict) {
+    out += R"(,"actualVersion":)";
+    out += status.actual_version() ? std::to_string(*status.actual_version()) : "null";
+  }
+  if (status.deleted()) out += R"(,"deleted":true)";
+  out += '}';
+  return out;
+}
+
+std::string ConsumerGroupInfoToJson(const ConsumerGroupInfo& info) {
+  std::string blocked = "null";
+  if (info.blocked_at)
+    blocked = fmt::format(R"({{"position":{},"reason":{}}})", info.blocked_at->value(),
+                          QuoteJson(info.blocked_reason));
+  return fmt::format(
+      R"({{"group":{},"checkpoint":{},"lastPosition":{},"lagEvents":{},"lagSeconds":{:.3f},)"
+      R"("inFlight":{},"redeliveries":{},"blocked":{},)"
+      R"("parked":{{"streams":{},"events":{},"replaying":{}}}}})",
+      QuoteJson(info.name), info.checkpoint.value(), info.last_position.value(), info.lag_events,
+      info.lag_seconds, info.in_flight, info.redeliveries, blocked, info.parked_streams,
+      info.parked_events, info.replaying);
+}
+
+std::string DeliveryToJson(const Delivery& delivery) {
+  std::string out = fmt::format(R"({{"attempt":{},)", delivery.attempt);
+  if (delivery.parked_version)
+    out += fmt::format(R"("parkedVersion":{},)", delivery.parked_version->value());
+  out += R"("event":)";
+  AppendEventJson(delivery.event.view(), &out);
+  out += '}';
+  return out;
+}
+
+std::string HealthToJson(const ServerHealth& health) {
+  std::string out = R"({"status":)";
+  AppendQuoted(health.status, &out);
+  if (!health.reason.empty()) {
+    out += R"(,"reason":)";
+    AppendQuoted(health.reason, &out);
+  }
+  out += fmt::format(R"(,"lastPosition":{}}})", health.last_position.value());
+  return out;
+}
+
+std::string ETagFor(StreamVersion version) { return fmt::format("\"{}\"", version.value()); }
+
+}  // namespace indelible::api
