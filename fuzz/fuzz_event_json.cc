@@ -13,10 +13,10 @@
 #include <string_view>
 #include <vector>
 
-#include "core/append_validation.h"
 #include "core/event_json.h"
 #include "core/json_check.h"
 #include "fuzz_check.h"
+#include "store/append_validation.h"
 
 namespace {
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's second command: install what is missing, build, and run the
 # whole suite the way CI does:
-#   1. formatting and the layer rule (cheap, first);
+#   1. formatting and the layer rule from the build graph, with its
+#      planted-violation self-test (cheap, first);
 #   2. every test under AddressSanitizer + UndefinedBehaviorSanitizer (dev);
 #   3. the libFuzzer harnesses, each for a bounded time (clang preset, ASan +
 #      UBSan; docs/FUZZING.md);
@@ -11,6 +12,7 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/check-format.sh
 scripts/check-layers.sh
+scripts/check-layers.sh --self-test
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

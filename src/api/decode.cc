@@ -1,18 +1,16 @@
 // The decoding half of api/wire.h: the documents the client reads.
-#include "api/wire.h"
-
 #include <fmt/format.h>
 
 #include <boost/json.hpp>
 #include <charconv>
 
+#include "api/wire.h"
 #include "core/event_json.h"
 #include "core/json_spans.h"
 
 namespace indelible::api {
 namespace json = boost::json;
 namespace {
-
 
 Status NotOurs(std::string_view what, std::string_view why) {
   return Status::Internal(fmt::format("the server's answer is not a valid {}: {}", what, why));

@@ -1,4 +1,3 @@
-#include "api/wire.h"
 #include "cli/cli.h"
 
 #include <fmt/format.h>
@@ -6,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "api/wire.h"
 #include "core/event_json.h"
 #include "indelible/client.h"
 

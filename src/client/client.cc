@@ -1,14 +1,14 @@
 // Client: one method per route of docs/HTTP.md.
-#include "api/wire.h"
 #include "indelible/client.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
+#include "api/wire.h"
 #include "client/client_impl.h"
-#include "core/append_validation.h"
 #include "core/event_json.h"
+#include "store/append_validation.h"
 
 namespace indelible {
 namespace {

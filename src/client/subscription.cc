@@ -17,8 +17,8 @@
 #include <deque>
 #include <thread>
 
-#include "client/client_impl.h"
 #include "api/wire.h"
+#include "client/client_impl.h"
 
 namespace indelible::client {
 namespace {

@@ -188,7 +188,6 @@ class LongWait : public std::enable_shared_from_this<LongWait> {
   CommitWatcher::Ticket commit_ticket_ = 0;  // GUARDED_BY(mu_)
 };
 
-
 // A group's status with the requests waiting on it ("waiting").
 std::string StatusJson(ServerContext& context, ConsumerGroup& group) {
   std::string body = api::ConsumerGroupInfoToJson(group.info());

@@ -24,7 +24,9 @@ HttpResponse HttpResponse::Error(const Status& status) {
   return Json(static_cast<int>(server::HttpStatusFor(status.code())), api::StatusToJson(status));
 }
 
-Status Serve(Store& store, const ServeOptions& options) { return server::RunServer(store, options); }
+Status Serve(Store& store, const ServeOptions& options) {
+  return server::RunServer(store, options);
+}
 
 namespace server {
 namespace {

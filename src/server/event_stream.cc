@@ -76,13 +76,12 @@ void EventStream::Pump() {
   reading_ = true;
   // The I/O threads keep running until the page is back on the strand: a
   // shutdown must not leave it queued on an io_context that is gone.
-  asio::post(context_.reads,
-             [self = shared_from_this(), work = asio::make_work_guard(context_.ioc)] {
-               Read read = self->GuardedReadPage();
-               asio::post(self->socket_.get_executor(), [self, read = std::move(read)]() mutable {
-                 self->OnRead(std::move(read));
-               });
-             });
+  asio::post(
+      context_.reads, [self = shared_from_this(), work = asio::make_work_guard(context_.ioc)] {
+        Read read = self->GuardedReadPage();
+        asio::post(self->socket_.get_executor(),
+                   [self, read = std::move(read)]() mutable { self->OnRead(std::move(read)); });
+      });
 }
 
 void EventStream::PumpLive() {

@@ -1,10 +1,10 @@
-#include "api/wire.h"
 #include "server/http.h"
 
 #include <fmt/format.h>
 
 #include <cstdio>
 
+#include "api/wire.h"
 #include "core/event_json.h"
 #include "server/http_session.h"
 

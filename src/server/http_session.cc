@@ -1,4 +1,3 @@
-#include "api/wire.h"
 #include "server/http_session.h"
 
 #include <fmt/format.h>
@@ -8,6 +7,7 @@
 #include <boost/url/parse.hpp>
 #include <cstdio>
 
+#include "api/wire.h"
 #include "core/event_json.h"
 #include "server/request_screen.h"
 #include "server/routes.h"

@@ -19,7 +19,6 @@ namespace indelible::server {
 // If-None-Match *: no_stream.
 Result<Expected> ExpectedFromHeaders(const Request& request);
 
-
 // The largest position or version a request may name (2^62): far past any
 // store, and far enough from the integer limits that no `+ 1` or `- 1` on
 // it overflows (a Last-Event-ID of 2^63 - 1 once did).
@@ -28,7 +27,6 @@ inline constexpr std::int64_t kMaxNumberParam = std::int64_t{1} << 62;
 // An integer query parameter in [min, max]; `fallback` when absent.
 Result<std::int64_t> IntegerParam(const Exchange& exchange, const std::string& key,
                                   std::int64_t fallback, std::int64_t min, std::int64_t max);
-
 
 // category, prefix and type, repeated or comma-separated.
 AllFilter FilterFromQuery(const Exchange& exchange);

@@ -100,9 +100,8 @@ TEST(ApiWireTest, AppendResultsHeadsAndHealthRoundTrip) {
   EXPECT_EQ(h->deleted, head.deleted);
   EXPECT_EQ(h->first_version, head.first_version);
 
-  for (const ServerHealth& health :
-       {ServerHealth{"ok", "", Position(7)},
-        ServerHealth{"failed", "sync failed: \"EIO\"", Position(8)}}) {
+  for (const ServerHealth& health : {ServerHealth{"ok", "", Position(7)},
+                                     ServerHealth{"failed", "sync failed: \"EIO\"", Position(8)}}) {
     auto back = api::HealthFromJson(api::HealthToJson(health));
     ASSERT_TRUE(back.ok()) << back.status().ToString();
     EXPECT_EQ(back->status, health.status);

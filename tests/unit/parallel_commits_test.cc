@@ -2,7 +2,7 @@
 // backends whose commits are remote round trips. Commits on different
 // streams must be in flight together; commits sharing a stream must run one
 // after another in their given order; results come back in order.
-#include "storage/parallel_commits.h"
+#include "store/parallel_commits.h"
 
 #include <gtest/gtest.h>
 

@@ -19,7 +19,6 @@
 
 #include "core/event_json.h"
 #include "core/text.h"
-#include "storage/checkpoints.h"
 #include "storage/dynamodb/all_index.h"
 #include "storage/dynamodb/attributes.h"
 #include "storage/dynamodb/client.h"
@@ -29,7 +28,8 @@
 #include "storage/dynamodb/tables.h"
 #include "storage/dynamodb/tip.h"
 #include "storage/dynamodb/url.h"
-#include "storage/parallel_commits.h"
+#include "store/checkpoints.h"
+#include "store/parallel_commits.h"
 
 namespace indelible::dynamodb {
 namespace json = boost::json;

@@ -6,13 +6,13 @@
 #include <chrono>
 #include <map>
 
-#include "core/append_validation.h"
 #include "core/clock.h"
 #include "core/text.h"
-#include "storage/decide.h"
 #include "storage/dynamodb/attributes.h"
 #include "storage/dynamodb/errors.h"
 #include "storage/dynamodb/tables.h"
+#include "store/append_validation.h"
+#include "store/decide.h"
 
 namespace indelible::dynamodb {
 namespace json = boost::json;

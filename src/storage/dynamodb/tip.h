@@ -22,7 +22,7 @@
 
 #include "indelible/event.h"
 #include "indelible/result.h"
-#include "storage/decide.h"
+#include "store/decide.h"
 
 namespace indelible::dynamodb {
 

@@ -1,6 +1,6 @@
 // EmbeddedStore's checkpoint records: keys "checkpoint/NAME" in the default
 // column family (docs/FORMAT.md), written with the store's durability.
-#include "storage/checkpoints.h"
+#include "store/checkpoints.h"
 
 #include <rocksdb/db.h>
 

@@ -9,11 +9,11 @@
 
 #include <filesystem>
 
-#include "core/append_validation.h"
 #include "core/clock.h"
 #include "core/text.h"
 #include "storage/embedded/embedded_store.h"
 #include "storage/embedded/format.h"
+#include "store/append_validation.h"
 
 namespace indelible::storage::embedded {
 namespace {

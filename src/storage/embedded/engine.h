@@ -53,8 +53,8 @@
 #include <unordered_map>
 
 #include "indelible/store.h"
-#include "storage/decide.h"
 #include "storage/embedded/broadcast.h"
+#include "store/decide.h"
 
 namespace indelible::storage::embedded {
 

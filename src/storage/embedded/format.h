@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "indelible/event.h"
-#include "storage/decide.h"
+#include "store/decide.h"
 
 namespace indelible::storage::embedded {
 

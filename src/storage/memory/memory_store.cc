@@ -8,11 +8,11 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "core/append_validation.h"
 #include "core/clock.h"
 #include "core/text.h"
-#include "storage/checkpoints.h"
-#include "storage/decide.h"
+#include "store/append_validation.h"
+#include "store/checkpoints.h"
+#include "store/decide.h"
 
 namespace indelible::storage {
 namespace {

@@ -1,4 +1,4 @@
-#include "storage/parallel_commits.h"
+#include "store/parallel_commits.h"
 
 #include <algorithm>
 #include <atomic>

@@ -1,4 +1,4 @@
-#include "storage/decide.h"
+#include "store/decide.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "core/append_validation.h"
+#include "store/append_validation.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "storage/checkpoints.h"
+#include "store/checkpoints.h"
 
 #include <fmt/format.h>
 
