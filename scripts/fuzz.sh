@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs every libFuzzer harness of fuzz/ for a bounded time (docs/FUZZING.md):
 #   scripts/fuzz.sh [SECONDS_PER_HARNESS]     (default 20)
-# Configures and builds only the harnesses (and what they link) in
-# build/clang, the "clang" preset, then runs each over a copy of its seed
+# Configures and builds the harnesses (and what they link) in build/clang,
+# the "clang" preset, with the src/ libraries they do not link: this build
+# is also the thread-safety check (-Werror=thread-safety, docs/FUZZING.md),
+# so it compiles every library of src/. Then runs each harness over a copy of its seed
 # corpus in a temporary folder, so the repository is not modified. Fails on
 # any crash, leak, timeout, out-of-memory or sanitizer report; the input is
 # kept in the run's folder (printed) for docs/FUZZING.md's "add a crash".
@@ -17,8 +19,13 @@ if command -v ccache >/dev/null; then
   export CMAKE_C_COMPILER_LAUNCHER=${CMAKE_C_COMPILER_LAUNCHER:-ccache}
   export CMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER:-ccache}
 fi
-[[ -f build/clang/CMakeCache.txt ]] || cmake --preset clang >/dev/null
-cmake --build build/clang -j "${INDELIBLE_JOBS:-$(nproc)}" --target fuzzers
+# Configured every time (seconds), so a build folder from before a change of
+# the preset's flags gets them: -Werror=thread-safety above all.
+cmake --preset clang >/dev/null
+# The harnesses link core, storage, subscriptions, dynamodb and server;
+# the other libraries are compiled only (no link, no extra executable).
+cmake --build build/clang -j "${INDELIBLE_JOBS:-$(nproc)}" --target fuzzers indelible_projections \
+  indelible_entities indelible_client indelible_cli_base
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

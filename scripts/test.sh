@@ -5,7 +5,7 @@
 #      planted-violation self-test (cheap, first);
 #   2. every test under AddressSanitizer + UndefinedBehaviorSanitizer (dev);
 #   3. the libFuzzer harnesses, each for a bounded time (clang preset, ASan +
-#      UBSan; docs/FUZZING.md);
+#      UBSan; docs/FUZZING.md), whose build is also the thread-safety check;
 #   4. the concurrency tests again under ThreadSanitizer (tsan).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +24,7 @@ ctest --test-dir build/dev -j "$jobs" --output-on-failure --timeout 900
 
 echo "== fuzz: every harness ${INDELIBLE_FUZZ_SECONDS:-15} s (clang, ASan + UBSan)"
 scripts/fuzz.sh "${INDELIBLE_FUZZ_SECONDS:-15}"
+scripts/check-thread-safety.sh  # the clang build above is the -Wthread-safety check; it can fail
 
 echo "== build and test: tsan (concurrency tests)"
 # The tsan preset passes -Wno-tsan: GCC warns that TSan cannot model the

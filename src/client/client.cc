@@ -327,7 +327,7 @@ Result<client::Response> Client::Impl::Call(const client::Request& request, bool
 
 Result<std::unique_ptr<client::Connection>> Client::Impl::Acquire(bool* reused) {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     while (!idle_.empty()) {
       std::unique_ptr<client::Connection> connection = std::move(idle_.back());
       idle_.pop_back();
@@ -343,7 +343,7 @@ Result<std::unique_ptr<client::Connection>> Client::Impl::Acquire(bool* reused) 
 
 void Client::Impl::Release(std::unique_ptr<client::Connection> connection) {
   if (!connection->Reusable()) return;
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (idle_.size() < options.max_idle_connections) idle_.push_back(std::move(connection));
 }
 

@@ -5,12 +5,12 @@
 
 #include <chrono>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "client/connection.h"
 #include "client/url.h"
+#include "core/mutex.h"
 #include "indelible/client.h"
 
 namespace indelible {
@@ -38,8 +38,8 @@ struct Client::Impl {
   const ClientOptions options;
 
  private:
-  std::mutex mu_;
-  std::vector<std::unique_ptr<client::Connection>> idle_;  // GUARDED_BY(mu_)
+  Mutex mu_;
+  std::vector<std::unique_ptr<client::Connection>> idle_ GUARDED_BY(mu_);
 };
 
 namespace client {

@@ -36,7 +36,10 @@ Result<std::unique_ptr<ProjectionRunner>> ProjectionRunner::Open(Store& store,
   // and makes the first copy, so queries find its views.
   auto control = ReadStore::Open(read_store_url);
   if (!control.ok()) return control.status();
-  impl->control_ = std::move(*control);
+  {
+    MutexLock lock(&impl->control_mu_);  // not shared yet: uncontended, for the analysis
+    impl->control_ = std::move(*control);
+  }
   if (Status s = impl->Connect(); !s.ok()) return s;
   if (Status s = impl->EnsureCopy(); !s.ok()) return s;
   return std::unique_ptr<ProjectionRunner>(new ProjectionRunner(std::move(impl)));
@@ -70,7 +73,7 @@ bool ProjectionRunner::WaitFor(Position position, std::chrono::milliseconds time
 }
 
 Result<ProjectionStatus> ProjectionRunner::status() {
-  std::lock_guard lock(impl_->control_mu_);
+  MutexLock lock(&impl_->control_mu_);
   auto row = projections::ReadRow(*impl_->control_, impl_->projection_.name);
   if (!row.ok()) return row.status();
   if (!row->has_value()) {
@@ -80,19 +83,19 @@ Result<ProjectionStatus> ProjectionRunner::status() {
   }
   ProjectionStatus status = ToStatus(**row);
   {
-    std::lock_guard error_lock(impl_->mu_);
+    MutexLock error_lock(&impl_->mu_);
     if (!impl_->last_error_.ok()) status.last_error = impl_->last_error_.ToString();
   }
   return status;
 }
 
 Status ProjectionRunner::Retry() {
-  std::lock_guard lock(impl_->control_mu_);
+  MutexLock lock(&impl_->control_mu_);
   return projections::SetOperatorAction(*impl_->control_, impl_->projection_.name, "retry");
 }
 
 Status ProjectionRunner::Skip() {
-  std::lock_guard lock(impl_->control_mu_);
+  MutexLock lock(&impl_->control_mu_);
   return projections::SetOperatorAction(*impl_->control_, impl_->projection_.name, "skip");
 }
 

@@ -269,10 +269,10 @@ Result<bool> ProjectionRunner::Impl::CheckOperator() {
 
 void ProjectionRunner::Impl::Published(std::uint64_t position) {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     applied_ = position;
   }
-  applied_cv_.notify_all();
+  applied_cv_.SignalAll();
 }
 
 bool ProjectionRunner::Impl::SleepFor(std::chrono::milliseconds duration) {
@@ -290,7 +290,7 @@ void ProjectionRunner::Impl::Loop() {
   while (!stopping_) {
     auto step = Step(std::chrono::milliseconds(500));
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(&mu_);
       last_error_ = step.ok() ? Status::Ok() : step.status();
     }
     if (step.ok()) {
@@ -308,8 +308,9 @@ void ProjectionRunner::Impl::Loop() {
 }
 
 bool ProjectionRunner::Impl::WaitFor(Position position, std::chrono::milliseconds timeout) {
-  std::unique_lock lock(mu_);
-  return applied_cv_.wait_for(lock, timeout, [&] { return applied_ >= position.value(); });
+  MutexLock lock(&mu_);
+  return applied_cv_.WaitFor(&mu_, timeout,
+                             [&]() REQUIRES(mu_) { return applied_ >= position.value(); });
 }
 
 void ProjectionRunner::Impl::Stop() {

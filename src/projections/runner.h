@@ -3,13 +3,12 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <thread>
 
+#include "core/mutex.h"
 #include "indelible/projection.h"
 #include "indelible/subscription.h"
 #include "projections/meta.h"
@@ -50,11 +49,11 @@ class ProjectionRunner::Impl {
 
   std::atomic<bool> stopping_{false};
   std::thread thread_;
-  Status last_error_;  // GUARDED_BY(mu_)
+  Status last_error_ GUARDED_BY(mu_);
   // For CatchUp: the last Next reached the end of $all, or the copy is blocked.
   bool idle() const { return blocked_at_.has_value() || (subscription_ && last_caught_up_); }
-  std::mutex control_mu_;
-  std::unique_ptr<ReadStore> control_;  // GUARDED_BY(control_mu_): status, Retry, Skip
+  Mutex control_mu_;
+  std::unique_ptr<ReadStore> control_ GUARDED_BY(control_mu_);  // status, Retry, Skip
 
  private:
   enum class Outcome { kApplied, kFenced, kFailed };
@@ -87,11 +86,11 @@ class ProjectionRunner::Impl {
   std::map<std::uint64_t, int> attempts_;  // failed applications by position
   bool last_caught_up_ = false;
 
-  std::condition_variable applied_cv_;
-  std::uint64_t applied_ = 0;  // GUARDED_BY(mu_): published position_
+  CondVar applied_cv_;
+  std::uint64_t applied_ GUARDED_BY(mu_) = 0;  // published position_
 
  public:
-  std::mutex mu_;
+  Mutex mu_;
 };
 
 }  // namespace indelible

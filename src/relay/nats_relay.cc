@@ -18,11 +18,11 @@
 #include <algorithm>
 #include <boost/json.hpp>
 #include <charconv>
-#include <condition_variable>
 #include <cstring>
 #include <deque>
-#include <mutex>
 #include <thread>
+
+#include "core/mutex.h"
 
 namespace indelible {
 namespace {
@@ -185,7 +185,7 @@ class NatsRelay::Impl {
   }
 
   NatsRelayStats stats() const {
-    std::lock_guard lock(stats_mu_);
+    MutexLock lock(&stats_mu_);
     return stats_;
   }
 
@@ -208,9 +208,9 @@ class NatsRelay::Impl {
                                       error != nullptr ? static_cast<int>(error->ErrCode) : 0));
     }
     {
-      std::lock_guard lock(self->ack_mu_);  // pairs with WaitForAcks
+      MutexLock lock(&self->ack_mu_);  // pairs with WaitForAcks
     }
-    self->ack_cv_.notify_all();
+    self->ack_cv_.SignalAll();
     natsMsg_Destroy(msg);
   }
 
@@ -293,7 +293,7 @@ class NatsRelay::Impl {
     last_seq_ = last_seq;
     next_seq_ = last_seq;
     last_position_ = last_position;
-    std::lock_guard lock(stats_mu_);
+    MutexLock lock(&stats_mu_);
     stats_.position = last_position;
     return Status::Ok();
   }
@@ -314,7 +314,7 @@ class NatsRelay::Impl {
   void Fail(const std::string& error, Report& report, milliseconds* backoff) {
     RecordError(error);
     {
-      std::lock_guard lock(stats_mu_);
+      MutexLock lock(&stats_mu_);
       ++stats_.resyncs;
     }
     report();
@@ -323,7 +323,7 @@ class NatsRelay::Impl {
   }
 
   void RecordError(std::string error) {
-    std::lock_guard lock(stats_mu_);
+    MutexLock lock(&stats_mu_);
     stats_.last_error = std::move(error);
   }
 
@@ -339,7 +339,7 @@ class NatsRelay::Impl {
     if (held.empty()) return;
     events->erase(events->begin(), first_new);
     {
-      std::lock_guard lock(stats_mu_);
+      MutexLock lock(&stats_mu_);
       stats_.skipped += held.size();
     }
     if (Status s = source.Ack(held); !s.ok()) RecordError(s.ToString());
@@ -373,7 +373,7 @@ class NatsRelay::Impl {
       last_seq_ += batch.size();
       last_position_ = batch.back().position;
       {
-        std::lock_guard lock(stats_mu_);
+        MutexLock lock(&stats_mu_);
         stats_.published += batch.size();
         stats_.position = last_position_;
       }
@@ -390,13 +390,13 @@ class NatsRelay::Impl {
   bool WaitForAcks() {
     if (inflight_.empty()) return true;
     const std::uint64_t target = inflight_.front().back().position.value();
-    std::unique_lock lock(ack_mu_);
-    return ack_cv_.wait_for(lock, options_.ack_timeout,
-                            [&] { return max_acked_position_.load() >= target || failed_.load(); });
+    MutexLock lock(&ack_mu_);
+    return ack_cv_.WaitFor(&ack_mu_, options_.ack_timeout,
+                           [&] { return max_acked_position_.load() >= target || failed_.load(); });
   }
 
   void RecordFailure(std::string error) {
-    std::lock_guard lock(ack_mu_);
+    MutexLock lock(&ack_mu_);
     if (ack_error_.empty()) ack_error_ = std::move(error);
     failed_.store(true);
   }
@@ -409,7 +409,7 @@ class NatsRelay::Impl {
     if (js_PublishAsyncGetPendingList(&list, js_) == NATS_OK) natsMsgList_Destroy(&list);
     std::string error;
     {
-      std::lock_guard lock(ack_mu_);
+      MutexLock lock(&ack_mu_);
       error = std::move(ack_error_);
       ack_error_.clear();
     }
@@ -476,12 +476,12 @@ class NatsRelay::Impl {
   // Written by OnAck on the library's thread.
   std::atomic<std::uint64_t> max_acked_position_{0};
   std::atomic<bool> failed_{false};
-  std::mutex ack_mu_;
-  std::condition_variable ack_cv_;
-  std::string ack_error_;  // GUARDED_BY(ack_mu_)
+  Mutex ack_mu_;
+  CondVar ack_cv_;
+  std::string ack_error_ GUARDED_BY(ack_mu_);
 
-  mutable std::mutex stats_mu_;
-  NatsRelayStats stats_;  // GUARDED_BY(stats_mu_)
+  mutable Mutex stats_mu_;
+  NatsRelayStats stats_ GUARDED_BY(stats_mu_);
 };
 
 Result<std::unique_ptr<NatsRelay>> NatsRelay::Connect(const NatsRelayOptions& options) {

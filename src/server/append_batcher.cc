@@ -19,10 +19,10 @@ AppendBatcher::~AppendBatcher() { Stop(); }
 
 void AppendBatcher::Submit(CommitRequest commit, Done done) {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     if (!stopping_) {
       queue_.push_back(Pending{std::move(commit), std::move(done)});
-      queued_.notify_one();
+      queued_.Signal();
       return;
     }
   }
@@ -31,11 +31,11 @@ void AppendBatcher::Submit(CommitRequest commit, Done done) {
 
 void AppendBatcher::Stop() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     if (stopping_) return;
     stopping_ = true;
   }
-  queued_.notify_all();
+  queued_.SignalAll();
   for (auto& thread : threads_) thread.join();
 }
 
@@ -43,14 +43,14 @@ void AppendBatcher::Loop() {
   for (;;) {
     std::vector<Pending> batch;
     {
-      std::unique_lock lock(mu_);
-      queued_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      MutexLock lock(&mu_);
+      queued_.Wait(&mu_, [this]() REQUIRES(mu_) { return stopping_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stopping, and nothing left to commit
       const std::size_t n = std::min(queue_.size(), kMaxBatch);
       batch.assign(std::make_move_iterator(queue_.begin()),
                    std::make_move_iterator(queue_.begin() + static_cast<std::ptrdiff_t>(n)));
       queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(n));
-      if (!queue_.empty()) queued_.notify_one();  // another committer can start on the rest
+      if (!queue_.empty()) queued_.Signal();  // another committer can start on the rest
     }
     std::vector<CommitRequest> commits;
     commits.reserve(batch.size());

@@ -11,11 +11,11 @@
 
 #include <indelible/store.h>
 
-#include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <thread>
 #include <vector>
+
+#include "core/mutex.h"
 
 namespace indelible::server {
 
@@ -41,10 +41,10 @@ class AppendBatcher {
   void Loop();
 
   Store& store_;
-  std::mutex mu_;
-  std::condition_variable queued_;
-  std::vector<Pending> queue_;  // GUARDED_BY(mu_)
-  bool stopping_ = false;       // GUARDED_BY(mu_)
+  Mutex mu_;
+  CondVar queued_;
+  std::vector<Pending> queue_ GUARDED_BY(mu_);
+  bool stopping_ GUARDED_BY(mu_) = false;
   std::vector<std::thread> threads_;
 };
 

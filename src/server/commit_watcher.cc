@@ -17,7 +17,7 @@ CommitWatcher::~CommitWatcher() { Stop(); }
 
 void CommitWatcher::Stop() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     if (stopping_) return;
     stopping_ = true;
     waiters_.clear();
@@ -27,7 +27,7 @@ void CommitWatcher::Stop() {
 
 CommitWatcher::Ticket CommitWatcher::NotifyAfter(Position after, std::function<void()> fn) {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     // Checked under the lock the loop scans under: a commit that lands after
     // this check finds the waiter registered (see Loop). Against what the
     // loop saw, not the store: no store call on the caller's (I/O) thread,
@@ -46,12 +46,12 @@ CommitWatcher::Ticket CommitWatcher::NotifyAfter(Position after, std::function<v
 
 void CommitWatcher::Cancel(Ticket ticket) {
   if (ticket == 0) return;
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   std::erase_if(waiters_, [&](const Waiter& w) { return w.ticket == ticket; });
 }
 
 std::size_t CommitWatcher::waiting() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return waiters_.size();
 }
 
@@ -62,7 +62,7 @@ void CommitWatcher::Loop(std::uint64_t seen) {
         store_.WaitForCommit(Position(seen), std::chrono::milliseconds(200)).value();
     std::vector<std::function<void()>> ready;
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(&mu_);
       if (stopping_) return;
       if (last <= seen) continue;
       seen = last;

@@ -9,11 +9,11 @@
 
 #include <indelible/store.h>
 
-#include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <thread>
 #include <vector>
+
+#include "core/mutex.h"
 
 namespace indelible::server {
 
@@ -48,11 +48,11 @@ class CommitWatcher {
   void Loop(std::uint64_t seen);
 
   Store& store_;
-  mutable std::mutex mu_;
-  std::vector<Waiter> waiters_;  // GUARDED_BY(mu_)
-  Ticket last_ticket_ = 0;       // GUARDED_BY(mu_)
-  std::uint64_t seen_ = 0;       // GUARDED_BY(mu_): the loop's last position
-  bool stopping_ = false;        // GUARDED_BY(mu_)
+  mutable Mutex mu_;
+  std::vector<Waiter> waiters_ GUARDED_BY(mu_);
+  Ticket last_ticket_ GUARDED_BY(mu_) = 0;
+  std::uint64_t seen_ GUARDED_BY(mu_) = 0;  // the loop's last position
+  bool stopping_ GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 

@@ -37,7 +37,7 @@ bool EvictIdleConnection(ServerContext& context) {
     std::shared_ptr<HttpSession> oldest;
     std::int64_t oldest_since = 0;
     {
-      std::lock_guard lock(context.live_mu);
+      MutexLock lock(&context.live_mu);
       for (auto& [_, weak] : context.sessions) {
         auto session = weak.lock();
         if (!session) continue;

@@ -5,7 +5,7 @@
 namespace indelible::server {
 
 Result<std::shared_ptr<ConsumerGroup>> ConsumerRegistry::Get(const std::string& name) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (deleting_.contains(name))
     return Status::NotFound(fmt::format("consumer group '{}' is being deleted", name));
   if (auto it = open_.find(name); it != open_.end()) {
@@ -22,7 +22,7 @@ Result<std::shared_ptr<ConsumerGroup>> ConsumerRegistry::Get(const std::string& 
 
 Result<bool> ConsumerRegistry::Create(const std::string& name, const ConsumerGroupOptions& options,
                                       std::size_t max_groups) {
-  std::lock_guard admin(admin_mu_);
+  MutexLock admin(&admin_mu_);
   auto existed = ConsumerGroup::Exists(store_, name);
   if (!existed.ok()) return existed.status();
   if (!*existed) {
@@ -39,14 +39,14 @@ Result<bool> ConsumerRegistry::Create(const std::string& name, const ConsumerGro
 }
 
 Status ConsumerRegistry::Delete(const std::string& name) {
-  std::lock_guard admin(admin_mu_);
+  MutexLock admin(&admin_mu_);
   auto exists = ConsumerGroup::Exists(store_, name);
   if (!exists.ok()) return exists.status();
   if (!*exists)
     return Status::NotFound(fmt::format("no consumer group '{}': nothing to delete", name));
   std::shared_ptr<ConsumerGroup> dropped;  // closed after the lock
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     deleting_.insert(name);
     if (auto it = open_.find(name); it != open_.end()) {
       dropped = std::move(it->second);
@@ -56,7 +56,7 @@ Status ConsumerRegistry::Delete(const std::string& name) {
   // Closes `dropped` and every object a request still holds, then removes
   // the record; none of them saves it again.
   Status deleted = ConsumerGroup::Delete(store_, name);
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   deleting_.erase(name);
   return deleted;
 }
@@ -64,19 +64,19 @@ Status ConsumerRegistry::Delete(const std::string& name) {
 void ConsumerRegistry::ForEach(const std::function<void(ConsumerGroup&)>& fn) {
   std::vector<std::shared_ptr<ConsumerGroup>> groups;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     for (auto& [name, group] : open_) groups.push_back(group);
   }
   for (auto& group : groups) fn(*group);
 }
 
 void ConsumerRegistry::AddWaiting(const std::string& name, std::int64_t delta) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if ((waiting_[name] += delta) == 0) waiting_.erase(name);
 }
 
 std::int64_t ConsumerRegistry::Waiting(const std::string& name) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   auto it = waiting_.find(name);
   return it == waiting_.end() ? 0 : it->second;
 }

@@ -16,9 +16,10 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
+
+#include "core/mutex.h"
 
 namespace indelible::server {
 
@@ -46,11 +47,11 @@ class ConsumerRegistry {
   Store& store_;
   // Creates and deletes one at a time, so the cap holds and a create does
   // not interleave with a delete of the same name.
-  std::mutex admin_mu_;
-  std::mutex mu_;
-  std::map<std::string, std::shared_ptr<ConsumerGroup>> open_;  // GUARDED_BY(mu_)
-  std::set<std::string> deleting_;                              // GUARDED_BY(mu_)
-  std::map<std::string, std::int64_t> waiting_;                 // GUARDED_BY(mu_)
+  Mutex admin_mu_;
+  Mutex mu_;
+  std::map<std::string, std::shared_ptr<ConsumerGroup>> open_ GUARDED_BY(mu_);
+  std::set<std::string> deleting_ GUARDED_BY(mu_);
+  std::map<std::string, std::int64_t> waiting_ GUARDED_BY(mu_);
 };
 
 }  // namespace indelible::server

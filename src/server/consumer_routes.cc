@@ -16,11 +16,11 @@
 #include <boost/json.hpp>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <utility>
 
 #include "api/wire.h"
 #include "core/event_json.h"
+#include "core/mutex.h"
 #include "server/request_parsing.h"
 #include "server/routes.h"
 
@@ -79,7 +79,7 @@ class LongWait : public std::enable_shared_from_this<LongWait> {
   void Run() {
     std::uint64_t generation;
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(&mu_);
       if (done_) return;
       wake_pending_ = false;
       generation = ++generation_;
@@ -102,7 +102,7 @@ class LongWait : public std::enable_shared_from_this<LongWait> {
     const CommitWatcher::Ticket commit =
         idle.commit_after ? context_.watcher.NotifyAfter(*idle.commit_after, wake) : 0;
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(&mu_);
       if (!done_ && generation == generation_ && !wake_pending_) {
         change_ticket_ = change;
         commit_ticket_ = commit;
@@ -118,7 +118,7 @@ class LongWait : public std::enable_shared_from_this<LongWait> {
 
   void Wake(std::uint64_t generation) {
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(&mu_);
       if (done_ || generation != generation_ || wake_pending_) return;
       wake_pending_ = true;
     }
@@ -133,7 +133,7 @@ class LongWait : public std::enable_shared_from_this<LongWait> {
     boost::asio::post(strand_, [self = shared_from_this(), generation] {
       Clock::time_point at;
       {
-        std::lock_guard lock(self->mu_);
+        MutexLock lock(&self->mu_);
         if (self->done_ || generation != self->generation_) return;
         at = self->wake_at_;
       }
@@ -151,7 +151,7 @@ class LongWait : public std::enable_shared_from_this<LongWait> {
     ConsumerGroup::Ticket change;
     CommitWatcher::Ticket commit;
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(&mu_);
       change = std::exchange(change_ticket_, 0);
       commit = std::exchange(commit_ticket_, 0);
     }
@@ -161,7 +161,7 @@ class LongWait : public std::enable_shared_from_this<LongWait> {
 
   void Finish() {
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(&mu_);
       if (done_) return;
       done_ = true;
     }
@@ -179,13 +179,13 @@ class LongWait : public std::enable_shared_from_this<LongWait> {
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   boost::asio::steady_timer timer_;  // used on strand_ only
 
-  std::mutex mu_;
-  bool done_ = false;                        // GUARDED_BY(mu_)
-  bool wake_pending_ = false;                // GUARDED_BY(mu_)
-  std::uint64_t generation_ = 0;             // GUARDED_BY(mu_)
-  Clock::time_point wake_at_;                // GUARDED_BY(mu_)
-  ConsumerGroup::Ticket change_ticket_ = 0;  // GUARDED_BY(mu_)
-  CommitWatcher::Ticket commit_ticket_ = 0;  // GUARDED_BY(mu_)
+  Mutex mu_;
+  bool done_ GUARDED_BY(mu_) = false;
+  bool wake_pending_ GUARDED_BY(mu_) = false;
+  std::uint64_t generation_ GUARDED_BY(mu_) = 0;
+  Clock::time_point wake_at_ GUARDED_BY(mu_);
+  ConsumerGroup::Ticket change_ticket_ GUARDED_BY(mu_) = 0;
+  CommitWatcher::Ticket commit_ticket_ GUARDED_BY(mu_) = 0;
 };
 
 // A group's status with the requests waiting on it ("waiting").

@@ -8,9 +8,9 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <memory>
-#include <mutex>
 #include <unordered_map>
 
+#include "core/mutex.h"
 #include "server/append_batcher.h"
 #include "server/commit_watcher.h"
 #include "server/consumer_registry.h"
@@ -67,9 +67,9 @@ struct ServerContext {
 
   // Live connections and subscriptions, so shutdown can reach them. Weak:
   // they own themselves.
-  std::mutex live_mu;
-  std::unordered_map<HttpSession*, std::weak_ptr<HttpSession>> sessions;  // GUARDED_BY(live_mu)
-  std::unordered_map<EventStream*, std::weak_ptr<EventStream>> streams;   // GUARDED_BY(live_mu)
+  Mutex live_mu;
+  std::unordered_map<HttpSession*, std::weak_ptr<HttpSession>> sessions GUARDED_BY(live_mu);
+  std::unordered_map<EventStream*, std::weak_ptr<EventStream>> streams GUARDED_BY(live_mu);
 };
 
 }  // namespace indelible::server

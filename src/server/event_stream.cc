@@ -47,13 +47,13 @@ EventStream::EventStream(asio::ip::tcp::socket socket, ServerContext& context, S
 EventStream::~EventStream() {
   context_.metrics.subscribers.fetch_sub(1, std::memory_order_relaxed);
   context_.metrics.open_connections.fetch_sub(1, std::memory_order_relaxed);
-  std::lock_guard lock(context_.live_mu);
+  MutexLock lock(&context_.live_mu);
   context_.streams.erase(this);
 }
 
 void EventStream::Start() {
   {
-    std::lock_guard lock(context_.live_mu);
+    MutexLock lock(&context_.live_mu);
     context_.streams[this] = weak_from_this();
   }
   asio::dispatch(socket_.get_executor(), [self = shared_from_this()] {

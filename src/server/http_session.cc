@@ -37,13 +37,13 @@ HttpSession::HttpSession(asio::ip::tcp::socket socket, ServerContext& context)
 
 HttpSession::~HttpSession() {
   Uncount();
-  std::lock_guard lock(context_.live_mu);
+  MutexLock lock(&context_.live_mu);
   context_.sessions.erase(this);
 }
 
 void HttpSession::Start() {
   {
-    std::lock_guard lock(context_.live_mu);
+    MutexLock lock(&context_.live_mu);
     context_.sessions[this] = weak_from_this();
   }
   asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->ReadHeader(); });

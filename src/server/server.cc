@@ -12,6 +12,7 @@
 #include <mutex>
 #include <thread>
 
+#include "core/mutex.h"
 #include "server/connection_limit.h"
 #include "server/context.h"
 #include "server/event_stream.h"
@@ -141,7 +142,7 @@ void Shutdown(ServerContext& context, Listener& listener) {
   std::vector<std::shared_ptr<HttpSession>> sessions;
   std::vector<std::shared_ptr<EventStream>> streams;
   {
-    std::lock_guard lock(context.live_mu);
+    MutexLock lock(&context.live_mu);
     for (auto& [_, weak] : context.sessions)
       if (auto s = weak.lock()) sessions.push_back(std::move(s));
     for (auto& [_, weak] : context.streams)

@@ -47,10 +47,10 @@ ParallelCommits::ParallelCommits(int threads, CommitFn commit) : commit_(std::mo
 
 ParallelCommits::~ParallelCommits() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     stopping_ = true;
   }
-  ready_.notify_all();
+  ready_.SignalAll();
   for (auto& worker : workers_) worker.join();
 }
 
@@ -58,8 +58,8 @@ void ParallelCommits::Work() {
   for (;;) {
     std::function<void()> task;
     {
-      std::unique_lock lock(mu_);
-      ready_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
+      MutexLock lock(&mu_);
+      ready_.Wait(&mu_, [this]() REQUIRES(mu_) { return stopping_ || !tasks_.empty(); });
       // Tasks left at a stop belong to calls that have returned: a call
       // returns only when its chains are done, so they have nothing to do.
       if (stopping_) return;
@@ -79,9 +79,9 @@ struct Call {
   std::vector<std::vector<std::size_t>> chains;
   std::vector<std::optional<Result<CommitResult>>> results;
   std::atomic<std::size_t> next_chain{0};
-  std::mutex mu;
-  std::condition_variable finished;
-  std::size_t chains_done = 0;  // GUARDED_BY(mu)
+  Mutex mu;
+  CondVar finished;
+  std::size_t chains_done GUARDED_BY(mu) = 0;
 };
 
 }  // namespace
@@ -100,26 +100,27 @@ std::vector<Result<CommitResult>> ParallelCommits::CommitEach(std::vector<Commit
         CommitRequest& commit = call->commits[i];
         call->results[i].emplace(commit_(std::move(commit.appends), commit.options));
       }
-      std::lock_guard lock(call->mu);
-      if (++call->chains_done == call->chains.size()) call->finished.notify_all();
+      MutexLock lock(&call->mu);
+      if (++call->chains_done == call->chains.size()) call->finished.SignalAll();
     }
   };
   const std::size_t helpers = std::min(chains, workers_.size() + 1) - (chains > 0 ? 1 : 0);
   if (helpers > 0) {
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(&mu_);
       for (std::size_t h = 0; h < helpers; ++h) tasks_.emplace_back(run);
     }
     if (helpers == 1) {
-      ready_.notify_one();
+      ready_.Signal();
     } else {
-      ready_.notify_all();
+      ready_.SignalAll();
     }
   }
   run();
   {
-    std::unique_lock lock(call->mu);
-    call->finished.wait(lock, [&] { return call->chains_done == chains; });
+    MutexLock lock(&call->mu);
+    call->finished.Wait(&call->mu,
+                        [&]() REQUIRES(call->mu) { return call->chains_done == chains; });
   }
   std::vector<Result<CommitResult>> results;
   results.reserve(call->results.size());

@@ -20,14 +20,13 @@
 // -Wtsan), and the store's concurrency tests run under TSan.
 #pragma once
 
-#include <condition_variable>
 #include <cstddef>
 #include <deque>
 #include <functional>
-#include <mutex>
 #include <thread>
 #include <vector>
 
+#include "core/mutex.h"
 #include "indelible/store.h"
 
 namespace indelible::storage {
@@ -55,10 +54,10 @@ class ParallelCommits {
   void Work();
 
   const CommitFn commit_;
-  std::mutex mu_;
-  std::condition_variable ready_;
-  std::deque<std::function<void()>> tasks_;  // GUARDED_BY(mu_)
-  bool stopping_ = false;                    // GUARDED_BY(mu_)
+  Mutex mu_;
+  CondVar ready_;
+  std::deque<std::function<void()>> tasks_ GUARDED_BY(mu_);
+  bool stopping_ GUARDED_BY(mu_) = false;
   std::vector<std::thread> workers_;
 };
 

@@ -38,15 +38,14 @@
 #include <indelible/subscription.h>
 
 #include <algorithm>
-#include <condition_variable>
 #include <deque>
 #include <map>
-#include <mutex>
 #include <set>
 #include <unordered_set>
 #include <utility>
 
 #include "core/clock.h"
+#include "core/mutex.h"
 #include "subscriptions/group_record.h"
 #include "subscriptions/parking.h"
 
@@ -108,7 +107,7 @@ class ConsumerGroup::Impl {
 
   ~Impl() {
     OpenGroups& open = Registry();
-    std::lock_guard lock(open.mu);
+    MutexLock lock(&open.mu);
     auto [first, last] = open.impls.equal_range(Key(store_, name_));
     for (auto it = first; it != last; ++it)
       if (it->second == this) {
@@ -120,8 +119,8 @@ class ConsumerGroup::Impl {
   // Every Impl of this process by (store, name), for Delete.
   using GroupKey = std::pair<const Store*, std::string>;
   struct OpenGroups {
-    std::mutex mu;
-    std::multimap<GroupKey, Impl*> impls;  // GUARDED_BY(mu)
+    Mutex mu;
+    std::multimap<GroupKey, Impl*> impls GUARDED_BY(mu);
   };
   static OpenGroups& Registry() {
     static auto* open = new OpenGroups;  // never destroyed: used from destructors
@@ -130,12 +129,15 @@ class ConsumerGroup::Impl {
   static GroupKey Key(const Store& store, std::string_view name) {
     return {&store, std::string(name)};
   }
-  // With Registry().mu held (by Open).
-  void RegisterLocked() { Registry().impls.emplace(Key(store_, name_), this); }
+  // With open.mu held (by Open); `open` is Registry(), passed so the
+  // analysis can name the lock.
+  void RegisterLocked(OpenGroups& open) REQUIRES(open.mu) {
+    open.impls.emplace(Key(store_, name_), this);
+  }
 
   // With Registry().mu held (by Delete): from now on nothing is saved.
   void MarkDeleted() {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     deleted_ = true;
     Changed();
   }
@@ -147,7 +149,7 @@ class ConsumerGroup::Impl {
     if (max == 0) return Status::Invalid("max", "pull at least 1 event");
     if (consumer.empty()) return Status::Invalid("consumer", "name the consumer that pulls");
     const auto deadline = Clock::now() + wait;
-    std::unique_lock lock(mu_);
+    MutexLock lock(&mu_);
     for (;;) {
       if (deleted_) return DeletedError(name_);
       if (Status s = Refill(); !s.ok()) return s;
@@ -163,18 +165,18 @@ class ConsumerGroup::Impl {
         // Room for more: sleep until a commit past what was read (at once
         // if there is one), at most a slice.
         const Position read_through = subscription_.position();
-        lock.unlock();
+        lock.Unlock();
         store_.WaitForCommit(
             read_through, std::chrono::duration_cast<milliseconds>(until - now) + milliseconds(1));
-        lock.lock();
+        lock.Lock();
       } else {
-        changed_.wait_until(lock, until);
+        changed_.WaitUntil(&mu_, until);
       }
     }
   }
 
   Status Ack(const std::vector<Position>& positions) {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     if (deleted_) return DeletedError(name_);
     for (Position position : positions) {
       if (Entry* replayed = FindReplay(position)) {
@@ -198,7 +200,7 @@ class ConsumerGroup::Impl {
   }
 
   Status Nack(Position position, std::string_view reason) {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     if (deleted_) return DeletedError(name_);
     Entry* entry = FindReplay(position);
     if (entry == nullptr && position > checkpoint_) entry = Find(position);
@@ -228,7 +230,7 @@ class ConsumerGroup::Impl {
   }
 
   Status ReplayParked() {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     if (deleted_) return DeletedError(name_);
     if (record_.replaying || record_.parked.empty()) return Status::Ok();
     StartReplayPass();
@@ -238,7 +240,7 @@ class ConsumerGroup::Impl {
   }
 
   Status Retry() {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     if (deleted_) return DeletedError(name_);
     Entry* entry = BlockedEntry();
     if (entry == nullptr) return NotBlocked();
@@ -251,7 +253,7 @@ class ConsumerGroup::Impl {
   }
 
   Status Skip() {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     if (deleted_) return DeletedError(name_);
     Entry* entry = BlockedEntry();
     if (entry == nullptr) return NotBlocked();
@@ -263,24 +265,25 @@ class ConsumerGroup::Impl {
   }
 
   Status Flush() {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     return MaybeSave(true);
   }
 
   bool WaitFor(Position position, milliseconds timeout) {
-    std::unique_lock lock(mu_);
-    return changed_.wait_for(lock, timeout, [&] { return checkpoint_ >= position || deleted_; }) &&
-           !deleted_;
+    MutexLock lock(&mu_);
+    return changed_.WaitFor(&mu_, timeout, [&]() REQUIRES(mu_) {
+      return checkpoint_ >= position || deleted_;
+    }) && !deleted_;
   }
 
   std::uint64_t changes() {
-    std::lock_guard lock(notify_mu_);
+    MutexLock lock(&notify_mu_);
     return changes_;
   }
 
   Ticket NotifyChange(std::uint64_t seen, std::function<void()> fn) {
     {
-      std::lock_guard lock(notify_mu_);
+      MutexLock lock(&notify_mu_);
       if (changes_ == seen) {
         const Ticket ticket = ++last_ticket_;
         notify_.emplace(ticket, std::move(fn));
@@ -292,12 +295,12 @@ class ConsumerGroup::Impl {
   }
 
   void CancelNotify(Ticket ticket) {
-    std::lock_guard lock(notify_mu_);
+    MutexLock lock(&notify_mu_);
     notify_.erase(ticket);
   }
 
   PullIdle Idle() {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     PullIdle idle;
     if (deleted_) return idle;
     if (WindowHasRoom() && !blocked_at_) idle.commit_after = subscription_.position();
@@ -313,12 +316,12 @@ class ConsumerGroup::Impl {
   }
 
   bool deleted() {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     return deleted_;
   }
 
   ConsumerGroupInfo Info() {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     ConsumerGroupInfo info;
     info.name = name_;
     info.checkpoint = checkpoint_;
@@ -360,18 +363,18 @@ class ConsumerGroup::Impl {
   // Every state change goes through here, so in_flight_ stays the count of
   // in-flight entries without a walk over the window (info() is called
   // after each ack over HTTP).
-  void SetState(Entry& entry, State state) {
+  void SetState(Entry& entry, State state) REQUIRES(mu_) {
     if (entry.state == State::kInFlight) --in_flight_;
     if (state == State::kInFlight) ++in_flight_;
     entry.state = state;
   }
 
   // Under mu_: every waiter (blocking and notified) learns of a change.
-  void Changed() {
-    changed_.notify_all();
+  void Changed() REQUIRES(mu_) EXCLUDES(notify_mu_) {
+    changed_.SignalAll();
     std::map<Ticket, std::function<void()>> fire;
     {
-      std::lock_guard lock(notify_mu_);
+      MutexLock lock(&notify_mu_);
       ++changes_;
       fire.swap(notify_);
     }
@@ -379,13 +382,13 @@ class ConsumerGroup::Impl {
   }
 
   // Whether Refill may read more: under both bounds, and at least one event.
-  bool WindowHasRoom() const {
+  bool WindowHasRoom() const REQUIRES(mu_) {
     return window_.empty() ||
            (window_.size() < window_limit_ && window_bytes_ < window_bytes_limit_);
   }
 
   // Reads more of $all while the window has room.
-  Status Refill() {
+  Status Refill() REQUIRES(mu_) {
     while (WindowHasRoom()) {
       auto batch = subscription_.Next(milliseconds(0));
       if (!batch.ok()) return batch.status();
@@ -406,7 +409,7 @@ class ConsumerGroup::Impl {
 
   // Reads more of the parked stream into the replay lane; ends the pass
   // when the lane is empty and the parked stream has nothing more.
-  Status RefillReplay() {
+  Status RefillReplay() REQUIRES(mu_) {
     const std::size_t limit = std::min<std::size_t>(500, window_limit_);
     std::size_t read = 0;
     do {
@@ -444,7 +447,7 @@ class ConsumerGroup::Impl {
     return Status::Ok();
   }
 
-  void StartReplayPass() {
+  void StartReplayPass() REQUIRES(mu_) {
     record_.replaying = true;
     replay_at_end_ = false;
     given_up_.clear();
@@ -456,9 +459,9 @@ class ConsumerGroup::Impl {
 
   // Every parked event was read and the lane is empty: unpark the streams
   // that did not give up.
-  void EndReplayPass() {
+  void EndReplayPass() REQUIRES(mu_) {
     std::erase_if(record_.parked,
-                  [&](const auto& item) { return !given_up_.contains(item.first); });
+                  [&](const auto& item) REQUIRES(mu_) { return !given_up_.contains(item.first); });
     if (record_.parked.empty()) record_.parked_events = 0;
     given_up_.clear();
     record_.replaying = false;
@@ -468,7 +471,7 @@ class ConsumerGroup::Impl {
 
   // Pops the finished prefix of the replay lane; each event replayed
   // successfully moves its stream's first unreplayed version.
-  void AdvanceReplay() {
+  void AdvanceReplay() REQUIRES(mu_) {
     while (!replay_.empty() && replay_.front().state == State::kAcked) {
       const Entry& entry = replay_.front();
       if (entry.replay_done) {
@@ -485,14 +488,14 @@ class ConsumerGroup::Impl {
   }
 
   // The payload held by the replay lane (a page at most, so a walk is fine).
-  std::size_t ReplayBytes() const {
+  std::size_t ReplayBytes() const REQUIRES(mu_) {
     std::size_t bytes = 0;
     for (const Entry& entry : replay_) bytes += PayloadBytes(entry.event);
     return bytes;
   }
 
   std::vector<Delivery> Take(std::string_view consumer, std::size_t max, const PullBudget& budget,
-                             Clock::time_point now, bool in_order) {
+                             Clock::time_point now, bool in_order) REQUIRES(mu_) {
     std::vector<Delivery> out;
     std::size_t bytes = 0;
     // Streams with an earlier unacknowledged event that is not in this batch.
@@ -537,7 +540,7 @@ class ConsumerGroup::Impl {
     return out;
   }
 
-  void ExpireLeases(Clock::time_point now) {
+  void ExpireLeases(Clock::time_point now) REQUIRES(mu_) {
     if (in_flight_ == 0) return;
     for (std::deque<Entry>* lane : {&replay_, &window_})
       for (Entry& entry : *lane)
@@ -551,7 +554,7 @@ class ConsumerGroup::Impl {
   }
 
   // A failed attempt: back off, or apply the policy after max_attempts.
-  void Fail(Entry& entry, std::string reason, Clock::time_point now) {
+  void Fail(Entry& entry, std::string reason, Clock::time_point now) REQUIRES(mu_) {
     SetState(entry, State::kWaiting);
     if (entry.attempts >= record_.options.max_attempts) {
       entry.not_before = now;
@@ -567,7 +570,7 @@ class ConsumerGroup::Impl {
     entry.not_before = now + std::min(backoff, record_.options.max_backoff);
   }
 
-  void Block(const Entry& entry, std::string reason) {
+  void Block(const Entry& entry, std::string reason) REQUIRES(mu_) {
     if (blocked_at_) return;
     blocked_at_ = entry.event.position;
     blocked_reason_ = std::move(reason);
@@ -577,7 +580,7 @@ class ConsumerGroup::Impl {
   // stream is parked from now on. Later events of the stream that are in
   // flight (the same batch) are parked behind it. If the store refuses the
   // copy the group blocks there instead, so nothing is lost.
-  void Park(Entry& entry, const std::string& reason) {
+  void Park(Entry& entry, const std::string& reason) REQUIRES(mu_) {
     if (!record_.parked.contains(entry.event.stream) &&
         ParkedNamesBytes() + entry.event.stream.size() > kMaxParkedNamesBytes) {
       SetState(entry, State::kWaiting);
@@ -624,7 +627,7 @@ class ConsumerGroup::Impl {
 
   // A replayed event failed again: it and the rest of its stream stay
   // parked for a later pass.
-  void GiveUpReplay(Entry& entry) {
+  void GiveUpReplay(Entry& entry) REQUIRES(mu_) {
     given_up_.insert(entry.event.stream);
     for (Entry& other : replay_)
       if (other.event.stream == entry.event.stream && other.state != State::kAcked)
@@ -632,7 +635,7 @@ class ConsumerGroup::Impl {
   }
 
   // Pops the acknowledged prefix of the window into the checkpoint.
-  void Advance() {
+  void Advance() REQUIRES(mu_) {
     const Position before = checkpoint_;
     while (!window_.empty() && window_.front().state == State::kAcked) {
       checkpoint_ = window_.front().event.position;
@@ -655,7 +658,7 @@ class ConsumerGroup::Impl {
   // Saves the record (checkpoint and parking state together, so they never
   // disagree after a crash) when forced, when a park or a pass changed the
   // parked streams, or when the interval has passed.
-  Status MaybeSave(bool force) {
+  Status MaybeSave(bool force) REQUIRES(mu_) {
     if (deleted_) return Status::Ok();  // the record must not come back
     if (checkpoint_ == saved_checkpoint_ && !dirty_ && !save_now_) return Status::Ok();
     const auto now = Clock::now();
@@ -672,7 +675,7 @@ class ConsumerGroup::Impl {
     return Status::Ok();
   }
 
-  Entry* Find(Position position) {
+  Entry* Find(Position position) REQUIRES(mu_) {
     auto it =
         std::lower_bound(window_.begin(), window_.end(), position,
                          [](const Entry& entry, Position p) { return entry.event.position < p; });
@@ -681,15 +684,15 @@ class ConsumerGroup::Impl {
   // The replay entry for `position` that is not finished, if any: replayed
   // events are acked by their original position, which is at or below the
   // checkpoint. The lane is short (a page), so a walk is fine.
-  Entry* FindReplay(Position position) {
+  Entry* FindReplay(Position position) REQUIRES(mu_) {
     for (Entry& entry : replay_)
       if (entry.event.position == position && entry.state != State::kAcked && entry.attempts > 0)
         return &entry;
     return nullptr;
   }
   std::deque<Entry>& LaneOf(const Entry& entry) { return entry.parked_version ? replay_ : window_; }
-  Entry* BlockedEntry() { return blocked_at_ ? Find(*blocked_at_) : nullptr; }
-  void Unblock() {
+  Entry* BlockedEntry() REQUIRES(mu_) { return blocked_at_ ? Find(*blocked_at_) : nullptr; }
+  void Unblock() REQUIRES(mu_) {
     blocked_at_.reset();
     blocked_reason_.clear();
   }
@@ -706,31 +709,31 @@ class ConsumerGroup::Impl {
   const std::string parked_stream_;
   const bool deliver_store_streams_;  // the filter names '$' streams
 
-  std::mutex mu_;
-  std::condition_variable changed_;
-  Subscription subscription_;     // GUARDED_BY(mu_)
-  std::deque<Entry> window_;      // GUARDED_BY(mu_)
-  std::size_t window_bytes_ = 0;  // GUARDED_BY(mu_): PayloadBytes of window_
-  bool deleted_ = false;          // GUARDED_BY(mu_): Delete reached this object
-  Position checkpoint_;           // GUARDED_BY(mu_)
-  Position saved_checkpoint_;     // GUARDED_BY(mu_)
+  Mutex mu_;
+  CondVar changed_;
+  Subscription subscription_ GUARDED_BY(mu_);
+  std::deque<Entry> window_ GUARDED_BY(mu_);
+  std::size_t window_bytes_ GUARDED_BY(mu_) = 0;  // PayloadBytes of window_
+  bool deleted_ GUARDED_BY(mu_) = false;          // Delete reached this object
+  Position checkpoint_ GUARDED_BY(mu_);
+  Position saved_checkpoint_ GUARDED_BY(mu_);
   Clock::time_point last_save_;
-  std::optional<Position> blocked_at_;  // GUARDED_BY(mu_)
-  std::string blocked_reason_;          // GUARDED_BY(mu_)
-  std::uint64_t redeliveries_ = 0;      // GUARDED_BY(mu_)
-  std::uint64_t in_flight_ = 0;         // GUARDED_BY(mu_)
+  std::optional<Position> blocked_at_ GUARDED_BY(mu_);
+  std::string blocked_reason_ GUARDED_BY(mu_);
+  std::uint64_t redeliveries_ GUARDED_BY(mu_) = 0;
+  std::uint64_t in_flight_ GUARDED_BY(mu_) = 0;
   // Parking: record_ holds the parked streams (saved with the checkpoint).
-  std::deque<Entry> replay_;       // GUARDED_BY(mu_)
-  std::uint64_t replay_next_ = 0;  // GUARDED_BY(mu_): next copy to read
-  bool replay_at_end_ = false;     // GUARDED_BY(mu_): the last read found no more copies
-  std::set<std::string, std::less<>> given_up_;  // GUARDED_BY(mu_): this pass
-  bool dirty_ = false;                           // GUARDED_BY(mu_): replay progress to save
-  bool save_now_ = false;                        // GUARDED_BY(mu_): parked streams changed
+  std::deque<Entry> replay_ GUARDED_BY(mu_);
+  std::uint64_t replay_next_ GUARDED_BY(mu_) = 0;  // next copy to read
+  bool replay_at_end_ GUARDED_BY(mu_) = false;     // the last read found no more copies
+  std::set<std::string, std::less<>> given_up_ GUARDED_BY(mu_);  // this pass
+  bool dirty_ GUARDED_BY(mu_) = false;                           // replay progress to save
+  bool save_now_ GUARDED_BY(mu_) = false;                        // parked streams changed
 
-  std::mutex notify_mu_;                            // after mu_ when both are held
-  std::uint64_t changes_ = 0;                       // GUARDED_BY(notify_mu_)
-  Ticket last_ticket_ = 0;                          // GUARDED_BY(notify_mu_)
-  std::map<Ticket, std::function<void()>> notify_;  // GUARDED_BY(notify_mu_)
+  Mutex notify_mu_ ACQUIRED_AFTER(mu_);  // after mu_ when both are held
+  std::uint64_t changes_ GUARDED_BY(notify_mu_) = 0;
+  Ticket last_ticket_ GUARDED_BY(notify_mu_) = 0;
+  std::map<Ticket, std::function<void()>> notify_ GUARDED_BY(notify_mu_);
 };
 
 Status ConsumerGroup::Create(Store& store, std::string_view name,
@@ -762,7 +765,7 @@ Result<std::unique_ptr<ConsumerGroup>> ConsumerGroup::Open(Store& store, std::st
   if (Status s = subscriptions::ValidateGroupOptions(local); !s.ok()) return s;
   // Read and registered under the lock Delete holds: see Delete.
   Impl::OpenGroups& open = Impl::Registry();
-  std::lock_guard lock(open.mu);
+  MutexLock lock(&open.mu);
   auto text = store.LoadCheckpoint(subscriptions::RecordName(name));
   if (!text.ok()) return text.status();
   if (!text->has_value())
@@ -770,7 +773,7 @@ Result<std::unique_ptr<ConsumerGroup>> ConsumerGroup::Open(Store& store, std::st
   auto record = subscriptions::DecodeGroupRecord(name, **text);
   if (!record.ok()) return record.status();
   auto impl = std::make_unique<Impl>(store, std::string(name), std::move(*record), local);
-  impl->RegisterLocked();
+  impl->RegisterLocked(open);
   return std::unique_ptr<ConsumerGroup>(new ConsumerGroup(std::move(impl)));
 }
 
@@ -795,7 +798,7 @@ Status ConsumerGroup::Delete(Store& store, std::string_view name) {
   // Every open object is closed before the record goes, and none can open
   // meanwhile: after this returns, nothing in this process saves it again.
   Impl::OpenGroups& open = Impl::Registry();
-  std::lock_guard lock(open.mu);
+  MutexLock lock(&open.mu);
   auto [first, last] = open.impls.equal_range(Impl::Key(store, name));
   for (auto it = first; it != last; ++it) it->second->MarkDeleted();
   return store.DeleteCheckpoint(subscriptions::RecordName(name));

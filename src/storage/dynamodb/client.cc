@@ -7,12 +7,12 @@
 #include <boost/asio/ssl/context.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
-#include <mutex>
 #include <optional>
 #include <random>
 #include <thread>
 #include <vector>
 
+#include "core/mutex.h"
 #include "storage/dynamodb/capacity.h"
 #include "storage/dynamodb/connection.h"
 #include "storage/dynamodb/errors.h"
@@ -66,8 +66,8 @@ struct Client::Impl {
   ClientOptions options;
   std::unique_ptr<ssl::context> tls;
 
-  std::mutex mu;
-  std::vector<std::unique_ptr<Connection>> idle;  // guarded by mu
+  Mutex mu;
+  std::vector<std::unique_ptr<Connection>> idle GUARDED_BY(mu);
 
   std::atomic<std::uint64_t> calls{0}, requests{0}, retries{0}, throttles{0}, connects{0},
       failures{0};
@@ -82,7 +82,7 @@ struct Client::Impl {
   // An idle connection that is still good, or a new one; `reused` says which.
   Result<std::unique_ptr<Connection>> Acquire(bool* reused) {
     {
-      std::lock_guard lock(mu);
+      MutexLock lock(&mu);
       while (!idle.empty()) {
         // The most recently used first: it is the least likely to have been
         // closed by the server for idling.
@@ -100,7 +100,7 @@ struct Client::Impl {
 
   void Release(std::unique_ptr<Connection> c) {
     if (!c->Reusable()) return;
-    std::lock_guard lock(mu);
+    MutexLock lock(&mu);
     if (idle.size() < options.max_idle_connections) idle.push_back(std::move(c));
   }
 

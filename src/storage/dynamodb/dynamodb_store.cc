@@ -13,11 +13,11 @@
 #include <fmt/format.h>
 
 #include <boost/json.hpp>
-#include <mutex>
 #include <random>
 #include <thread>
 
 #include "core/event_json.h"
+#include "core/mutex.h"
 #include "core/text.h"
 #include "storage/dynamodb/all_index.h"
 #include "storage/dynamodb/attributes.h"
@@ -351,7 +351,7 @@ class DynamoDbStore final : public Store {
 
   // A follower's view of the index: the state, read at most every 20 ms.
   void Follow() const {
-    std::lock_guard lock(follow_mu_);
+    MutexLock lock(&follow_mu_);
     const auto now = std::chrono::steady_clock::now();
     if (now - followed_at_ < std::chrono::milliseconds(20)) return;
     followed_at_ = now;
@@ -371,8 +371,8 @@ class DynamoDbStore final : public Store {
   Status no_index_;
   std::atomic<std::uint64_t> commits_{0};
   std::atomic<std::uint64_t> events_written_{0};
-  mutable std::mutex follow_mu_;
-  mutable std::chrono::steady_clock::time_point followed_at_{};
+  mutable Mutex follow_mu_;
+  mutable std::chrono::steady_clock::time_point followed_at_ GUARDED_BY(follow_mu_){};
   // Last: its workers call Commit, so they stop before the rest goes.
   storage::ParallelCommits parallel_;
 };

@@ -78,12 +78,12 @@ Indexer::Indexer(Client& streams, AllIndex& index, IndexerOptions options)
 Indexer::~Indexer() { Stop(); }
 
 void Indexer::SetStatus(Status status) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   status_ = std::move(status);
 }
 
 Status Indexer::status() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return status_;
 }
 
@@ -96,24 +96,25 @@ void Indexer::Publish(const IndexerState& state) {
   const auto last = state.last_position().value();
   if (last_position_.load() == last) return;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     last_position_.store(last);
   }
-  changed_.notify_all();
+  changed_.SignalAll();
 }
 
 Position Indexer::WaitFor(Position after, std::chrono::milliseconds timeout) {
-  std::unique_lock lock(mu_);
-  changed_.wait_for(lock, timeout, [&] { return last_position_.load() > after.value() || stop_; });
+  MutexLock lock(&mu_);
+  changed_.WaitFor(&mu_, timeout,
+                   [&]() REQUIRES(mu_) { return last_position_.load() > after.value() || stop_; });
   return Position(last_position_.load());
 }
 
 void Indexer::Nudge() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     nudged_ = true;
   }
-  changed_.notify_all();
+  changed_.SignalAll();
 }
 
 Status Indexer::LoadState() {
@@ -353,8 +354,8 @@ void Indexer::Loop() {
     if (failures > 0)
       wait = std::min(std::chrono::milliseconds(5000), wait * (1 << std::min(failures, 6)));
     if (indexed.ok() && *indexed > 0) wait = std::chrono::milliseconds(0);
-    std::unique_lock lock(mu_);
-    changed_.wait_for(lock, wait, [&] { return stop_ || nudged_; });
+    MutexLock lock(&mu_);
+    changed_.WaitFor(&mu_, wait, [&]() REQUIRES(mu_) { return stop_ || nudged_; });
     nudged_ = false;
     if (stop_) return;
   }
@@ -367,10 +368,10 @@ void Indexer::Start() {
 
 void Indexer::Stop() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     stop_ = true;
   }
-  changed_.notify_all();
+  changed_.SignalAll();
   if (!thread_.joinable()) return;
   thread_.join();
   // Hand the lease back, so that another store's indexer takes over at once

@@ -30,15 +30,14 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
+#include "core/mutex.h"
 #include "storage/dynamodb/all_index.h"
 #include "storage/dynamodb/change_stream.h"
 #include "storage/dynamodb/client.h"
@@ -129,11 +128,11 @@ class Indexer {
   std::atomic<bool> owner_{false};
   std::atomic<std::uint64_t> races_lost_{0};
 
-  mutable std::mutex mu_;
-  std::condition_variable changed_;  // last_position_ moved, a nudge, or stop
-  bool nudged_ = false;              // guarded by mu_
-  bool stop_ = false;                // guarded by mu_
-  Status status_;                    // guarded by mu_
+  mutable Mutex mu_;
+  CondVar changed_;  // last_position_ moved, a nudge, or stop
+  bool nudged_ GUARDED_BY(mu_) = false;
+  bool stop_ GUARDED_BY(mu_) = false;
+  Status status_ GUARDED_BY(mu_);
   std::thread thread_;
 };
 

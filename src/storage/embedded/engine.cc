@@ -213,7 +213,10 @@ Result<std::unique_ptr<Store>> EmbeddedStore::Open(const std::string& path,
   store->next_position_ = store->last_position_ + 1;
   // Everything RocksDB recovered is in its log (and the format marker was
   // written with a sync): the store starts durable.
-  if (store->pipelined()) store->durable_view_ = store->NewSnapshot();
+  if (store->pipelined()) {
+    MutexLock lock(&store->view_mu_);  // not shared yet: uncontended, for the analysis
+    store->durable_view_ = store->NewSnapshot();
+  }
 
   if (options.durability == Durability::kInterval)
     store->sync_thread_ = std::thread([raw = store.get()] { raw->SyncLoop(); });
@@ -223,10 +226,10 @@ Result<std::unique_ptr<Store>> EmbeddedStore::Open(const std::string& path,
 EmbeddedStore::~EmbeddedStore() {
   if (sync_thread_.joinable()) {
     {
-      std::lock_guard lock(sync_mu_);
+      MutexLock lock(&sync_mu_);
       stopping_ = true;
     }
-    sync_cv_.notify_all();
+    sync_cv_.SignalAll();
     sync_thread_.join();
   }
   if (db_ != nullptr && options_.follower) {
@@ -256,13 +259,13 @@ EmbeddedStore::~EmbeddedStore() {
 }
 
 void EmbeddedStore::SyncLoop() {
-  std::unique_lock lock(sync_mu_);
+  MutexLock lock(&sync_mu_);
   while (!stopping_) {
-    sync_cv_.wait_for(lock, options_.sync_interval);
+    sync_cv_.WaitFor(&sync_mu_, options_.sync_interval);
     if (stopping_) break;
-    lock.unlock();
+    lock.Unlock();
     (void)db_->SyncWAL();  // a failure resurfaces as a write error
-    lock.lock();
+    lock.Lock();
   }
 }
 
@@ -318,7 +321,7 @@ std::vector<Result<CommitResult>> EmbeddedStore::CommitEach(std::vector<CommitRe
 void EmbeddedStore::Submit(const std::vector<Writer*>& mine) {
   std::uint64_t first, last;
   {
-    std::lock_guard lock(writers_mu_);
+    MutexLock lock(&writers_mu_);
     first = last_ticket_ + 1;
     for (Writer* writer : mine) writers_.push_back(writer);
     last_ticket_ += mine.size();
@@ -335,7 +338,7 @@ void EmbeddedStore::Submit(const std::vector<Writer*>& mine) {
     // The queue's front is ours: lead a group, up to the group size limit.
     std::vector<Writer*> group;
     {
-      std::lock_guard lock(writers_mu_);
+      MutexLock lock(&writers_mu_);
       std::size_t bytes = 0;
       for (Writer* w : writers_) {
         if (!group.empty() && bytes + w->bytes > kMaxGroupBytes) break;
@@ -371,7 +374,7 @@ void EmbeddedStore::AwaitDurable(std::uint64_t last) {
 void EmbeddedStore::SyncWritten() {
   Unsynced taken;
   {
-    std::lock_guard lock(unsynced_mu_);
+    MutexLock lock(&unsynced_mu_);
     taken.through = unsynced_.through;
     taken.position = unsynced_.position;
     taken.view = unsynced_.view;
@@ -386,7 +389,7 @@ void EmbeddedStore::SyncWritten() {
     synced = FromRocks(db_->SyncWAL(), "syncing the write-ahead log");
     if (!synced.ok()) {
       {
-        std::lock_guard lock(failure_mu_);
+        MutexLock lock(&failure_mu_);
         failure_ = synced.message();
       }
       sync_failed_.store(true);
@@ -395,7 +398,7 @@ void EmbeddedStore::SyncWritten() {
   }
   if (synced.ok() && taken.wrote) {
     {
-      std::lock_guard lock(view_mu_);
+      MutexLock lock(&view_mu_);
       durable_view_ = taken.view;
     }
     Publish(taken.position);
@@ -464,7 +467,7 @@ void EmbeddedStore::CommitGroup(const std::vector<Writer*>& group) {
   // Taken before the lead passes on, so it holds exactly the groups up to
   // this one.
   View view = wrote ? NewSnapshot() : nullptr;
-  std::lock_guard lock(unsynced_mu_);
+  MutexLock lock(&unsynced_mu_);
   unsynced_.through += group.size();
   unsynced_.writers.insert(unsynced_.writers.end(), group.begin(), group.end());
   if (wrote) {
@@ -476,7 +479,7 @@ void EmbeddedStore::CommitGroup(const std::vector<Writer*>& group) {
 
 Status EmbeddedStore::WriteHealth() const {
   if (!sync_failed_.load()) return Status::Ok();
-  std::lock_guard lock(failure_mu_);
+  MutexLock lock(&failure_mu_);
   return Status::Unavailable(fmt::format(
       "the store stopped writing after a failed sync of its log ({}); restart the process",
       failure_));
@@ -489,7 +492,7 @@ EmbeddedStore::View EmbeddedStore::NewSnapshot() const {
 
 EmbeddedStore::View EmbeddedStore::ReadView() const {
   if (!pipelined()) return nullptr;
-  std::lock_guard lock(view_mu_);
+  MutexLock lock(&view_mu_);
   return durable_view_;
 }
 
@@ -500,10 +503,10 @@ EmbeddedStore::View EmbeddedStore::ConsistentView() const {
 
 void EmbeddedStore::Publish(Position last) {
   {
-    std::lock_guard lock(commit_mu_);
+    MutexLock lock(&commit_mu_);
     last_position_.store(last.value());
   }
-  committed_.notify_all();
+  committed_.SignalAll();
 }
 
 Result<std::optional<HeadState>> EmbeddedStore::LoadHead(const std::string& stream, Group& group) {
@@ -713,8 +716,8 @@ Position EmbeddedStore::WaitForCommit(Position after, std::chrono::milliseconds 
     }
     return Position(last_position_.load());
   }
-  std::unique_lock lock(commit_mu_);
-  committed_.wait_for(lock, timeout, [&] { return last_position_.load() > after.value(); });
+  MutexLock lock(&commit_mu_);
+  committed_.WaitFor(&commit_mu_, timeout, [&] { return last_position_.load() > after.value(); });
   return Position(last_position_.load());
 }
 

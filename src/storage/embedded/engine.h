@@ -45,13 +45,12 @@
 #include <rocksdb/db.h>
 
 #include <atomic>
-#include <condition_variable>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <thread>
 #include <unordered_map>
 
+#include "core/mutex.h"
 #include "indelible/store.h"
 #include "storage/embedded/broadcast.h"
 #include "store/decide.h"
@@ -151,9 +150,9 @@ class EmbeddedStore final : public Store {
   rocksdb::DB* db_ = nullptr;
   std::vector<rocksdb::ColumnFamilyHandle*> families_;  // default, log, streams, heads, ids
 
-  std::mutex writers_mu_;
-  std::deque<Writer*> writers_;    // GUARDED_BY(writers_mu_); queued, not yet taken by a leader
-  std::uint64_t last_ticket_ = 0;  // GUARDED_BY(writers_mu_)
+  Mutex writers_mu_;
+  std::deque<Writer*> writers_ GUARDED_BY(writers_mu_);  // queued, not yet taken by a leader
+  std::uint64_t last_ticket_ GUARDED_BY(writers_mu_) = 0;
   // Every writer with a ticket <= written_through_ has been decided and
   // written (not necessarily synced): the writer of written_through_ + 1
   // leads next. Every writer with a ticket <= done_through_ has its final
@@ -171,15 +170,15 @@ class EmbeddedStore final : public Store {
     std::vector<Writer*> writers;
     bool wrote = false;  // anything went to RocksDB since the last sync
   };
-  std::mutex unsynced_mu_;
-  Unsynced unsynced_;                 // GUARDED_BY(unsynced_mu_)
+  Mutex unsynced_mu_;
+  Unsynced unsynced_ GUARDED_BY(unsynced_mu_);
   std::atomic<bool> syncing_{false};  // one sync at a time
   std::atomic<bool> sync_failed_{false};
   // What the failed sync said, for WriteHealth (set before sync_failed_).
-  mutable std::mutex failure_mu_;
-  std::string failure_;  // GUARDED_BY(failure_mu_)
-  mutable std::mutex view_mu_;
-  View durable_view_;  // GUARDED_BY(view_mu_)
+  mutable Mutex failure_mu_;
+  std::string failure_ GUARDED_BY(failure_mu_);
+  mutable Mutex view_mu_;
+  View durable_view_ GUARDED_BY(view_mu_);
 
   // Leader-only (see Concurrency above).
   std::uint64_t next_position_ = 1;
@@ -189,14 +188,14 @@ class EmbeddedStore final : public Store {
   std::atomic<std::uint64_t> commits_{0};  // for stats(); written by the leader
   std::atomic<std::uint64_t> events_{0};
   std::atomic<std::uint64_t> syncs_{0};
-  std::mutex commit_mu_;
-  std::condition_variable committed_;  // signalled when last_position_ moves
+  Mutex commit_mu_;
+  CondVar committed_;  // signalled when last_position_ moves
 
   // Durability::kInterval only.
   std::thread sync_thread_;
-  std::mutex sync_mu_;
-  std::condition_variable sync_cv_;
-  bool stopping_ = false;  // GUARDED_BY(sync_mu_)
+  Mutex sync_mu_;
+  CondVar sync_cv_;
+  bool stopping_ GUARDED_BY(sync_mu_) = false;
 };
 
 inline rocksdb::Slice ToSlice(std::string_view s) { return rocksdb::Slice(s.data(), s.size()); }

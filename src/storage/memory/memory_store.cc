@@ -2,13 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <condition_variable>
 #include <deque>
 #include <map>
-#include <mutex>
 #include <unordered_map>
 
 #include "core/clock.h"
+#include "core/mutex.h"
 #include "core/text.h"
 #include "store/append_validation.h"
 #include "store/checkpoints.h"
@@ -27,7 +26,7 @@ class MemoryStore final : public Store {
   Result<CommitResult> Commit(std::vector<AppendRequest> appends,
                               const CommitOptions& options) override {
     if (Status s = ValidateCommit(appends, options_.limits, options); !s.ok()) return s;
-    std::unique_lock lock(mu_);
+    MutexLock lock(&mu_);
     CommitResult result;
     std::size_t replays = 0;
     std::vector<std::optional<HeadState>> heads;
@@ -99,15 +98,15 @@ class MemoryStore final : public Store {
     }
     result.position = Position(log_.size());
     ++commits_;
-    lock.unlock();
-    committed_.notify_all();
+    lock.Unlock();
+    committed_.SignalAll();
     return result;
   }
 
   Result<std::optional<StateRecord>> ReadState(std::string_view stream) override {
     if (Status valid = ValidateStreamName(stream, /*allow_reserved=*/true); !valid.ok())
       return valid;
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     auto it = states_.find(std::string(stream));
     if (it == states_.end()) return std::optional<StateRecord>();
     return std::optional<StateRecord>(it->second);
@@ -117,7 +116,7 @@ class MemoryStore final : public Store {
     // As the embedded engine: a malformed name is invalid, a reserved one readable.
     if (Status valid = ValidateStreamName(stream, /*allow_reserved=*/true); !valid.ok())
       return valid;
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     auto it = streams_.find(std::string(stream));
     if (it == streams_.end())
       return Status::NotFound(fmt::format("stream '{}' does not exist", Printable(stream)));
@@ -130,32 +129,32 @@ class MemoryStore final : public Store {
   Result<std::unique_ptr<EventCursor>> ReadAll(const ReadAllOptions& options) override;
 
   Position LastPosition() const override {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     return Position(log_.size());
   }
 
   Position WaitForCommit(Position after, std::chrono::milliseconds timeout) override {
-    std::unique_lock lock(mu_);
-    committed_.wait_for(lock, timeout, [&] { return log_.size() > after.value(); });
+    MutexLock lock(&mu_);
+    committed_.WaitFor(&mu_, timeout, [&]() REQUIRES(mu_) { return log_.size() > after.value(); });
     return Position(log_.size());
   }
 
   Status SaveCheckpoint(std::string_view name, std::string_view value) override {
     if (Status s = ValidateCheckpoint(name, value); !s.ok()) return s;
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     checkpoints_[std::string(name)] = std::string(value);
     return Status::Ok();
   }
   Result<std::optional<std::string>> LoadCheckpoint(std::string_view name) override {
     if (Status s = ValidateCheckpointName(name); !s.ok()) return s;
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     auto it = checkpoints_.find(std::string(name));
     if (it == checkpoints_.end()) return std::optional<std::string>();
     return std::optional(it->second);
   }
   Result<std::vector<std::pair<std::string, std::string>>> ListCheckpoints(
       std::string_view prefix) override {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     std::vector<std::pair<std::string, std::string>> found;
     for (auto it = checkpoints_.lower_bound(std::string(prefix));
          it != checkpoints_.end() && it->first.starts_with(prefix); ++it)
@@ -164,18 +163,18 @@ class MemoryStore final : public Store {
   }
   Status DeleteCheckpoint(std::string_view name) override {
     if (Status s = ValidateCheckpointName(name); !s.ok()) return s;
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     checkpoints_.erase(std::string(name));
     return Status::Ok();
   }
 
   StoreStats stats() const override {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     return {commits_, log_.size(), 0};
   }
 
   Status Check(const ProgressFn& progress) override {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     for (std::size_t i = 0; i < log_.size(); ++i) {
       if (log_[i].position.value() != i + 1)
         return Status::Internal(
@@ -188,12 +187,12 @@ class MemoryStore final : public Store {
 
   // Cursor access: the event at `position`, stable for the store's life.
   const RecordedEvent* EventAt(Position position) const {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     return &log_[position.value() - 1];
   }
   // The stream's position of `version`, if it has been committed.
   std::optional<Position> PositionOf(const std::string& stream, std::int64_t version) const {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     auto it = streams_.find(stream);
     if (it == streams_.end() || version < 0 ||
         static_cast<std::size_t>(version) >= it->second.positions.size())
@@ -208,14 +207,14 @@ class MemoryStore final : public Store {
   };
 
   const StoreOptions options_;
-  mutable std::mutex mu_;
-  std::condition_variable committed_;
-  std::deque<RecordedEvent> log_;  // log_[p - 1] holds position p
-  std::unordered_map<std::string, StreamState> streams_;
-  std::unordered_map<EventId, IdRecord> ids_;
-  std::uint64_t commits_ = 0;
-  std::map<std::string, std::string> checkpoints_;
-  std::unordered_map<std::string, StateRecord> states_;
+  mutable Mutex mu_;
+  CondVar committed_;
+  std::deque<RecordedEvent> log_ GUARDED_BY(mu_);  // log_[p - 1] holds position p
+  std::unordered_map<std::string, StreamState> streams_ GUARDED_BY(mu_);
+  std::unordered_map<EventId, IdRecord> ids_ GUARDED_BY(mu_);
+  std::uint64_t commits_ GUARDED_BY(mu_) = 0;
+  std::map<std::string, std::string> checkpoints_ GUARDED_BY(mu_);
+  std::unordered_map<std::string, StateRecord> states_ GUARDED_BY(mu_);
 };
 
 class MemoryAllCursor final : public EventCursor {
