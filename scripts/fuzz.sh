@@ -24,7 +24,7 @@ fi
 cmake --preset clang >/dev/null
 # The harnesses link core, storage, subscriptions, dynamodb and server;
 # the other libraries are compiled only (no link, no extra executable).
-cmake --build build/clang -j "${INDELIBLE_JOBS:-$(nproc)}" --target fuzzers indelible_projections \
+cmake --build build/clang -j "${INDELIBLE_JOBS:-$(nproc)}" --target fuzzers indelible_projections indelible_relay \
   indelible_entities indelible_client indelible_cli_base
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
