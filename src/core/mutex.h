@@ -100,8 +100,8 @@ class CondVar {
     lock.release();
   }
   template <class Rep, class Period, class Predicate>
-  bool WaitFor(Mutex* mu, std::chrono::duration<Rep, Period> timeout, Predicate pred) REQUIRES(mu)
-      NO_THREAD_SAFETY_ANALYSIS {
+  bool WaitFor(Mutex* mu, std::chrono::duration<Rep, Period> timeout, Predicate pred)
+      REQUIRES(mu) NO_THREAD_SAFETY_ANALYSIS {
     std::unique_lock<std::mutex> lock(mu->mu_, std::adopt_lock);
     const bool satisfied = cv_.wait_for(lock, timeout, pred);
     lock.release();
