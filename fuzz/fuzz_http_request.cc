@@ -40,7 +40,7 @@ struct Fixture {
     server::AddStandardRoutes(context->router, *context);
   }
   boost::asio::io_context ioc;
-  ServeOptions options;
+  indelible::ServeOptions options;
   std::unique_ptr<indelible::Store> store;
   std::unique_ptr<server::ServerContext> context;
 };
