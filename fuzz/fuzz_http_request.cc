@@ -23,6 +23,7 @@
 #include "server/context.h"
 #include "server/http_session.h"
 #include "server/request_parsing.h"
+#include "server/request_screen.h"
 #include "server/routes.h"
 
 namespace {
@@ -56,8 +57,10 @@ void Handle(Fixture& f, server::Request request) {
                "a header value holds CR or LF");
   (void)request.keep_alive();
   (void)server::ExpectedFromHeaders(request);
-  const bool json = server::CheckJsonContentType(request).ok();
-  if (json && !request.body().empty()) (void)indelible::EventsFromJson(request.body());
+  // The front door (Host, Origin, Content-Type) refuses before any route,
+  // as HttpSession::Dispatch does; a body past it is JSON.
+  if (server::ScreenRequest(request, f.context->screen)) return;
+  if (!request.body().empty()) (void)indelible::EventsFromJson(request.body());
 
   // HttpSession::Dispatch.
   auto target = boost::urls::parse_origin_form(request.target());

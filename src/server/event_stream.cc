@@ -85,7 +85,15 @@ void EventStream::Pump() {
 }
 
 void EventStream::PumpLive() {
-  if (!caught_up_sent_ || !context_.store.traits().local_reads) return Pump();
+  // Inline only when the read is small: the subscriber is live and reads
+  // one stream (a page from its next version), or at most a page of events
+  // was committed since its position (a $all filter could otherwise scan
+  // up to max_scan_events on the I/O thread).
+  const bool small =
+      caught_up_sent_ && subscription_ &&
+      (!source_.stream.empty() ||
+       context_.store.LastPosition().value() - subscription_->position().value() <= kPageEvents);
+  if (!small || !context_.store.traits().local_reads) return Pump();
   if (writing_ || reading_ || waiting_ || closed_) return;
   reading_ = true;
   OnRead(GuardedReadPage());

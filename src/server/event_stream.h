@@ -63,9 +63,9 @@ class EventStream : public std::enable_shared_from_this<EventStream> {
 
   void Pump();
   // Pump after a commit woke a caught-up subscriber: on a store with local
-  // reads the few new events are read right here, on the socket's thread,
-  // rather than after a hop to the read pool and back (the delivery latency
-  // of docs/BENCHMARKS.md); the read is bounded like every page.
+  // reads, when at most a page of events is new, they are read right here,
+  // on the socket's thread, rather than after a hop to the read pool and
+  // back (the delivery latency of docs/BENCHMARKS.md).
   void PumpLive();
   // On the read pool (or the socket's thread, PumpLive): the next page as
   // SSE text.
