@@ -22,7 +22,7 @@
 namespace indelible::server {
 
 class HttpSession;
-class EventStream;
+class SseSession;
 
 struct ServerContext {
   ServerContext(Store& s, const ServeOptions& o, boost::asio::io_context& io)
@@ -69,7 +69,7 @@ struct ServerContext {
   // they own themselves.
   Mutex live_mu;
   std::unordered_map<HttpSession*, std::weak_ptr<HttpSession>> sessions GUARDED_BY(live_mu);
-  std::unordered_map<EventStream*, std::weak_ptr<EventStream>> streams GUARDED_BY(live_mu);
+  std::unordered_map<SseSession*, std::weak_ptr<SseSession>> sse_sessions GUARDED_BY(live_mu);
 };
 
 }  // namespace indelible::server

@@ -15,9 +15,9 @@
 #include "core/mutex.h"
 #include "server/connection_limit.h"
 #include "server/context.h"
-#include "server/event_stream.h"
 #include "server/http_session.h"
 #include "server/routes.h"
+#include "server/sse_session.h"
 
 namespace indelible::server {
 
@@ -140,16 +140,16 @@ void Shutdown(ServerContext& context, Listener& listener) {
   context.stopping = true;
   listener.Stop();
   std::vector<std::shared_ptr<HttpSession>> sessions;
-  std::vector<std::shared_ptr<EventStream>> streams;
+  std::vector<std::shared_ptr<SseSession>> sessions;
   {
     MutexLock lock(&context.live_mu);
     for (auto& [_, weak] : context.sessions)
       if (auto s = weak.lock()) sessions.push_back(std::move(s));
-    for (auto& [_, weak] : context.streams)
-      if (auto s = weak.lock()) streams.push_back(std::move(s));
+    for (auto& [_, weak] : context.sse_sessions)
+      if (auto s = weak.lock()) sessions.push_back(std::move(s));
   }
   for (auto& s : sessions) s->Stop();
-  for (auto& s : streams) s->Stop();
+  for (auto& s : sessions) s->Stop();
 }
 
 }  // namespace

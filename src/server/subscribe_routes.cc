@@ -1,12 +1,12 @@
 // GET /subscribe/all and /subscribe/streams/{stream}: where a subscription
-// starts (Last-Event-ID, from, from=end), then an EventStream takes over.
+// starts (Last-Event-ID, from, from=end), then an SseSession takes over.
 #include <fmt/format.h>
 
 #include <charconv>
 
-#include "server/event_stream.h"
 #include "server/request_parsing.h"
 #include "server/routes.h"
+#include "server/sse_session.h"
 
 namespace indelible::server {
 namespace {
@@ -27,13 +27,13 @@ Result<std::optional<std::uint64_t>> LastEventId(const Request& request) {
 }
 
 void Begin(ServerContext& context, const std::shared_ptr<Exchange>& exchange,
-           EventStream::Source source) {
-  auto stream = std::make_shared<EventStream>(exchange->TakeSocket(), context, std::move(source));
+           SseSession::Source source) {
+  auto stream = std::make_shared<SseSession>(exchange->TakeSocket(), context, std::move(source));
   stream->Start();
 }
 
 void SubscribeAll(ServerContext& context, const std::shared_ptr<Exchange>& exchange) {
-  EventStream::Source source;
+  SseSession::Source source;
   source.filter = FilterFromQuery(*exchange);
   auto last_id = LastEventId(exchange->request());
   if (!last_id.ok()) return exchange->RespondError(last_id.status());
@@ -50,7 +50,7 @@ void SubscribeAll(ServerContext& context, const std::shared_ptr<Exchange>& excha
 }
 
 void SubscribeStream(ServerContext& context, const std::shared_ptr<Exchange>& exchange) {
-  EventStream::Source source;
+  SseSession::Source source;
   source.stream = exchange->params()[0];
   // Reserved names too: `$parked-<group>` streams are followed this way.
   if (Status valid = ValidateStreamName(source.stream, /*allow_reserved=*/true); !valid.ok())

@@ -1,11 +1,12 @@
-// EventStream: one Server-Sent Events subscription (docs/HTTP.md).
+// SseSession: one Server-Sent Events subscription (docs/HTTP.md).
 //
 // Operation: the library's Subscription (include/indelible/subscription.h)
 // does the reading, so the server has the one catch-up implementation every
 // backend shares (DynamoDB's positions, given after the commit, included).
-// The stream asks it for a page at a time, on the read pool (never on an
-// I/O thread), writes the page, and asks again only once the socket took
-// it; when a read finds nothing new it waits for the next commit with the
+// The session asks it for a page at a time, on the read pool (never on an
+// I/O thread, except a small live wake-up on a store with local reads),
+// writes the page, and asks again only once the socket took it; when a read
+// finds nothing new it waits for the next commit with the
 // CommitWatcher (an entry there, not a thread). So stored events come first
 // and live ones follow with no gap and no duplicate at the switch, and a
 // slow reader costs one page of memory. A reader that takes no write for
@@ -29,7 +30,7 @@
 
 namespace indelible::server {
 
-class EventStream : public std::enable_shared_from_this<EventStream> {
+class SseSession : public std::enable_shared_from_this<SseSession> {
  public:
   struct Source {
     // Empty: $all with `filter`; else one stream.
@@ -44,8 +45,8 @@ class EventStream : public std::enable_shared_from_this<EventStream> {
     bool from_end = false;
   };
 
-  EventStream(boost::asio::ip::tcp::socket socket, ServerContext& context, Source source);
-  ~EventStream();
+  SseSession(boost::asio::ip::tcp::socket socket, ServerContext& context, Source source);
+  ~SseSession();
 
   void Start();
   // Shutdown: closes the connection.

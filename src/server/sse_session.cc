@@ -1,4 +1,4 @@
-#include "server/event_stream.h"
+#include "server/sse_session.h"
 
 #include <fmt/format.h>
 
@@ -34,7 +34,7 @@ void AppendMessage(const EventView& event, std::string* out) {
 
 }  // namespace
 
-EventStream::EventStream(asio::ip::tcp::socket socket, ServerContext& context, Source source)
+SseSession::SseSession(asio::ip::tcp::socket socket, ServerContext& context, Source source)
     : socket_(std::move(socket)),
       context_(context),
       source_(std::move(source)),
@@ -44,17 +44,17 @@ EventStream::EventStream(asio::ip::tcp::socket socket, ServerContext& context, S
   context_.metrics.open_connections.fetch_add(1, std::memory_order_relaxed);
 }
 
-EventStream::~EventStream() {
+SseSession::~SseSession() {
   context_.metrics.subscribers.fetch_sub(1, std::memory_order_relaxed);
   context_.metrics.open_connections.fetch_sub(1, std::memory_order_relaxed);
   MutexLock lock(&context_.live_mu);
-  context_.streams.erase(this);
+  context_.sse_sessions.erase(this);
 }
 
-void EventStream::Start() {
+void SseSession::Start() {
   {
     MutexLock lock(&context_.live_mu);
-    context_.streams[this] = weak_from_this();
+    context_.sse_sessions[this] = weak_from_this();
   }
   asio::dispatch(socket_.get_executor(), [self = shared_from_this()] {
     // No length and no chunking: the body is the rest of the connection.
@@ -67,11 +67,11 @@ void EventStream::Start() {
   });
 }
 
-void EventStream::Stop() {
+void SseSession::Stop() {
   asio::post(socket_.get_executor(), [self = shared_from_this()] { self->Close(); });
 }
 
-void EventStream::Pump() {
+void SseSession::Pump() {
   if (writing_ || reading_ || waiting_ || closed_) return;
   reading_ = true;
   // The I/O threads keep running until the page is back on the strand: a
@@ -84,7 +84,7 @@ void EventStream::Pump() {
       });
 }
 
-void EventStream::PumpLive() {
+void SseSession::PumpLive() {
   // Inline only when the read is small: the subscriber is live and reads
   // one stream (a page from its next version), or at most a page of events
   // was committed since its position (a $all filter could otherwise scan
@@ -99,7 +99,7 @@ void EventStream::PumpLive() {
   OnRead(GuardedReadPage());
 }
 
-EventStream::Read EventStream::GuardedReadPage() {
+SseSession::Read SseSession::GuardedReadPage() {
   Read read;
   try {
     read = ReadPage();
@@ -111,7 +111,7 @@ EventStream::Read EventStream::GuardedReadPage() {
   return read;
 }
 
-EventStream::Read EventStream::ReadPage() {
+SseSession::Read SseSession::ReadPage() {
   Store& store = context_.store;
   Read read;
   if (!subscription_) {
@@ -168,7 +168,7 @@ EventStream::Read EventStream::ReadPage() {
   return read;
 }
 
-void EventStream::OnRead(Read read) {
+void SseSession::OnRead(Read read) {
   reading_ = false;
   if (closed_) return;
   if (!read.status.ok()) return Close();
@@ -180,7 +180,7 @@ void EventStream::OnRead(Read read) {
   WaitForCommit(read.last);
 }
 
-void EventStream::Write() {
+void SseSession::Write() {
   writing_ = true;
   // A client that takes nothing for this long is gone or stuck: it would
   // hold its page and a connection for ever.
@@ -199,9 +199,9 @@ void EventStream::Write() {
                     });
 }
 
-void EventStream::WaitForCommit(Position after) {
+void SseSession::WaitForCommit(Position after) {
   waiting_ = true;
-  std::weak_ptr<EventStream> weak = shared_from_this();
+  std::weak_ptr<SseSession> weak = shared_from_this();
   auto executor = socket_.get_executor();
   ticket_ = context_.watcher.NotifyAfter(after, [weak, executor] {
     asio::post(executor, [weak] {
@@ -215,7 +215,7 @@ void EventStream::WaitForCommit(Position after) {
   });
 }
 
-void EventStream::Heartbeat() {
+void SseSession::Heartbeat() {
   heartbeat_.expires_after(context_.options.heartbeat);
   heartbeat_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
     if (ec || self->closed_) return;
@@ -230,7 +230,7 @@ void EventStream::Heartbeat() {
 
 // Subscribers send nothing after the request; a read that ends means the
 // client went away, and only then do we learn it while idle.
-void EventStream::WatchForClose() {
+void SseSession::WatchForClose() {
   socket_.async_read_some(asio::buffer(peek_),
                           [self = shared_from_this()](boost::system::error_code ec, std::size_t) {
                             if (ec) return self->Close();
@@ -238,7 +238,7 @@ void EventStream::WatchForClose() {
                           });
 }
 
-void EventStream::Close() {
+void SseSession::Close() {
   if (closed_) return;
   closed_ = true;
   heartbeat_.cancel();
