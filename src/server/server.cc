@@ -140,16 +140,16 @@ void Shutdown(ServerContext& context, Listener& listener) {
   context.stopping = true;
   listener.Stop();
   std::vector<std::shared_ptr<HttpSession>> sessions;
-  std::vector<std::shared_ptr<SseSession>> sessions;
+  std::vector<std::shared_ptr<SseSession>> sse_sessions;
   {
     MutexLock lock(&context.live_mu);
     for (auto& [_, weak] : context.sessions)
       if (auto s = weak.lock()) sessions.push_back(std::move(s));
     for (auto& [_, weak] : context.sse_sessions)
-      if (auto s = weak.lock()) sessions.push_back(std::move(s));
+      if (auto s = weak.lock()) sse_sessions.push_back(std::move(s));
   }
   for (auto& s : sessions) s->Stop();
-  for (auto& s : sessions) s->Stop();
+  for (auto& s : sse_sessions) s->Stop();
 }
 
 }  // namespace
