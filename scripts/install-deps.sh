@@ -22,6 +22,9 @@ packages=(
   libssl-dev openssl openjdk-17-jre-headless nodejs
   libgtest-dev libgmock-dev
   clang-format
+  # scripts/check_layers.py (the layer rule from CMake's build graph) and
+  # the tests' delay proxy.
+  python3
   # The fuzzers (scripts/fuzz.sh): clang with libFuzzer and the sanitizer
   # runtimes; ccache shares compiled objects between build folders.
   clang libclang-rt-14-dev ccache
