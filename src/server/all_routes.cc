@@ -12,6 +12,7 @@
 #include <boost/asio/strand.hpp>
 
 #include "core/event_json.h"
+#include "server/event_page.h"
 #include "server/request_parsing.h"
 #include "server/routes.h"
 
@@ -43,38 +44,28 @@ Result<Page> ReadPage(ServerContext& context, const ReadAllOptions& options) {
   const auto started = std::chrono::steady_clock::now();
   const std::uint64_t last = store.LastPosition().value();
   Page page;
-  page.body = R"({"events":[)";
+  EventPage events(R"({"events":[)", limits.max_page_bytes);
   std::uint64_t next = std::max<std::uint64_t>(options.from.value(), 1);
   // Unfiltered, every event looked at is returned: `limit` bounds the scan.
   const bool bounded_scan = !options.filter.empty();
   std::size_t scanned = 0;
   bool full = false;
-  while (!full && page.events < options.limit) {
+  while (!full && events.events() < options.limit) {
     ReadAllOptions chunk = options;
     const std::uint64_t chunk_from = next;
     chunk.from = Position(chunk_from);
-    chunk.limit = options.limit - page.events;
+    chunk.limit = options.limit - events.events();
     if (bounded_scan) chunk.max_scan = std::min(kScanChunk, limits.max_scan_events - scanned);
     auto cursor = store.ReadAll(chunk);
     if (!cursor.ok()) return cursor.status();
     for (; (*cursor)->Valid(); (*cursor)->Next()) {
       const EventView& event = (*cursor)->event();
-      const std::size_t before = page.body.size();
-      if (page.events > 0) page.body += ',';
-      AppendEventJson(event, &page.body);
-      // Past the byte budget: this event starts the next page, unless it is
-      // the first (a page always holds one, or paging would stop).
-      if (page.events > 0 && page.body.size() > limits.max_page_bytes) {
-        page.body.resize(before);
+      // Past the byte budget: this event starts the next page.
+      if (!events.Add(event)) {
         full = true;
         break;
       }
-      ++page.events;
       next = event.position.value() + 1;
-      if (page.body.size() >= limits.max_page_bytes) {
-        full = true;
-        break;
-      }
     }
     if (Status s = (*cursor)->status(); !s.ok()) return s;
     if (full) break;
@@ -91,7 +82,8 @@ Result<Page> ReadPage(ServerContext& context, const ReadAllOptions& options) {
       break;
   }
   page.next = Position(next);
-  page.body += fmt::format(R"(],"next":{}}})", next);
+  page.events = events.events();
+  page.body = std::move(events).Finish(fmt::format(R"(],"next":{}}})", next));
   return page;
 }
 

@@ -7,6 +7,7 @@
 
 #include "api/wire.h"
 #include "core/event_json.h"
+#include "server/event_page.h"
 #include "server/request_parsing.h"
 #include "server/routes.h"
 
@@ -98,33 +99,20 @@ void ReadPage(ServerContext& context, Exchange& exchange, ReadStreamOptions opti
   options.limit = static_cast<std::size_t>(limit) + 1;
   auto cursor = context.store.ReadStream(stream, options);
   if (!cursor.ok()) return exchange.RespondError(cursor.status());
-  std::string body = R"({"stream":)" + QuoteJson(stream) + R"(,"events":[)";
-  // Room for the page's end: `],"nextVersion":` and a version.
-  constexpr std::size_t kTail = 40;
-  std::int64_t returned = 0;
+  EventPage page(R"({"stream":)" + QuoteJson(stream) + R"(,"events":[)",
+                 context.options.max_page_bytes);
   std::optional<std::int64_t> next;
   for (; (*cursor)->Valid(); (*cursor)->Next()) {
     const EventView& event = (*cursor)->event();
-    if (returned == limit) {
+    // Past `limit` or the byte budget: this event starts the next page.
+    if (page.events() == static_cast<std::size_t>(limit) || !page.Add(event)) {
       next = event.version.value();
       break;
     }
-    const std::size_t before = body.size();
-    if (returned > 0) body += ',';
-    AppendEventJson(event, &body);
-    // Past the byte budget: this event starts the next page, unless it is
-    // the first (a page always holds one, or paging would stop).
-    if (returned > 0 && body.size() + kTail > context.options.max_page_bytes) {
-      body.resize(before);
-      next = event.version.value();
-      break;
-    }
-    ++returned;
   }
   if (!(*cursor)->status().ok()) return exchange.RespondError((*cursor)->status());
-  body += R"(],"nextVersion":)";
-  body += next ? std::to_string(*next) : "null";
-  body += '}';
+  std::string body = std::move(page).Finish(
+      R"(],"nextVersion":)" + (next ? std::to_string(*next) : std::string("null")) + "}");
   Response response(http::status::ok, exchange.request().version());
   response.set(http::field::content_type, "application/json");
   response.set(http::field::etag, api::ETagFor(head->version));
