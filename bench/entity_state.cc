@@ -1,16 +1,33 @@
-// The Tally entity's rules and codecs (entity_bench.h), in the style of
-// examples/ledger/account.cc: parse to a json::object, read named fields
-// (examples/common/json_fields.h).
+// The Tally entity's rules and codecs (entity_bench.h), written as an
+// application would: parse to a json::object, read named fields. (Its own
+// two readers, not the examples' json_fields: the benchmark is part of the
+// `indelible` binary, which carries no example code.)
 #include <boost/json.hpp>
+#include <cstdint>
+#include <string>
 
 #include "bench/entity_bench.h"
-#include "json_fields.h"
 
 namespace json = boost::json;
 
 namespace indelible {
-using json_fields::Integer;
-using json_fields::ParseObject;
+namespace {
+
+Result<json::object> ParseObject(std::string_view text) {
+  boost::system::error_code ec;
+  json::value value = json::parse(text, ec);
+  if (ec || !value.is_object()) return Status::Invalid("data", "must be a JSON object");
+  return std::move(value.as_object());
+}
+
+Result<std::int64_t> Integer(const json::object& o, std::string_view key) {
+  const json::value* value = o.if_contains(key);
+  if (value == nullptr || !value->is_int64())
+    return Status::Invalid(std::string(key), "must be an integer");
+  return value->as_int64();
+}
+
+}  // namespace
 
 namespace bench {
 

@@ -162,7 +162,7 @@ void Follow(Store& store, const Window& window, Shared& shared, std::vector<doub
       shared.Fail(s);
       return;
     }
-    next = Position(static_cast<std::uint64_t>((*cursor)->resume_from()));
+    next = (*cursor)->next_position();
   }
 }
 

@@ -58,12 +58,8 @@
 #include <thread>
 
 #include "bench/postgres_cluster.h"
-#include "bench/scenarios.h"
+#include "bench/projection_scenario.h"
 #include "todo_projection.h"
-
-#ifndef INDELIBLE_SOURCE_DIR
-#define INDELIBLE_SOURCE_DIR "."
-#endif
 
 namespace indelible::bench {
 namespace {

@@ -29,9 +29,6 @@ Status RunGroup(Context& context);
 // Entity load latency per snapshot policy; entity vs plain appends
 // (entity_bench.cc).
 Status RunEntity(Context& context);
-// ProjectionRunner with the todo projection: rebuild throughput and live
-// lag into SQLite and PostgreSQL (projection_bench.cc).
-Status RunProjection(Context& context);
 // NatsRelay to the NATS server of --nats (relay_bench.cc).
 Status RunRelay(Context& context);
 // WORKLOAD.md "ledger-append v1", on the embedded engine or --store

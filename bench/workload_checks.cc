@@ -190,7 +190,7 @@ Status ReadAllPaged(Store& store, const WorkloadParams& params, std::atomic<std:
     }
     if (Status s = (*cursor)->status(); !s.ok()) return s;
     if (done != nullptr) done->fetch_add(in_page, std::memory_order_relaxed);
-    from = Position(static_cast<std::uint64_t>((*cursor)->resume_from()));
+    from = (*cursor)->next_position();
     if (in_page < params.page) break;
   }
   if (count != params.events)

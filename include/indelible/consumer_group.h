@@ -43,7 +43,7 @@
 //
 // Checkpoint. The highest position at or below which every event is
 // acknowledged (or filtered out); never past an unacknowledged event. It is
-// saved with Store::SaveCheckpoint at most every `checkpoint_interval`, on
+// saved with Store::SaveRecord at most every `checkpoint_interval`, on
 // Skip and on Flush: after a crash, the events acknowledged since the last
 // save are delivered again (at-least-once).
 //

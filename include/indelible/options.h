@@ -96,7 +96,7 @@ struct ReadAllOptions {
   std::size_t limit = SIZE_MAX;
   AllFilter filter;
   // Most events the read looks at, matching the filter or not: the cursor
-  // ends there and resume_from() is past them, so a filter that matches
+  // ends there and next_position() is past them, so a filter that matches
   // little costs a bounded scan per read (the server's /all).
   std::size_t max_scan = SIZE_MAX;
 };

@@ -138,10 +138,24 @@ class EventCursor {
   virtual const EventView& event() const = 0;
   // Not ok if reading stopped because of an error (not at the end).
   virtual Status status() const = 0;
-  // Where to continue after the events returned so far: for $all, the next
-  // position to read (past filtered-out events too); for a stream, the next
-  // version to read in the cursor's direction (-1 past the start backward).
-  virtual std::int64_t resume_from() const = 0;
+};
+
+// A cursor over one stream (Store::ReadStream).
+class StreamCursor : public EventCursor {
+ public:
+  // Where to continue after the events passed so far (the current one,
+  // while Valid(), is not passed yet): the next version to read in the
+  // cursor's direction; nullopt once a backward read has passed version 0.
+  virtual std::optional<StreamVersion> next_version() const = 0;
+};
+
+// A cursor over $all (Store::ReadAll).
+class AllCursor : public EventCursor {
+ public:
+  // Where to continue after the events passed so far (the current one,
+  // while Valid(), is not passed yet): the next position to read, past
+  // the events the filter skipped too.
+  virtual Position next_position() const = 0;
 };
 
 // One commit of Store::CommitEach.
@@ -177,15 +191,20 @@ class Store {
   //
   // Errors: invalid, too_large (nothing written), conflict (with the actual
   // version), unavailable (storage failure; safe to retry with the same ids).
-  virtual Result<CommitResult> Commit(std::vector<AppendRequest> appends,
-                                      const CommitOptions& options = {}) = 0;
+  //
+  // Every commit passes the same checks before a backend sees it (names,
+  // sizes against StoreOptions::limits, JSON, ids; events with a nil id get a
+  // random one), here and nowhere else, so bad input is refused alike on
+  // every backend and nothing is written.
+  Result<CommitResult> Commit(std::vector<AppendRequest> appends,
+                              const CommitOptions& options = {});
 
   // Several independent commits in one call: each is all or nothing on its
   // own, one failing does not affect the others, and the results come in
   // order. The embedded engine gives them as few group commits (syncs) as it
   // can, so a server can gather many clients' appends without a blocked
-  // thread for each. The default runs Commit for each in turn.
-  virtual std::vector<Result<CommitResult>> CommitEach(std::vector<CommitRequest> commits);
+  // thread for each. Each commit is checked as Commit checks it.
+  std::vector<Result<CommitResult>> CommitEach(std::vector<CommitRequest> commits);
 
   // One stream: Commit({{stream, expected, events}}).
   Result<AppendResult> Append(std::string stream, Expected expected, std::vector<EventData> events);
@@ -201,12 +220,12 @@ class Store {
 
   // not_found if the stream does not exist, or is deleted and
   // !options.include_deleted.
-  virtual Result<std::unique_ptr<EventCursor>> ReadStream(
+  virtual Result<std::unique_ptr<StreamCursor>> ReadStream(
       std::string_view stream, const ReadStreamOptions& options = {}) = 0;
 
   // Every event in position order, filtered. The cursor sees the events
   // committed when it was made, and no later ones.
-  virtual Result<std::unique_ptr<EventCursor>> ReadAll(const ReadAllOptions& options = {}) = 0;
+  virtual Result<std::unique_ptr<AllCursor>> ReadAll(const ReadAllOptions& options = {}) = 0;
 
   // Position of the last committed event (0 when empty).
   virtual Position LastPosition() const = 0;
@@ -215,20 +234,20 @@ class Store {
   // returns LastPosition() at that moment. Lets subscribers wait without polling.
   virtual Position WaitForCommit(Position after, std::chrono::milliseconds timeout) = 0;
 
-  // Checkpoint records: small named values the layers above keep beside the
+  // Records: small named values the layers above keep beside the
   // events (consumer groups: their definition and checkpoint). They are not
   // events and never appear in $all or a stream. The last save wins, and a
   // save is as durable as an append in the store's durability mode. Names
   // are 1 to 256 bytes without control characters; values up to 64 KiB.
   // A backend that keeps none (a remote store) answers invalid.
-  virtual Status SaveCheckpoint(std::string_view name, std::string_view value);
+  virtual Status SaveRecord(std::string_view name, std::string_view value);
   // nullopt if there is no record of that name.
-  virtual Result<std::optional<std::string>> LoadCheckpoint(std::string_view name);
+  virtual Result<std::optional<std::string>> LoadRecord(std::string_view name);
   // Every record whose name starts with `prefix`, in name order.
-  virtual Result<std::vector<std::pair<std::string, std::string>>> ListCheckpoints(
+  virtual Result<std::vector<std::pair<std::string, std::string>>> ListRecords(
       std::string_view prefix);
   // Removes the record; ok if there was none.
-  virtual Status DeleteCheckpoint(std::string_view name);
+  virtual Status DeleteRecord(std::string_view name);
 
   // The stream's state record; nullopt if none was written (or the stream
   // was deleted since). invalid for a name no append could have written,
@@ -243,7 +262,7 @@ class Store {
   // answers with one read when the events after the record are there too.
   struct StateAndEvents {
     std::optional<StateRecord> state;
-    std::unique_ptr<EventCursor> events;
+    std::unique_ptr<StreamCursor> events;
   };
   virtual Result<StateAndEvents> ReadStateAndEvents(std::string_view stream);
 
@@ -264,7 +283,19 @@ class Store {
   virtual Status Check(const ProgressFn& progress = nullptr) = 0;
 
  protected:
-  Store() = default;
+  // `limits`: what Commit holds every request to before the backend sees it.
+  explicit Store(const Limits& limits) : limits_(limits) {}
+
+  // What a backend implements: one commit whose request has passed
+  // Commit's checks (every event has an id; names, sizes and JSON are valid).
+  virtual Result<CommitResult> CommitValidated(std::vector<AppendRequest> appends,
+                                               const CommitOptions& options) = 0;
+  // Several such commits, results in order. The default runs
+  // CommitValidated for each in turn.
+  virtual std::vector<Result<CommitResult>> CommitEachValidated(std::vector<CommitRequest> commits);
+
+ private:
+  Limits limits_;
 };
 
 // Reads a whole stream or $all page into owned events (convenience for tests

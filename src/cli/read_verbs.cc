@@ -50,9 +50,11 @@ int RunAll(const Cli& cli, const AllArgs& args) {
   if (!(*cursor)->status().ok()) return cli.Fail((*cursor)->status());
   // Where to continue: to stderr in text mode, so stdout stays events only.
   if (cli.json) {
-    std::printf("{\"next\":%lld}\n", static_cast<long long>((*cursor)->resume_from()));
+    std::printf("{\"next\":%llu}\n",
+                static_cast<unsigned long long>((*cursor)->next_position().value()));
   } else {
-    std::fprintf(stderr, "next position: %lld\n", static_cast<long long>((*cursor)->resume_from()));
+    std::fprintf(stderr, "next position: %llu\n",
+                 static_cast<unsigned long long>((*cursor)->next_position().value()));
   }
   return 0;
 }
@@ -83,7 +85,7 @@ int RunTail(const Cli& cli, const TailArgs& args) {
       if (args.stream.empty() || event.stream == args.stream) PrintEvent(cli, event);
     }
     if (!(*cursor)->status().ok()) return cli.Fail((*cursor)->status());
-    next = static_cast<std::uint64_t>((*cursor)->resume_from());
+    next = (*cursor)->next_position().value();
     std::fflush(stdout);
     s.WaitForCommit(Position(next - 1), std::chrono::milliseconds(200));
   }

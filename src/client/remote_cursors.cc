@@ -10,7 +10,7 @@ std::size_t PageLimit(std::size_t limit, std::size_t returned) {
   return std::clamp<std::size_t>(limit - returned, 1, kRemotePageEvents);
 }
 
-class RemoteStreamCursor final : public EventCursor {
+class RemoteStreamCursor final : public StreamCursor {
  public:
   RemoteStreamCursor(std::shared_ptr<Client> client, std::string_view stream,
                      const ReadStreamOptions& options)
@@ -44,7 +44,10 @@ class RemoteStreamCursor final : public EventCursor {
   }
   const EventView& event() const override { return view_; }
   Status status() const override { return status_; }
-  std::int64_t resume_from() const override { return Valid() ? view_.version.value() : next_; }
+  std::optional<StreamVersion> next_version() const override {
+    const std::int64_t next = Valid() ? view_.version.value() : next_;
+    return next < 0 ? std::nullopt : std::optional<StreamVersion>(StreamVersion(next));
+  }
 
  private:
   Status Fetch() {
@@ -86,7 +89,7 @@ class RemoteStreamCursor final : public EventCursor {
   Status status_;
 };
 
-class RemoteAllCursor final : public EventCursor {
+class RemoteAllCursor final : public AllCursor {
  public:
   RemoteAllCursor(std::shared_ptr<Client> client, const ReadAllOptions& options, Position end)
       : client_(std::move(client)),
@@ -104,9 +107,7 @@ class RemoteAllCursor final : public EventCursor {
   }
   const EventView& event() const override { return view_; }
   Status status() const override { return status_; }
-  std::int64_t resume_from() const override {
-    return static_cast<std::int64_t>(Valid() ? view_.position.value() : from_);
-  }
+  Position next_position() const override { return Valid() ? view_.position : Position(from_); }
 
  private:
   Status Fetch() {
@@ -160,21 +161,21 @@ class RemoteAllCursor final : public EventCursor {
 
 }  // namespace
 
-Result<std::unique_ptr<EventCursor>> OpenRemoteStreamCursor(std::shared_ptr<Client> client,
-                                                            std::string_view stream,
-                                                            const ReadStreamOptions& options) {
+Result<std::unique_ptr<StreamCursor>> OpenRemoteStreamCursor(std::shared_ptr<Client> client,
+                                                             std::string_view stream,
+                                                             const ReadStreamOptions& options) {
   auto cursor = std::make_unique<RemoteStreamCursor>(std::move(client), stream, options);
   if (Status s = cursor->Start(); !s.ok()) return s;
-  return std::unique_ptr<EventCursor>(std::move(cursor));
+  return std::unique_ptr<StreamCursor>(std::move(cursor));
 }
 
-Result<std::unique_ptr<EventCursor>> OpenRemoteAllCursor(std::shared_ptr<Client> client,
-                                                         const ReadAllOptions& options,
-                                                         Position end) {
+Result<std::unique_ptr<AllCursor>> OpenRemoteAllCursor(std::shared_ptr<Client> client,
+                                                       const ReadAllOptions& options,
+                                                       Position end) {
   auto cursor = std::make_unique<RemoteAllCursor>(std::move(client), options, end);
   // Errors of the first page (a bad filter) belong to ReadAll.
   if (Status s = cursor->status(); !s.ok()) return s;
-  return std::unique_ptr<EventCursor>(std::move(cursor));
+  return std::unique_ptr<AllCursor>(std::move(cursor));
 }
 
 }  // namespace indelible::client

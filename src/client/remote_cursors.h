@@ -12,14 +12,13 @@ namespace indelible::client {
 
 // Reads the first page now, so a missing or deleted stream is not_found
 // here, as Store::ReadStream promises.
-Result<std::unique_ptr<EventCursor>> OpenRemoteStreamCursor(std::shared_ptr<Client> client,
-                                                            std::string_view stream,
-                                                            const ReadStreamOptions& options);
+Result<std::unique_ptr<StreamCursor>> OpenRemoteStreamCursor(std::shared_ptr<Client> client,
+                                                             std::string_view stream,
+                                                             const ReadStreamOptions& options);
 
 // Stops after position `end` (the server's last position when the cursor was
 // made), so the cursor sees no later commits, like a local one.
-Result<std::unique_ptr<EventCursor>> OpenRemoteAllCursor(std::shared_ptr<Client> client,
-                                                         const ReadAllOptions& options,
-                                                         Position end);
+Result<std::unique_ptr<AllCursor>> OpenRemoteAllCursor(std::shared_ptr<Client> client,
+                                                       const ReadAllOptions& options, Position end);
 
 }  // namespace indelible::client

@@ -16,10 +16,14 @@ constexpr std::chrono::milliseconds kMaxWait{60000};  // the server's waitMs lim
 
 class RemoteStore final : public Store {
  public:
-  explicit RemoteStore(std::shared_ptr<Client> client) : client_(std::move(client)) {}
+  // Sizes are the server's to judge (its limits may not be the defaults);
+  // Store::Commit still checks names, JSON and ids here, which makes a
+  // resent request an idempotent retry.
+  explicit RemoteStore(std::shared_ptr<Client> client)
+      : Store(Limits{SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX}), client_(std::move(client)) {}
 
-  Result<CommitResult> Commit(std::vector<AppendRequest> appends,
-                              const CommitOptions& options) override {
+  Result<CommitResult> CommitValidated(std::vector<AppendRequest> appends,
+                                       const CommitOptions& options) override {
     if (options.keep_timestamps)
       return Status::Invalid(
           "keep_timestamps",
@@ -59,12 +63,12 @@ class RemoteStore final : public Store {
     return traits;
   }
 
-  Result<std::unique_ptr<EventCursor>> ReadStream(std::string_view stream,
-                                                  const ReadStreamOptions& options) override {
+  Result<std::unique_ptr<StreamCursor>> ReadStream(std::string_view stream,
+                                                   const ReadStreamOptions& options) override {
     return client::OpenRemoteStreamCursor(client_, stream, options);
   }
 
-  Result<std::unique_ptr<EventCursor>> ReadAll(const ReadAllOptions& options) override {
+  Result<std::unique_ptr<AllCursor>> ReadAll(const ReadAllOptions& options) override {
     auto health = client_->Health();
     if (!health.ok()) return health.status();
     Remember(health->last_position);

@@ -46,7 +46,7 @@ Result<LoadOutcome> Load(Store& store, std::string_view stream, Folder& folder,
   folder.Reset();
   LoadOutcome out;
   ReadStreamOptions read;
-  Result<std::unique_ptr<EventCursor>> cursor = Status::NotFound("not read yet");
+  Result<std::unique_ptr<StreamCursor>> cursor = Status::NotFound("not read yet");
   bool have_cursor = false;
   if (!replay_all && options.snapshots.kind() != SnapshotPolicy::Kind::kNone) {
     // The record and the events after it in one read where the backend

@@ -70,7 +70,7 @@ Result<Page> ReadPage(ServerContext& context, const ReadAllOptions& options) {
     if (Status s = (*cursor)->status(); !s.ok()) return s;
     if (full) break;
     // Past the events the filter skipped, so paging never rescans them.
-    next = std::max<std::uint64_t>(next, static_cast<std::uint64_t>((*cursor)->resume_from()));
+    next = std::max<std::uint64_t>(next, (*cursor)->next_position().value());
     if (next > last) {
       page.at_end = true;
       break;

@@ -2,30 +2,60 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
+#include "store/append_validation.h"
+
 namespace indelible {
 
+Result<CommitResult> Store::Commit(std::vector<AppendRequest> appends,
+                                   const CommitOptions& options) {
+  if (Status s = ValidateCommit(appends, limits_, options); !s.ok()) return s;
+  return CommitValidated(std::move(appends), options);
+}
+
+// The commits that pass the checks go to the backend together (one batch,
+// so the embedded engine can still put them in one group); the refused ones
+// keep their error in their place.
 std::vector<Result<CommitResult>> Store::CommitEach(std::vector<CommitRequest> commits) {
+  std::vector<std::optional<Result<CommitResult>>> refused(commits.size());
+  std::vector<CommitRequest> valid;
+  valid.reserve(commits.size());
+  for (std::size_t i = 0; i < commits.size(); ++i) {
+    if (Status s = ValidateCommit(commits[i].appends, limits_, commits[i].options); !s.ok())
+      refused[i] = s;
+    else
+      valid.push_back(std::move(commits[i]));
+  }
+  std::vector<Result<CommitResult>> written;
+  if (!valid.empty()) written = CommitEachValidated(std::move(valid));
   std::vector<Result<CommitResult>> results;
   results.reserve(commits.size());
-  for (auto& commit : commits) results.push_back(Commit(std::move(commit.appends), commit.options));
+  std::size_t next = 0;
+  for (auto& r : refused) results.push_back(r ? std::move(*r) : std::move(written[next++]));
+  return results;
+}
+
+std::vector<Result<CommitResult>> Store::CommitEachValidated(std::vector<CommitRequest> commits) {
+  std::vector<Result<CommitResult>> results;
+  results.reserve(commits.size());
+  for (auto& commit : commits)
+    results.push_back(CommitValidated(std::move(commit.appends), commit.options));
   return results;
 }
 
 namespace {
-Status NoCheckpoints() {
-  return Status::Invalid("store",
-                         "this store keeps no checkpoint records; use a file: or memory: store");
+Status NoRecords() {
+  return Status::Invalid("store", "this store keeps no records; use a file: or memory: store");
 }
 }  // namespace
 
-Status Store::SaveCheckpoint(std::string_view, std::string_view) { return NoCheckpoints(); }
-Result<std::optional<std::string>> Store::LoadCheckpoint(std::string_view) {
-  return NoCheckpoints();
+Status Store::SaveRecord(std::string_view, std::string_view) { return NoRecords(); }
+Result<std::optional<std::string>> Store::LoadRecord(std::string_view) { return NoRecords(); }
+Result<std::vector<std::pair<std::string, std::string>>> Store::ListRecords(std::string_view) {
+  return NoRecords();
 }
-Result<std::vector<std::pair<std::string, std::string>>> Store::ListCheckpoints(std::string_view) {
-  return NoCheckpoints();
-}
-Status Store::DeleteCheckpoint(std::string_view) { return NoCheckpoints(); }
+Status Store::DeleteRecord(std::string_view) { return NoRecords(); }
 
 Result<std::optional<StateRecord>> Store::ReadState(std::string_view) {
   return Status::Invalid("store",

@@ -664,8 +664,8 @@ class ConsumerGroup::Impl {
     const auto now = Clock::now();
     if (!force && !save_now_ && now - last_save_ < checkpoint_interval_) return Status::Ok();
     record_.checkpoint = checkpoint_;
-    if (Status s = store_.SaveCheckpoint(subscriptions::RecordName(name_),
-                                         subscriptions::EncodeGroupRecord(record_));
+    if (Status s = store_.SaveRecord(subscriptions::RecordName(name_),
+                                     subscriptions::EncodeGroupRecord(record_));
         !s.ok())
       return s;
     saved_checkpoint_ = checkpoint_;
@@ -741,7 +741,7 @@ Status ConsumerGroup::Create(Store& store, std::string_view name,
   if (Status s = subscriptions::ValidateGroupName(name); !s.ok()) return s;
   if (Status s = subscriptions::ValidateGroupOptions(options); !s.ok()) return s;
   const std::string record_name = subscriptions::RecordName(name);
-  auto existing = store.LoadCheckpoint(record_name);
+  auto existing = store.LoadRecord(record_name);
   if (!existing.ok()) return existing.status();
   if (existing->has_value()) {
     auto saved = subscriptions::DecodeGroupRecord(name, **existing);
@@ -756,7 +756,7 @@ Status ConsumerGroup::Create(Store& store, std::string_view name,
   GroupRecord record;
   record.options = options;
   record.checkpoint = options.start;
-  return store.SaveCheckpoint(record_name, subscriptions::EncodeGroupRecord(record));
+  return store.SaveRecord(record_name, subscriptions::EncodeGroupRecord(record));
 }
 
 Result<std::unique_ptr<ConsumerGroup>> ConsumerGroup::Open(Store& store, std::string_view name,
@@ -766,7 +766,7 @@ Result<std::unique_ptr<ConsumerGroup>> ConsumerGroup::Open(Store& store, std::st
   // Read and registered under the lock Delete holds: see Delete.
   Impl::OpenGroups& open = Impl::Registry();
   MutexLock lock(&open.mu);
-  auto text = store.LoadCheckpoint(subscriptions::RecordName(name));
+  auto text = store.LoadRecord(subscriptions::RecordName(name));
   if (!text.ok()) return text.status();
   if (!text->has_value())
     return Status::NotFound(fmt::format("no consumer group '{}': create it first", name));
@@ -778,7 +778,7 @@ Result<std::unique_ptr<ConsumerGroup>> ConsumerGroup::Open(Store& store, std::st
 }
 
 Result<std::vector<std::string>> ConsumerGroup::List(Store& store) {
-  auto records = store.ListCheckpoints(subscriptions::kGroupRecordPrefix);
+  auto records = store.ListRecords(subscriptions::kGroupRecordPrefix);
   if (!records.ok()) return records.status();
   std::vector<std::string> names;
   for (const auto& [key, value] : *records)
@@ -788,7 +788,7 @@ Result<std::vector<std::string>> ConsumerGroup::List(Store& store) {
 
 Result<bool> ConsumerGroup::Exists(Store& store, std::string_view name) {
   if (Status s = subscriptions::ValidateGroupName(name); !s.ok()) return s;
-  auto record = store.LoadCheckpoint(subscriptions::RecordName(name));
+  auto record = store.LoadRecord(subscriptions::RecordName(name));
   if (!record.ok()) return record.status();
   return record->has_value();
 }
@@ -801,7 +801,7 @@ Status ConsumerGroup::Delete(Store& store, std::string_view name) {
   MutexLock lock(&open.mu);
   auto [first, last] = open.impls.equal_range(Impl::Key(store, name));
   for (auto it = first; it != last; ++it) it->second->MarkDeleted();
-  return store.DeleteCheckpoint(subscriptions::RecordName(name));
+  return store.DeleteRecord(subscriptions::RecordName(name));
 }
 
 ConsumerGroup::ConsumerGroup(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -1,5 +1,5 @@
 // The saved form of a consumer group: one checkpoint record
-// ("group/NAME", Store::SaveCheckpoint) holding its definition and its
+// ("group/NAME", Store::SaveRecord) holding its definition and its
 // checkpoint as JSON, so every backend that keeps checkpoint records keeps
 // groups without a schema of its own.
 #pragma once

@@ -99,8 +99,8 @@ Result<SubscriptionBatch> Subscription::ReadAllPage() {
   if (Status s = (*cursor)->status(); !s.ok()) return s;
   // The cursor's resume point is past the events the filter skipped too,
   // so a checkpoint does not make the next read scan them again.
-  const Position scanned =
-      full_by_bytes ? batch.events.back().position : Position((*cursor)->resume_from() - 1);
+  const Position scanned = full_by_bytes ? batch.events.back().position
+                                         : Position((*cursor)->next_position().value() - 1);
   // A read that spanned max_scan positions may have stopped at the budget
   // rather than at the end: not caught up, and the next read goes on from
   // there (at worst one more read that finds the end). Each such page moves

@@ -68,7 +68,7 @@ TEST_P(ConformanceTest, ReadStreamForwardBackwardFromAndLimit) {
   std::vector<std::int64_t> versions;
   for (; (*page)->Valid(); (*page)->Next()) versions.push_back((*page)->event().version.value());
   EXPECT_EQ(versions, (std::vector<std::int64_t>{3, 4, 5, 6}));
-  EXPECT_EQ((*page)->resume_from(), 7);
+  EXPECT_EQ((*page)->next_version(), StreamVersion(7));
 
   ReadStreamOptions back;
   back.direction = Direction::kBackward;
@@ -81,6 +81,27 @@ TEST_P(ConformanceTest, ReadStreamForwardBackwardFromAndLimit) {
   back.from.reset();
   back.limit = SIZE_MAX;
   EXPECT_EQ(Read("r", back).front().version.value(), 9);
+
+  // Where a cursor goes on, typed: the next version in its direction, and
+  // none once a backward read has passed version 0.
+  ReadStreamOptions to_start;
+  to_start.direction = Direction::kBackward;
+  to_start.from = StreamVersion(1);
+  auto start = store().ReadStream("r", to_start);
+  ASSERT_TRUE(start.ok()) << start.status().ToString();
+  std::size_t passed = 0;
+  for (; (*start)->Valid(); (*start)->Next()) ++passed;
+  EXPECT_EQ(passed, 2u);
+  EXPECT_EQ((*start)->next_version(), std::nullopt) << "backward past version 0";
+  ReadStreamOptions middle;
+  middle.direction = Direction::kBackward;
+  middle.from = StreamVersion(5);
+  middle.limit = 2;
+  auto part = store().ReadStream("r", middle);
+  ASSERT_TRUE(part.ok()) << part.status().ToString();
+  for (; (*part)->Valid(); (*part)->Next()) {
+  }
+  EXPECT_EQ((*part)->next_version(), StreamVersion(3));
   EXPECT_EQ(store().ReadStream("missing").status().code(), ErrorCode::kNotFound);
 }
 
@@ -124,7 +145,7 @@ TEST_P(ConformanceTest, AllInPositionOrderWithFromLimitAndFilters) {
   for (; (*cursor)->Valid(); (*cursor)->Next())
     positions.push_back((*cursor)->event().position.value());
   EXPECT_EQ(positions, (std::vector<std::uint64_t>{2, 3}));
-  EXPECT_EQ((*cursor)->resume_from(), 4);
+  EXPECT_EQ((*cursor)->next_position(), Position(4));
 
   ReadAllOptions category;
   category.filter.categories = {"account"};
@@ -144,7 +165,7 @@ TEST_P(ConformanceTest, AllInPositionOrderWithFromLimitAndFilters) {
   ASSERT_EQ(deposits.size(), 2u);
   EXPECT_EQ(deposits[1].stream, "account-2");
 
-  // resume_from moves past filtered-out events.
+  // next_position moves past filtered-out events.
   ReadAllOptions opened;
   opened.filter.types = {"Opened"};
   opened.limit = 1;
@@ -154,7 +175,7 @@ TEST_P(ConformanceTest, AllInPositionOrderWithFromLimitAndFilters) {
   EXPECT_EQ((*c)->event().position.value(), 3u);
   (*c)->Next();
   EXPECT_FALSE((*c)->Valid());
-  EXPECT_EQ((*c)->resume_from(), 4);
+  EXPECT_EQ((*c)->next_position(), Position(4));
 }
 
 TEST_P(ConformanceTest, ACursorDoesNotSeeLaterCommits) {

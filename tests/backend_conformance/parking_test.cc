@@ -195,12 +195,12 @@ TEST_P(ConformanceTest, ParkIsOnlyForParkGroupsAndStoreStreamsAreNotDelivered) {
 
 TEST_P(DurableTest, ParkingSurvivesARestartAndAReparkAfterACrashKeepsOneCopy) {
   Put("acct-a");  // 1
-  auto before_park = store().LoadCheckpoint("group/ledger");
+  auto before_park = store().LoadRecord("group/ledger");
   ASSERT_TRUE(before_park.ok());
   {
     auto group = OpenParkGroup(store(), "ledger");
     ASSERT_NE(group, nullptr);
-    before_park = store().LoadCheckpoint("group/ledger");
+    before_park = store().LoadRecord("group/ledger");
     (void)Drain(*group, [](const Delivery&) { return true; });
     EXPECT_EQ(group->info().parked_events, 1u);
   }
@@ -208,7 +208,7 @@ TEST_P(DurableTest, ParkingSurvivesARestartAndAReparkAfterACrashKeepsOneCopy) {
   // The process died after the copy was committed and before the record
   // was saved: put the old record back.
   ASSERT_TRUE(before_park.ok() && before_park->has_value());
-  ASSERT_TRUE(store().SaveCheckpoint("group/ledger", **before_park).ok());
+  ASSERT_TRUE(store().SaveRecord("group/ledger", **before_park).ok());
   Open();
   {
     auto group = ConsumerGroup::Open(store(), "ledger");

@@ -168,7 +168,7 @@ TEST_F(ClientTest, ReadsPageAndFilterAndKeepTheStoredBytes) {
   for (; (*cursor)->Valid(); (*cursor)->Next()) ++n;
   EXPECT_TRUE((*cursor)->status().ok()) << (*cursor)->status().ToString();
   EXPECT_EQ(n, 700u);
-  EXPECT_EQ((*cursor)->resume_from(), 8 + 700);
+  EXPECT_EQ((*cursor)->next_position(), Position(8 + 700));
 }
 
 TEST_F(ClientTest, ReadAllLongPollsUntilACommit) {

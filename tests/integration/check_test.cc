@@ -128,7 +128,7 @@ TEST(CheckTest, FindsADamagedStateRecordAndACheckpointRecord) {
     append.events.push_back(e);
     append.state = StateUpdate{R"({"balance":0})", 1};
     ASSERT_TRUE((*store)->Commit({append}).ok());
-    ASSERT_TRUE((*store)->SaveCheckpoint("group/g", R"({"checkpoint":1})").ok());
+    ASSERT_TRUE((*store)->SaveRecord("group/g", R"({"checkpoint":1})").ok());
   }
   EXPECT_TRUE(CheckFolder(dir).ok());
   EditRaw(dir, [](rocksdb::DB* db, std::vector<rocksdb::ColumnFamilyHandle*>& cf) {
@@ -150,7 +150,7 @@ TEST(CheckTest, FindsADamagedStateRecordAndACheckpointRecord) {
   auto store = Store::Open("file:" + dir);
   ASSERT_TRUE(store.ok());
   EXPECT_EQ((*store)->ReadState("acct-1").status().code(), ErrorCode::kInternal);
-  EXPECT_EQ((*store)->LoadCheckpoint("group/g").status().code(), ErrorCode::kInternal);
+  EXPECT_EQ((*store)->LoadRecord("group/g").status().code(), ErrorCode::kInternal);
 }
 
 TEST(CheckTest, FindsAFlippedByteOnDisk) {

@@ -127,14 +127,13 @@ TEST_F(SyncPipelineTest, NextGroupIsDecidedOnTopOfOneStillSyncing) {
 
 TEST_F(SyncPipelineTest, FailedSyncStopsWritingAndShowsNothingUnsynced) {
   ASSERT_TRUE(store_->Append("acct-3", Expected::no_stream(), {Event("Opened")}).ok());
-  ASSERT_TRUE(store_->SaveCheckpoint("reader", "1").ok());
+  ASSERT_TRUE(store_->SaveRecord("reader", "1").ok());
   gate_.Close();
   gate_.FailSyncs(true);
   auto lost = std::async(std::launch::async, [&] {
     return store_->Append("acct-3", Expected::exactly(StreamVersion(0)), {Event("Lost")});
   });
-  auto saved =
-      std::async(std::launch::async, [&] { return store_->SaveCheckpoint("reader", "2"); });
+  auto saved = std::async(std::launch::async, [&] { return store_->SaveRecord("reader", "2"); });
   ASSERT_TRUE(gate_.AwaitHeld(1));
   gate_.Open();
   auto result = lost.get();
@@ -146,7 +145,7 @@ TEST_F(SyncPipelineTest, FailedSyncStopsWritingAndShowsNothingUnsynced) {
   // Reads go on, from the last synced state.
   EXPECT_EQ(store_->Head("acct-3")->version.value(), 0);
   EXPECT_EQ(CountAll(*store_), 1u);
-  EXPECT_EQ(*store_->LoadCheckpoint("reader"), std::optional<std::string>("1"));
+  EXPECT_EQ(*store_->LoadRecord("reader"), std::optional<std::string>("1"));
 
   // Later commits are refused, even once the disk would sync again: the
   // process must reopen the store.

@@ -9,11 +9,11 @@ namespace {
 // Events per request: DynamoDB answers at most 1 MB per Query anyway.
 constexpr std::int64_t kPage = 1000;
 
-class StreamCursor final : public EventCursor {
+class StreamItemsCursor final : public StreamCursor {
  public:
-  StreamCursor(StreamTable& table, std::string stream, const ReadStreamOptions& options,
-               std::int64_t from, std::int64_t low, std::int64_t high,
-               std::vector<RecordedEvent> first_page)
+  StreamItemsCursor(StreamTable& table, std::string stream, const ReadStreamOptions& options,
+                    std::int64_t from, std::int64_t low, std::int64_t high,
+                    std::vector<RecordedEvent> first_page)
       : table_(table),
         stream_(std::move(stream)),
         forward_(options.direction == Direction::kForward),
@@ -34,7 +34,9 @@ class StreamCursor final : public EventCursor {
   }
   const EventView& event() const override { return view_; }
   Status status() const override { return status_; }
-  std::int64_t resume_from() const override { return next_; }
+  std::optional<StreamVersion> next_version() const override {
+    return next_ < 0 ? std::nullopt : std::optional<StreamVersion>(StreamVersion(next_));
+  }
 
  private:
   void Seek() {
@@ -75,9 +77,9 @@ class StreamCursor final : public EventCursor {
   Status status_;
 };
 
-class AllCursor final : public EventCursor {
+class IndexCursor final : public AllCursor {
  public:
-  AllCursor(AllIndex& index, const ReadAllOptions& options, Position end)
+  IndexCursor(AllIndex& index, const ReadAllOptions& options, Position end)
       : index_(index),
         options_(options),
         end_(end.value()),
@@ -92,8 +94,8 @@ class AllCursor final : public EventCursor {
   }
   const EventView& event() const override { return view_; }
   Status status() const override { return status_; }
-  std::int64_t resume_from() const override {
-    return static_cast<std::int64_t>(current_ ? current_->position.value() : next_);
+  Position next_position() const override {
+    return current_ ? current_->position : Position(next_);
   }
 
  private:
@@ -140,17 +142,17 @@ class AllCursor final : public EventCursor {
 
 }  // namespace
 
-std::unique_ptr<EventCursor> MakeStreamCursor(StreamTable& table, std::string stream,
-                                              const ReadStreamOptions& options, std::int64_t from,
-                                              std::int64_t low, std::int64_t high,
-                                              std::vector<RecordedEvent> first_page) {
-  return std::make_unique<StreamCursor>(table, std::move(stream), options, from, low, high,
-                                        std::move(first_page));
+std::unique_ptr<StreamCursor> MakeStreamCursor(StreamTable& table, std::string stream,
+                                               const ReadStreamOptions& options, std::int64_t from,
+                                               std::int64_t low, std::int64_t high,
+                                               std::vector<RecordedEvent> first_page) {
+  return std::make_unique<StreamItemsCursor>(table, std::move(stream), options, from, low, high,
+                                             std::move(first_page));
 }
 
-std::unique_ptr<EventCursor> MakeAllCursor(AllIndex& index, const ReadAllOptions& options,
-                                           Position end) {
-  return std::make_unique<AllCursor>(index, options, end);
+std::unique_ptr<AllCursor> MakeAllCursor(AllIndex& index, const ReadAllOptions& options,
+                                         Position end) {
+  return std::make_unique<IndexCursor>(index, options, end);
 }
 
 }  // namespace indelible::dynamodb

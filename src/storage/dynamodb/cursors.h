@@ -15,13 +15,13 @@ namespace indelible::dynamodb {
 // A stream from `from` to `high` (forward) or down to `low` (backward), in
 // pages of StreamTable::ReadStream. `first_page` is what the opening read
 // already fetched (forward only; may be empty).
-std::unique_ptr<EventCursor> MakeStreamCursor(StreamTable& table, std::string stream,
-                                              const ReadStreamOptions& options, std::int64_t from,
-                                              std::int64_t low, std::int64_t high,
-                                              std::vector<RecordedEvent> first_page);
+std::unique_ptr<StreamCursor> MakeStreamCursor(StreamTable& table, std::string stream,
+                                               const ReadStreamOptions& options, std::int64_t from,
+                                               std::int64_t low, std::int64_t high,
+                                               std::vector<RecordedEvent> first_page);
 
 // $all from options.from through `end`, filtered, in pages of AllIndex::Read.
-std::unique_ptr<EventCursor> MakeAllCursor(AllIndex& index, const ReadAllOptions& options,
-                                           Position end);
+std::unique_ptr<AllCursor> MakeAllCursor(AllIndex& index, const ReadAllOptions& options,
+                                         Position end);
 
 }  // namespace indelible::dynamodb

@@ -28,8 +28,8 @@
 #include "storage/dynamodb/tables.h"
 #include "storage/dynamodb/tip.h"
 #include "storage/dynamodb/url.h"
-#include "store/checkpoints.h"
 #include "store/parallel_commits.h"
+#include "store/records.h"
 
 namespace indelible::dynamodb {
 namespace json = boost::json;
@@ -57,7 +57,8 @@ class DynamoDbStore final : public Store {
   DynamoDbStore(StoreOptions options, std::unique_ptr<Client> client,
                 std::unique_ptr<Client> index_client, std::unique_ptr<Client> streams,
                 const StoreUrl& url)
-      : options_(std::move(options)),
+      : Store(options.limits),
+        options_(std::move(options)),
         client_(std::move(client)),
         index_client_(std::move(index_client)),
         streams_(std::move(streams)),
@@ -67,7 +68,7 @@ class DynamoDbStore final : public Store {
         checkpoints_table_(url.table_prefix + "checkpoints"),
         parallel_(url.commit_threads,
                   [this](std::vector<AppendRequest> appends, const CommitOptions& commit_options) {
-                    return Commit(std::move(appends), commit_options);
+                    return CommitValidated(std::move(appends), commit_options);
                   }) {}
 
   ~DynamoDbStore() override {
@@ -105,8 +106,8 @@ class DynamoDbStore final : public Store {
     return Status::Ok();
   }
 
-  Result<CommitResult> Commit(std::vector<AppendRequest> appends,
-                              const CommitOptions& options) override {
+  Result<CommitResult> CommitValidated(std::vector<AppendRequest> appends,
+                                       const CommitOptions& options) override {
     std::vector<std::size_t> sizes;
     for (const auto& a : appends) sizes.push_back(a.events.size());
     auto result = events_.Commit(std::move(appends), options);
@@ -126,7 +127,8 @@ class DynamoDbStore final : public Store {
   // Each commit is a round trip of its own: a batch runs on several
   // connections at once (parallel_commits.h), so a server gathering many
   // clients' appends is not bound by one request's latency.
-  std::vector<Result<CommitResult>> CommitEach(std::vector<CommitRequest> commits) override {
+  std::vector<Result<CommitResult>> CommitEachValidated(
+      std::vector<CommitRequest> commits) override {
     return parallel_.CommitEach(std::move(commits));
   }
 
@@ -171,8 +173,8 @@ class DynamoDbStore final : public Store {
         MakeStreamCursor(events_, std::string(stream), read, from, low, high, std::move(held))};
   }
 
-  Result<std::unique_ptr<EventCursor>> ReadStream(std::string_view stream,
-                                                  const ReadStreamOptions& options) override {
+  Result<std::unique_ptr<StreamCursor>> ReadStream(std::string_view stream,
+                                                   const ReadStreamOptions& options) override {
     if (Status valid = ValidateStreamName(stream, /*allow_reserved=*/true); !valid.ok())
       return valid;
     const bool forward = options.direction == Direction::kForward;
@@ -201,7 +203,7 @@ class DynamoDbStore final : public Store {
                             std::move(first_page));
   }
 
-  Result<std::unique_ptr<EventCursor>> ReadAll(const ReadAllOptions& options) override {
+  Result<std::unique_ptr<AllCursor>> ReadAll(const ReadAllOptions& options) override {
     if (!no_index_.ok()) return no_index_;
     return MakeAllCursor(all_, options, LastPosition());
   }
@@ -225,16 +227,16 @@ class DynamoDbStore final : public Store {
     }
   }
 
-  Status SaveCheckpoint(std::string_view name, std::string_view value) override {
-    if (Status s = storage::ValidateCheckpoint(name, value); !s.ok()) return s;
+  Status SaveRecord(std::string_view name, std::string_view value) override {
+    if (Status s = storage::ValidateRecord(name, value); !s.ok()) return s;
     return client_
         ->Call("PutItem", {{"TableName", checkpoints_table_},
                            {"Item", {{kNameKey, S(name)}, {"value", S(Base64Encode(value))}}}})
         .status;
   }
 
-  Result<std::optional<std::string>> LoadCheckpoint(std::string_view name) override {
-    if (Status s = storage::ValidateCheckpointName(name); !s.ok()) return s;
+  Result<std::optional<std::string>> LoadRecord(std::string_view name) override {
+    if (Status s = storage::ValidateRecordName(name); !s.ok()) return s;
     Reply reply = client_->Call("GetItem", {{"TableName", checkpoints_table_},
                                             {"Key", {{kNameKey, S(name)}}},
                                             {"ConsistentRead", true}});
@@ -244,7 +246,7 @@ class DynamoDbStore final : public Store {
     return CheckpointValue(item->get_object());
   }
 
-  Result<std::vector<std::pair<std::string, std::string>>> ListCheckpoints(
+  Result<std::vector<std::pair<std::string, std::string>>> ListRecords(
       std::string_view prefix) override {
     std::vector<std::pair<std::string, std::string>> found;
     json::object request{{"TableName", checkpoints_table_}, {"ConsistentRead", true}};
@@ -275,8 +277,8 @@ class DynamoDbStore final : public Store {
     return found;
   }
 
-  Status DeleteCheckpoint(std::string_view name) override {
-    if (Status s = storage::ValidateCheckpointName(name); !s.ok()) return s;
+  Status DeleteRecord(std::string_view name) override {
+    if (Status s = storage::ValidateRecordName(name); !s.ok()) return s;
     return client_
         ->Call("DeleteItem", {{"TableName", checkpoints_table_}, {"Key", {{kNameKey, S(name)}}}})
         .status;

@@ -11,7 +11,6 @@
 #include "storage/dynamodb/attributes.h"
 #include "storage/dynamodb/errors.h"
 #include "storage/dynamodb/tables.h"
-#include "store/append_validation.h"
 #include "store/decide.h"
 
 namespace indelible::dynamodb {
@@ -206,7 +205,6 @@ Result<AppendResult> StreamTable::Append(std::string stream, Expected expected,
 
 Result<CommitResult> StreamTable::Commit(std::vector<AppendRequest> appends,
                                          const CommitOptions& options) {
-  if (Status s = ValidateCommit(appends, options_.limits, options); !s.ok()) return s;
   std::vector<Write> writes(appends.size());
   bool any_state_in_items = false;
   for (std::size_t i = 0; i < appends.size(); ++i) {

@@ -60,7 +60,8 @@ struct StreamTableOptions {
   // lets DynamoDB delete it: a reader that has just read the tip's pointer
   // to it still finds it.
   std::chrono::seconds snapshot_grace{86400};
-  // The store's limits, checked before anything is written (append_validation.h).
+  // The store's limits (Store::Commit checks requests against them before
+  // they come here; the table needs max_append_events for its version rule).
   Limits limits;
 };
 
@@ -84,7 +85,8 @@ class StreamTable {
   // Not yet: appends larger than max_append_bytes, state records larger
   // than max_state_bytes (too_large).
   // options: allow_reserved (Delete's tombstone, internal streams) and
-  // keep_timestamps (import) as for Store::Commit.
+  // keep_timestamps (import) as for Store::Commit. REQUIRES: the request has
+  // passed Store::Commit's checks (ValidateCommit: every event has an id).
   Result<CommitResult> Commit(std::vector<AppendRequest> appends,
                               const CommitOptions& options = {});
   Result<AppendResult> Append(std::string stream, Expected expected, std::vector<EventData> events);

@@ -10,9 +10,9 @@ namespace indelible::storage::embedded {
 namespace {
 
 // $all: one iterator over the log, keys are positions in order.
-class AllCursor final : public EventCursor {
+class LogCursor final : public AllCursor {
  public:
-  AllCursor(const EmbeddedStore& store, ReadAllOptions options, Position end)
+  LogCursor(const EmbeddedStore& store, ReadAllOptions options, Position end)
       : options_(std::move(options)), next_(std::max<std::uint64_t>(options_.from.value(), 1)) {
     upper_ = PositionKey(end.next());
     upper_slice_ = rocksdb::Slice(upper_);
@@ -31,9 +31,7 @@ class AllCursor final : public EventCursor {
   }
   const EventView& event() const override { return view_; }
   Status status() const override { return status_; }
-  std::int64_t resume_from() const override {
-    return static_cast<std::int64_t>(valid_ ? view_.position.value() : next_);
-  }
+  Position next_position() const override { return valid_ ? view_.position : Position(next_); }
 
  private:
   // Moves to the first matching event at or after the iterator.
@@ -77,11 +75,11 @@ class AllCursor final : public EventCursor {
 // the rest of the run and touches the index once per append. Elsewhere the
 // log iterator first tries one step (neighbours are common) and seeks only
 // when that misses.
-class StreamCursor final : public EventCursor {
+class StreamIndexCursor final : public StreamCursor {
  public:
-  StreamCursor(const EmbeddedStore& store, EmbeddedStore::View view, std::string_view stream,
-               const ReadStreamOptions& options, std::int64_t from, std::int64_t low,
-               std::int64_t high)
+  StreamIndexCursor(const EmbeddedStore& store, EmbeddedStore::View view, std::string_view stream,
+                    const ReadStreamOptions& options, std::int64_t from, std::int64_t low,
+                    std::int64_t high)
       : stream_(stream),
         forward_(options.direction == Direction::kForward),
         limit_(options.limit),
@@ -136,7 +134,9 @@ class StreamCursor final : public EventCursor {
   }
   const EventView& event() const override { return view_; }
   Status status() const override { return status_; }
-  std::int64_t resume_from() const override { return next_; }
+  std::optional<StreamVersion> next_version() const override {
+    return next_ < 0 ? std::nullopt : std::optional<StreamVersion>(StreamVersion(next_));
+  }
 
  private:
   void SeekIndex() {
@@ -213,8 +213,8 @@ class StreamCursor final : public EventCursor {
 
 }  // namespace
 
-Result<std::unique_ptr<EventCursor>> EmbeddedStore::ReadStream(std::string_view stream,
-                                                               const ReadStreamOptions& options) {
+Result<std::unique_ptr<StreamCursor>> EmbeddedStore::ReadStream(std::string_view stream,
+                                                                const ReadStreamOptions& options) {
   View view = ConsistentView();
   auto head = HeadAt(view, stream);
   if (!head.ok()) return head.status();
@@ -228,12 +228,12 @@ Result<std::unique_ptr<EventCursor>> EmbeddedStore::ReadStream(std::string_view 
   } else {
     from = std::min(high, options.from ? options.from->value() : high);
   }
-  return std::unique_ptr<EventCursor>(
-      new StreamCursor(*this, std::move(view), stream, options, from, low, high));
+  return std::unique_ptr<StreamCursor>(
+      new StreamIndexCursor(*this, std::move(view), stream, options, from, low, high));
 }
 
-Result<std::unique_ptr<EventCursor>> EmbeddedStore::ReadAll(const ReadAllOptions& options) {
-  return std::unique_ptr<EventCursor>(new AllCursor(*this, options, LastPosition()));
+Result<std::unique_ptr<AllCursor>> EmbeddedStore::ReadAll(const ReadAllOptions& options) {
+  return std::unique_ptr<AllCursor>(new LogCursor(*this, options, LastPosition()));
 }
 
 }  // namespace indelible::storage::embedded

@@ -269,11 +269,10 @@ void EmbeddedStore::SyncLoop() {
   }
 }
 
-Result<CommitResult> EmbeddedStore::Commit(std::vector<AppendRequest> appends,
-                                           const CommitOptions& options) {
+Result<CommitResult> EmbeddedStore::CommitValidated(std::vector<AppendRequest> appends,
+                                                    const CommitOptions& options) {
   if (options_.follower)
     return Status::Invalid("store", "this store was opened as a read-only follower");
-  if (Status s = ValidateCommit(appends, options_.limits, options); !s.ok()) return s;
   Writer writer;
   writer.appends = &appends;
   writer.options = &options;
@@ -283,7 +282,8 @@ Result<CommitResult> EmbeddedStore::Commit(std::vector<AppendRequest> appends,
   return std::move(*writer.result);
 }
 
-std::vector<Result<CommitResult>> EmbeddedStore::CommitEach(std::vector<CommitRequest> commits) {
+std::vector<Result<CommitResult>> EmbeddedStore::CommitEachValidated(
+    std::vector<CommitRequest> commits) {
   std::vector<Writer> writers(commits.size());
   std::vector<Writer*> queued;
   queued.reserve(commits.size());
@@ -293,9 +293,6 @@ std::vector<Result<CommitResult>> EmbeddedStore::CommitEach(std::vector<CommitRe
     writer.options = &commits[i].options;
     if (options_.follower) {
       writer.result = Status::Invalid("store", "this store was opened as a read-only follower");
-    } else if (Status s = ValidateCommit(commits[i].appends, options_.limits, commits[i].options);
-               !s.ok()) {
-      writer.result = s;  // refused before it queues: nothing to write
     } else {
       for (const auto& append : commits[i].appends)
         for (const auto& event : append.events) writer.bytes += EventBytes(event);

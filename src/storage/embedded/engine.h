@@ -64,22 +64,19 @@ class EmbeddedStore final : public Store {
                                              rocksdb::Env* env = nullptr);
   ~EmbeddedStore() override;
 
-  Result<CommitResult> Commit(std::vector<AppendRequest> appends,
-                              const CommitOptions& options) override;
-  std::vector<Result<CommitResult>> CommitEach(std::vector<CommitRequest> commits) override;
   Result<std::optional<StateRecord>> ReadState(std::string_view stream) override;
   Result<StreamHead> Head(std::string_view stream) override;
-  Result<std::unique_ptr<EventCursor>> ReadStream(std::string_view stream,
-                                                  const ReadStreamOptions& options) override;
-  Result<std::unique_ptr<EventCursor>> ReadAll(const ReadAllOptions& options) override;
+  Result<std::unique_ptr<StreamCursor>> ReadStream(std::string_view stream,
+                                                   const ReadStreamOptions& options) override;
+  Result<std::unique_ptr<AllCursor>> ReadAll(const ReadAllOptions& options) override;
   Position LastPosition() const override { return Position(last_position_.load()); }
   Position WaitForCommit(Position after, std::chrono::milliseconds timeout) override;
   Status Check(const ProgressFn& progress) override;
-  Status SaveCheckpoint(std::string_view name, std::string_view value) override;
-  Result<std::optional<std::string>> LoadCheckpoint(std::string_view name) override;
-  Result<std::vector<std::pair<std::string, std::string>>> ListCheckpoints(
+  Status SaveRecord(std::string_view name, std::string_view value) override;
+  Result<std::optional<std::string>> LoadRecord(std::string_view name) override;
+  Result<std::vector<std::pair<std::string, std::string>>> ListRecords(
       std::string_view prefix) override;
-  Status DeleteCheckpoint(std::string_view name) override;
+  Status DeleteRecord(std::string_view name) override;
   StoreStats stats() const override {
     return {commits_.load(std::memory_order_relaxed), events_.load(std::memory_order_relaxed),
             syncs_.load(std::memory_order_relaxed)};
@@ -112,7 +109,12 @@ class EmbeddedStore final : public Store {
   struct Writer;
   struct Group;
 
-  EmbeddedStore(const StoreOptions& options) : options_(options) {}
+  EmbeddedStore(const StoreOptions& options) : Store(options.limits), options_(options) {}
+
+  Result<CommitResult> CommitValidated(std::vector<AppendRequest> appends,
+                                       const CommitOptions& options) override;
+  std::vector<Result<CommitResult>> CommitEachValidated(
+      std::vector<CommitRequest> commits) override;
 
   // Queues the writers (consecutive tickets) and returns when every one has
   // its result, leading the groups that start with one of them and syncing

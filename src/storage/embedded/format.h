@@ -71,7 +71,7 @@ struct StoredId {
 std::string EncodeId(const EventId& id, const StoredId& stored);
 std::optional<StoredId> DecodeId(std::string_view key, std::string_view value, bool verify);
 
-// Checkpoint records (Store::SaveCheckpoint) live in the default family
+// Checkpoint records (Store::SaveRecord) live in the default family
 // under "checkpoint/" + name; the value is a CRC over key and payload, then
 // the payload.
 inline constexpr std::string_view kStateKeyPrefix = "state/";

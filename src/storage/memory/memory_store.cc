@@ -9,9 +9,8 @@
 #include "core/clock.h"
 #include "core/mutex.h"
 #include "core/text.h"
-#include "store/append_validation.h"
-#include "store/checkpoints.h"
 #include "store/decide.h"
+#include "store/records.h"
 
 namespace indelible::storage {
 namespace {
@@ -21,11 +20,10 @@ namespace {
 // cursor's view stays valid while later commits push more.
 class MemoryStore final : public Store {
  public:
-  explicit MemoryStore(const StoreOptions& options) : options_(options) {}
+  explicit MemoryStore(const StoreOptions& options) : Store(options.limits), options_(options) {}
 
-  Result<CommitResult> Commit(std::vector<AppendRequest> appends,
-                              const CommitOptions& options) override {
-    if (Status s = ValidateCommit(appends, options_.limits, options); !s.ok()) return s;
+  Result<CommitResult> CommitValidated(std::vector<AppendRequest> appends,
+                                       const CommitOptions& options) override {
     MutexLock lock(&mu_);
     CommitResult result;
     std::size_t replays = 0;
@@ -124,9 +122,9 @@ class MemoryStore final : public Store {
     return StreamHead{h.version, h.position, h.deleted, h.first_version};
   }
 
-  Result<std::unique_ptr<EventCursor>> ReadStream(std::string_view stream,
-                                                  const ReadStreamOptions& options) override;
-  Result<std::unique_ptr<EventCursor>> ReadAll(const ReadAllOptions& options) override;
+  Result<std::unique_ptr<StreamCursor>> ReadStream(std::string_view stream,
+                                                   const ReadStreamOptions& options) override;
+  Result<std::unique_ptr<AllCursor>> ReadAll(const ReadAllOptions& options) override;
 
   Position LastPosition() const override {
     MutexLock lock(&mu_);
@@ -139,32 +137,32 @@ class MemoryStore final : public Store {
     return Position(log_.size());
   }
 
-  Status SaveCheckpoint(std::string_view name, std::string_view value) override {
-    if (Status s = ValidateCheckpoint(name, value); !s.ok()) return s;
+  Status SaveRecord(std::string_view name, std::string_view value) override {
+    if (Status s = ValidateRecord(name, value); !s.ok()) return s;
     MutexLock lock(&mu_);
-    checkpoints_[std::string(name)] = std::string(value);
+    records_[std::string(name)] = std::string(value);
     return Status::Ok();
   }
-  Result<std::optional<std::string>> LoadCheckpoint(std::string_view name) override {
-    if (Status s = ValidateCheckpointName(name); !s.ok()) return s;
+  Result<std::optional<std::string>> LoadRecord(std::string_view name) override {
+    if (Status s = ValidateRecordName(name); !s.ok()) return s;
     MutexLock lock(&mu_);
-    auto it = checkpoints_.find(std::string(name));
-    if (it == checkpoints_.end()) return std::optional<std::string>();
+    auto it = records_.find(std::string(name));
+    if (it == records_.end()) return std::optional<std::string>();
     return std::optional(it->second);
   }
-  Result<std::vector<std::pair<std::string, std::string>>> ListCheckpoints(
+  Result<std::vector<std::pair<std::string, std::string>>> ListRecords(
       std::string_view prefix) override {
     MutexLock lock(&mu_);
     std::vector<std::pair<std::string, std::string>> found;
-    for (auto it = checkpoints_.lower_bound(std::string(prefix));
-         it != checkpoints_.end() && it->first.starts_with(prefix); ++it)
+    for (auto it = records_.lower_bound(std::string(prefix));
+         it != records_.end() && it->first.starts_with(prefix); ++it)
       found.emplace_back(it->first, it->second);
     return found;
   }
-  Status DeleteCheckpoint(std::string_view name) override {
-    if (Status s = ValidateCheckpointName(name); !s.ok()) return s;
+  Status DeleteRecord(std::string_view name) override {
+    if (Status s = ValidateRecordName(name); !s.ok()) return s;
     MutexLock lock(&mu_);
-    checkpoints_.erase(std::string(name));
+    records_.erase(std::string(name));
     return Status::Ok();
   }
 
@@ -213,11 +211,11 @@ class MemoryStore final : public Store {
   std::unordered_map<std::string, StreamState> streams_ GUARDED_BY(mu_);
   std::unordered_map<EventId, IdRecord> ids_ GUARDED_BY(mu_);
   std::uint64_t commits_ GUARDED_BY(mu_) = 0;
-  std::map<std::string, std::string> checkpoints_ GUARDED_BY(mu_);
+  std::map<std::string, std::string> records_ GUARDED_BY(mu_);
   std::unordered_map<std::string, StateRecord> states_ GUARDED_BY(mu_);
 };
 
-class MemoryAllCursor final : public EventCursor {
+class MemoryAllCursor final : public AllCursor {
  public:
   MemoryAllCursor(const MemoryStore& store, ReadAllOptions options, Position end)
       : store_(store),
@@ -233,8 +231,8 @@ class MemoryAllCursor final : public EventCursor {
   }
   const EventView& event() const override { return view_; }
   Status status() const override { return Status::Ok(); }
-  std::int64_t resume_from() const override {
-    return static_cast<std::int64_t>(current_ ? current_->position.value() : next_);
+  Position next_position() const override {
+    return current_ ? current_->position : Position(next_);
   }
 
  private:
@@ -262,7 +260,7 @@ class MemoryAllCursor final : public EventCursor {
   EventView view_;
 };
 
-class MemoryStreamCursor final : public EventCursor {
+class MemoryStreamCursor final : public StreamCursor {
  public:
   MemoryStreamCursor(const MemoryStore& store, std::string stream, const ReadStreamOptions& options,
                      std::int64_t from, std::int64_t low, std::int64_t high)
@@ -283,7 +281,9 @@ class MemoryStreamCursor final : public EventCursor {
   }
   const EventView& event() const override { return view_; }
   Status status() const override { return Status::Ok(); }
-  std::int64_t resume_from() const override { return next_; }
+  std::optional<StreamVersion> next_version() const override {
+    return next_ < 0 ? std::nullopt : std::optional<StreamVersion>(StreamVersion(next_));
+  }
 
  private:
   void Seek() {
@@ -306,8 +306,8 @@ class MemoryStreamCursor final : public EventCursor {
   EventView view_;
 };
 
-Result<std::unique_ptr<EventCursor>> MemoryStore::ReadStream(std::string_view stream,
-                                                             const ReadStreamOptions& options) {
+Result<std::unique_ptr<StreamCursor>> MemoryStore::ReadStream(std::string_view stream,
+                                                              const ReadStreamOptions& options) {
   auto head = Head(stream);
   if (!head.ok()) return head.status();
   if (head->deleted && !options.include_deleted)
@@ -320,12 +320,12 @@ Result<std::unique_ptr<EventCursor>> MemoryStore::ReadStream(std::string_view st
   } else {
     from = std::min(high, options.from ? options.from->value() : high);
   }
-  return std::unique_ptr<EventCursor>(
+  return std::unique_ptr<StreamCursor>(
       new MemoryStreamCursor(*this, std::string(stream), options, from, low, high));
 }
 
-Result<std::unique_ptr<EventCursor>> MemoryStore::ReadAll(const ReadAllOptions& options) {
-  return std::unique_ptr<EventCursor>(new MemoryAllCursor(*this, options, LastPosition()));
+Result<std::unique_ptr<AllCursor>> MemoryStore::ReadAll(const ReadAllOptions& options) {
+  return std::unique_ptr<AllCursor>(new MemoryAllCursor(*this, options, LastPosition()));
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // EmbeddedStore's checkpoint records: keys "checkpoint/NAME" in the default
 // column family (docs/FORMAT.md), written with the store's durability.
-#include "store/checkpoints.h"
+#include "store/records.h"
 
 #include <rocksdb/db.h>
 
@@ -11,16 +11,16 @@
 
 namespace indelible::storage::embedded {
 
-Status EmbeddedStore::SaveCheckpoint(std::string_view name, std::string_view value) {
+Status EmbeddedStore::SaveRecord(std::string_view name, std::string_view value) {
   if (follower()) return Status::Invalid("store", "this store was opened as a read-only follower");
-  if (Status s = ValidateCheckpoint(name, value); !s.ok()) return s;
+  if (Status s = ValidateRecord(name, value); !s.ok()) return s;
   const std::string key = CheckpointKey(name);
   const std::string record = EncodeCheckpoint(key, value);
   return WriteCheckpoint(key, &record);
 }
 
-Result<std::optional<std::string>> EmbeddedStore::LoadCheckpoint(std::string_view name) {
-  if (Status s = ValidateCheckpointName(name); !s.ok()) return s;
+Result<std::optional<std::string>> EmbeddedStore::LoadRecord(std::string_view name) {
+  if (Status s = ValidateRecordName(name); !s.ok()) return s;
   const std::string key = CheckpointKey(name);
   std::string value;
   const View view = ReadView();
@@ -33,7 +33,7 @@ Result<std::optional<std::string>> EmbeddedStore::LoadCheckpoint(std::string_vie
   return std::optional<std::string>(*payload);
 }
 
-Result<std::vector<std::pair<std::string, std::string>>> EmbeddedStore::ListCheckpoints(
+Result<std::vector<std::pair<std::string, std::string>>> EmbeddedStore::ListRecords(
     std::string_view prefix) {
   const std::string start = CheckpointKey(prefix);
   std::vector<std::pair<std::string, std::string>> found;
@@ -50,9 +50,9 @@ Result<std::vector<std::pair<std::string, std::string>>> EmbeddedStore::ListChec
   return found;
 }
 
-Status EmbeddedStore::DeleteCheckpoint(std::string_view name) {
+Status EmbeddedStore::DeleteRecord(std::string_view name) {
   if (follower()) return Status::Invalid("store", "this store was opened as a read-only follower");
-  if (Status s = ValidateCheckpointName(name); !s.ok()) return s;
+  if (Status s = ValidateRecordName(name); !s.ok()) return s;
   return WriteCheckpoint(CheckpointKey(name), nullptr);
 }
 
