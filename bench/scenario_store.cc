@@ -5,15 +5,15 @@
 #include <cstdio>
 #include <random>
 
+#include "indelible/config.h"
+#if INDELIBLE_HAVE_DYNAMODB
 #include "storage/dynamodb/client.h"
 #include "storage/dynamodb/credentials.h"
 #include "storage/dynamodb/url.h"
+#endif
 
 namespace indelible::bench {
 namespace {
-
-// The tables a DynamoDB store of prefix P makes (include/indelible/store.h).
-constexpr std::string_view kTables[] = {"events", "all", "checkpoints"};
 
 std::string RandomPrefix(std::string_view head) {
   std::random_device device;
@@ -22,6 +22,13 @@ std::string RandomPrefix(std::string_view head) {
 
 // Deletes the store's tables; not_found ones are fine.
 Status DropTables(const std::string& url, const std::string& prefix) {
+#if !INDELIBLE_HAVE_DYNAMODB
+  (void)url;
+  (void)prefix;
+  return Status::Invalid("store", INDELIBLE_NO_DYNAMODB);
+#else
+  // The tables a DynamoDB store of prefix P makes (include/indelible/store.h).
+  constexpr std::string_view kTables[] = {"events", "all", "checkpoints"};
   auto parsed = dynamodb::ParseStoreUrl(url);
   if (!parsed.ok()) return parsed.status();
   auto credentials = dynamodb::LoadCredentials();
@@ -36,6 +43,7 @@ Status DropTables(const std::string& url, const std::string& prefix) {
           fmt::format("deleting table {}: {}", name, reply.status.ToString()));
   }
   return Status::Ok();
+#endif
 }
 
 }  // namespace

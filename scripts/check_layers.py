@@ -60,6 +60,7 @@ PUBLIC_HEADERS = {
     "types.h": "indelible_core",
     "event.h": "indelible_core",
     "options.h": "indelible_core",
+    "config.h": "indelible_core",  # generated: cmake/config.h.in
     "store.h": "indelible_store",
     "subscription.h": "indelible_subscriptions",
     "consumer_group.h": "indelible_subscriptions",

@@ -6,7 +6,10 @@
 #include "bench/bench_main.h"
 #include "cli/cli.h"
 #include "cli/progress.h"
+#include "indelible/config.h"
+#if INDELIBLE_HAVE_DYNAMODB
 #include "storage/dynamodb/dynamodb_store.h"
+#endif
 
 namespace indelible::cli {
 
@@ -49,6 +52,9 @@ void AddAdminVerbs(CLI::App& app, Cli& cli) {
                                 "is not a dynamodb:// URL (an embedded store's $all is its log: "
                                 "use `indelible check`)",
                                 cli.data)));
+#if !INDELIBLE_HAVE_DYNAMODB
+      return cli.Fail(Status::Invalid("data", INDELIBLE_NO_DYNAMODB));
+#else
       Progress progress("rebuild", 0);
       dynamodb::RebuildOptions options;
       options.progress = [&](std::uint64_t done, std::uint64_t total) {
@@ -78,6 +84,7 @@ void AddAdminVerbs(CLI::App& app, Cli& cli) {
             static_cast<unsigned long long>(report->removed));
       }
       return 0;
+#endif
     };
   });
 

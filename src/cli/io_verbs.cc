@@ -9,8 +9,11 @@
 #include "cli/cli.h"
 #include "cli/progress.h"
 #include "core/event_json.h"
+#include "indelible/config.h"
+#if INDELIBLE_HAVE_DYNAMODB
 #include "storage/dynamodb/eventlog.h"
 #include "storage/dynamodb/url.h"
+#endif
 
 namespace indelible::cli {
 namespace {
@@ -121,6 +124,11 @@ class Importer {
 // the store: each aggregate's events in Sequence order, through the same
 // Importer, so a second run is an idempotent retry.
 int RunEventLogImport(const Cli& cli, const std::string& url, const std::string& table) {
+#if !INDELIBLE_HAVE_DYNAMODB
+  (void)url;
+  (void)table;
+  return cli.Fail(Status::Invalid("from-eventlog", INDELIBLE_NO_DYNAMODB));
+#else
   auto parsed = dynamodb::ParseStoreUrl(url);
   if (!parsed.ok()) return cli.Fail(parsed.status());
   auto credentials = dynamodb::LoadCredentials();
@@ -148,6 +156,7 @@ int RunEventLogImport(const Cli& cli, const std::string& url, const std::string&
   std::fprintf(stderr, "imported %llu events from %s\n", static_cast<unsigned long long>(events),
                table.c_str());
   return 0;
+#endif
 }
 
 int RunImport(const Cli& cli, const std::string& in_path) {

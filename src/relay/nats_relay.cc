@@ -69,29 +69,7 @@ std::string HeaderSafeMetadata(std::string_view metadata) {
   return ec ? std::string("{}") : boost::json::serialize(value);
 }
 
-class GroupSource final : public RelaySource {
- public:
-  GroupSource(ConsumerGroup& group, std::string consumer)
-      : group_(group), consumer_(std::move(consumer)) {}
-  Result<std::vector<Delivery>> Pull(std::size_t max, milliseconds wait) override {
-    return group_.PullInOrder(consumer_, max, wait);
-  }
-  Status Ack(const std::vector<Position>& positions) override { return group_.Ack(positions); }
-  Result<bool> CaughtUp() override {
-    const ConsumerGroupInfo info = group_.info();
-    return info.checkpoint >= info.last_position;
-  }
-
- private:
-  ConsumerGroup& group_;
-  const std::string consumer_;
-};
-
 }  // namespace
-
-std::unique_ptr<RelaySource> GroupRelaySource(ConsumerGroup& group, std::string consumer) {
-  return std::make_unique<GroupSource>(group, std::move(consumer));
-}
 
 class NatsRelay::Impl {
  public:

@@ -3,10 +3,13 @@
 // without a cycle.
 #include <fmt/format.h>
 
+#include "indelible/config.h"
 #include "indelible/store.h"
-#include "storage/dynamodb/dynamodb_store.h"
 #include "storage/embedded/embedded_store.h"
 #include "storage/memory/memory_store.h"
+#if INDELIBLE_HAVE_DYNAMODB
+#include "storage/dynamodb/dynamodb_store.h"
+#endif
 
 namespace indelible {
 
@@ -18,7 +21,13 @@ Result<std::unique_ptr<Store>> Store::Open(std::string_view url, const StoreOpti
     if (path.empty()) return Status::Invalid("url", "file: URL needs a path, e.g. file:./data");
     return storage::OpenEmbeddedStore(std::string(path), options);
   }
-  if (url.starts_with("dynamodb:")) return dynamodb::OpenDynamoDbStore(url, options);
+  if (url.starts_with("dynamodb:")) {
+#if INDELIBLE_HAVE_DYNAMODB
+    return dynamodb::OpenDynamoDbStore(url, options);
+#else
+    return Status::Invalid("url", INDELIBLE_NO_DYNAMODB);
+#endif
+  }
   return Status::Invalid("url", fmt::format("unknown store URL '{}': use file:PATH (embedded), "
                                             "memory: or dynamodb://HOST[:PORT]?region=...",
                                             url));
