@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <random>
 
-#include "storage/dynamodb/client.h"
-#include "storage/dynamodb/credentials.h"
-#include "storage/dynamodb/url.h"
+#include "aws/client.h"
+#include "aws/credentials.h"
+#include "storage/dynamodb/store_url.h"
 
 namespace indelible::bench {
 namespace {
@@ -24,13 +24,13 @@ std::string RandomPrefix(std::string_view head) {
 Status DropTables(const std::string& url, const std::string& prefix) {
   auto parsed = dynamodb::ParseStoreUrl(url);
   if (!parsed.ok()) return parsed.status();
-  auto credentials = dynamodb::LoadCredentials();
+  auto credentials = aws::LoadCredentials();
   if (!credentials.ok()) return credentials.status();
-  auto client = dynamodb::Client::Create(dynamodb::ClientOptions::FromUrl(*parsed, *credentials));
+  auto client = aws::Client::Create(dynamodb::ClientOptionsFromUrl(*parsed, *credentials));
   if (!client.ok()) return client.status();
   for (std::string_view table : kTables) {
     const std::string name = prefix + std::string(table);
-    dynamodb::Reply reply = (*client)->Call("DeleteTable", {{"TableName", name}});
+    aws::Reply reply = (*client)->Call("DeleteTable", {{"TableName", name}});
     if (!reply.ok() && reply.error_type != "ResourceNotFoundException")
       return Status::Unavailable(
           fmt::format("deleting table {}: {}", name, reply.status.ToString()));

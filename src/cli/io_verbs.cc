@@ -6,11 +6,13 @@
 #include <fstream>
 #include <iostream>
 
+#include "aws/client.h"
+#include "aws/credentials.h"
 #include "cli/cli.h"
 #include "cli/progress.h"
 #include "core/event_json.h"
 #include "storage/dynamodb/eventlog.h"
-#include "storage/dynamodb/url.h"
+#include "storage/dynamodb/store_url.h"
 
 namespace indelible::cli {
 namespace {
@@ -123,9 +125,9 @@ class Importer {
 int RunEventLogImport(const Cli& cli, const std::string& url, const std::string& table) {
   auto parsed = dynamodb::ParseStoreUrl(url);
   if (!parsed.ok()) return cli.Fail(parsed.status());
-  auto credentials = dynamodb::LoadCredentials();
+  auto credentials = aws::LoadCredentials();
   if (!credentials.ok()) return cli.Fail(credentials.status());
-  auto client = dynamodb::Client::Create(dynamodb::ClientOptions::FromUrl(*parsed, *credentials));
+  auto client = aws::Client::Create(dynamodb::ClientOptionsFromUrl(*parsed, *credentials));
   if (!client.ok()) return cli.Fail(client.status());
   auto store = cli.OpenStore();
   if (!store.ok()) return cli.Fail(store.status());

@@ -16,18 +16,18 @@
 #include <random>
 #include <thread>
 
+#include "aws/client.h"
 #include "core/event_json.h"
 #include "core/mutex.h"
 #include "core/text.h"
 #include "storage/dynamodb/all_index.h"
 #include "storage/dynamodb/attributes.h"
-#include "storage/dynamodb/client.h"
 #include "storage/dynamodb/cursors.h"
 #include "storage/dynamodb/indexer.h"
+#include "storage/dynamodb/store_url.h"
 #include "storage/dynamodb/stream_table.h"
 #include "storage/dynamodb/tables.h"
 #include "storage/dynamodb/tip.h"
-#include "storage/dynamodb/url.h"
 #include "store/checkpoints.h"
 #include "store/parallel_commits.h"
 
@@ -39,11 +39,10 @@ constexpr std::string_view kNameKey = "name";
 
 // The change stream's endpoint: AWS serves it on a host of its own
 // (streams.dynamodb.REGION.amazonaws.com); emulators on the same one.
-Endpoint StreamsEndpoint(const Endpoint& endpoint) {
+net::Endpoint StreamsEndpoint(const net::Endpoint& endpoint) {
   if (!endpoint.host.starts_with("dynamodb.") || !endpoint.host.ends_with(".amazonaws.com"))
     return endpoint;
-  auto streams = ParseEndpoint((endpoint.tls ? "https://streams." : "http://streams.") +
-                               endpoint.host + ":" + endpoint.port);
+  auto streams = net::MakeEndpoint(endpoint.tls, "streams." + endpoint.host, endpoint.port, "url");
   return streams.ok() ? *streams : endpoint;
 }
 
@@ -54,8 +53,8 @@ std::string RandomOwner() {
 
 class DynamoDbStore final : public Store {
  public:
-  DynamoDbStore(StoreOptions options, std::unique_ptr<Client> client,
-                std::unique_ptr<Client> index_client, std::unique_ptr<Client> streams,
+  DynamoDbStore(StoreOptions options, std::unique_ptr<aws::Client> client,
+                std::unique_ptr<aws::Client> index_client, std::unique_ptr<aws::Client> streams,
                 const StoreUrl& url)
       : options_(std::move(options)),
         client_(std::move(client)),
@@ -235,9 +234,9 @@ class DynamoDbStore final : public Store {
 
   Result<std::optional<std::string>> LoadCheckpoint(std::string_view name) override {
     if (Status s = storage::ValidateCheckpointName(name); !s.ok()) return s;
-    Reply reply = client_->Call("GetItem", {{"TableName", checkpoints_table_},
-                                            {"Key", {{kNameKey, S(name)}}},
-                                            {"ConsistentRead", true}});
+    aws::Reply reply = client_->Call("GetItem", {{"TableName", checkpoints_table_},
+                                                 {"Key", {{kNameKey, S(name)}}},
+                                                 {"ConsistentRead", true}});
     if (!reply.ok()) return reply.status;
     const auto* item = reply.body.if_contains("Item");
     if (item == nullptr || !item->is_object()) return std::optional<std::string>();
@@ -254,7 +253,7 @@ class DynamoDbStore final : public Store {
       request["ExpressionAttributeValues"] = json::object{{":p", S(prefix)}};
     }
     for (;;) {
-      Reply reply = client_->Call("Scan", request);
+      aws::Reply reply = client_->Call("Scan", request);
       if (!reply.ok()) return reply.status;
       const auto* items = reply.body.if_contains("Items");
       if (items == nullptr || !items->is_array())
@@ -294,8 +293,8 @@ class DynamoDbStore final : public Store {
     StoreStats stats;
     stats.commits = commits_.load();
     stats.events = events_written_.load();
-    for (const Client* client : {client_.get(), index_client_.get(), streams_.get()}) {
-      const ClientCounters c = client->counters();
+    for (const aws::Client* client : {client_.get(), index_client_.get(), streams_.get()}) {
+      const aws::ClientCounters c = client->counters();
       const bool own = client == client_.get();
       (own ? stats.requests : stats.index_requests) += c.requests;
       stats.retries += c.retries;
@@ -359,9 +358,9 @@ class DynamoDbStore final : public Store {
   }
 
   const StoreOptions options_;
-  std::unique_ptr<Client> client_;        // the Store's calls
-  std::unique_ptr<Client> index_client_;  // the indexer's writes and state reads
-  std::unique_ptr<Client> streams_;       // the indexer's change-stream reads
+  std::unique_ptr<aws::Client> client_;        // the Store's calls
+  std::unique_ptr<aws::Client> index_client_;  // the indexer's writes and state reads
+  std::unique_ptr<aws::Client> streams_;       // the indexer's change-stream reads
   StreamTable events_;
   AllIndex all_;
   AllIndex index_writer_;  // the same table, through index_client_
@@ -384,22 +383,22 @@ namespace {
 // The three clients of a store: its own calls, the indexer's writes, and
 // the change stream's (on a host of its own on AWS).
 struct Clients {
-  std::unique_ptr<Client> store;
-  std::unique_ptr<Client> index;
-  std::unique_ptr<Client> streams;
+  std::unique_ptr<aws::Client> store;
+  std::unique_ptr<aws::Client> index;
+  std::unique_ptr<aws::Client> streams;
 };
 
-Result<Clients> MakeClients(const StoreUrl& url, const EnvLookup& env) {
-  auto credentials = LoadCredentials(env);
+Result<Clients> MakeClients(const StoreUrl& url, const aws::EnvLookup& env) {
+  auto credentials = aws::LoadCredentials(env);
   if (!credentials.ok()) return credentials.status();
-  ClientOptions client_options = ClientOptions::FromUrl(url, *credentials);
-  auto client = Client::Create(client_options);
+  aws::ClientOptions client_options = ClientOptionsFromUrl(url, *credentials);
+  auto client = aws::Client::Create(client_options);
   if (!client.ok()) return client.status();
-  auto index_client = Client::Create(client_options);
+  auto index_client = aws::Client::Create(client_options);
   if (!index_client.ok()) return index_client.status();
   client_options.endpoint = StreamsEndpoint(client_options.endpoint);
   client_options.target_prefix = "DynamoDBStreams_20120810.";
-  auto streams = Client::Create(client_options);
+  auto streams = aws::Client::Create(client_options);
   if (!streams.ok()) return streams.status();
   return Clients{std::move(*client), std::move(*index_client), std::move(*streams)};
 }
@@ -407,7 +406,7 @@ Result<Clients> MakeClients(const StoreUrl& url, const EnvLookup& env) {
 }  // namespace
 
 Result<std::unique_ptr<Store>> OpenDynamoDbStore(std::string_view url, const StoreOptions& options,
-                                                 const EnvLookup& env) {
+                                                 const aws::EnvLookup& env) {
   auto parsed = ParseStoreUrl(url, env);
   if (!parsed.ok()) return parsed.status();
   auto clients = MakeClients(*parsed, env);
@@ -420,7 +419,7 @@ Result<std::unique_ptr<Store>> OpenDynamoDbStore(std::string_view url, const Sto
 }
 
 Result<RebuildReport> RebuildDynamoDbIndex(std::string_view url, const RebuildOptions& options,
-                                           const EnvLookup& env) {
+                                           const aws::EnvLookup& env) {
   auto parsed = ParseStoreUrl(url, env);
   if (!parsed.ok()) return parsed.status();
   auto clients = MakeClients(*parsed, env);
