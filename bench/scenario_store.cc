@@ -7,9 +7,9 @@
 
 #include "indelible/config.h"
 #if INDELIBLE_HAVE_DYNAMODB
-#include "storage/dynamodb/client.h"
-#include "storage/dynamodb/credentials.h"
-#include "storage/dynamodb/url.h"
+#include "aws/client.h"
+#include "aws/credentials.h"
+#include "storage/dynamodb/store_url.h"
 #endif
 
 namespace indelible::bench {
@@ -31,13 +31,13 @@ Status DropTables(const std::string& url, const std::string& prefix) {
   constexpr std::string_view kTables[] = {"events", "all", "checkpoints"};
   auto parsed = dynamodb::ParseStoreUrl(url);
   if (!parsed.ok()) return parsed.status();
-  auto credentials = dynamodb::LoadCredentials();
+  auto credentials = aws::LoadCredentials();
   if (!credentials.ok()) return credentials.status();
-  auto client = dynamodb::Client::Create(dynamodb::ClientOptions::FromUrl(*parsed, *credentials));
+  auto client = aws::Client::Create(dynamodb::ClientOptionsFromUrl(*parsed, *credentials));
   if (!client.ok()) return client.status();
   for (std::string_view table : kTables) {
     const std::string name = prefix + std::string(table);
-    dynamodb::Reply reply = (*client)->Call("DeleteTable", {{"TableName", name}});
+    aws::Reply reply = (*client)->Call("DeleteTable", {{"TableName", name}});
     if (!reply.ok() && reply.error_type != "ResourceNotFoundException")
       return Status::Unavailable(
           fmt::format("deleting table {}: {}", name, reply.status.ToString()));

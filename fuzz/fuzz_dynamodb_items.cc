@@ -13,9 +13,9 @@
 #include <cstdint>
 #include <string_view>
 
+#include "aws/capacity.h"
+#include "aws/errors.h"
 #include "fuzz_check.h"
-#include "storage/dynamodb/capacity.h"
-#include "storage/dynamodb/errors.h"
 #include "storage/dynamodb/eventlog.h"
 #include "storage/dynamodb/tip.h"
 
@@ -23,6 +23,7 @@ namespace {
 
 namespace json = boost::json;
 namespace ddb = indelible::dynamodb;
+namespace aws = indelible::aws;
 
 void CheckEventRoundTrip(const indelible::RecordedEvent& event) {
   auto again = ddb::ParseEventItem(ddb::EventItem(event));
@@ -66,19 +67,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const json::object& answer = doc.get_object();
 
   // Capacity of any answer.
-  const double units = ddb::ConsumedUnits(answer);
+  const double units = aws::ConsumedUnits(answer);
   FUZZ_CHECK(std::isfinite(units) && units >= 0 && units < 1e15,
              "consumed capacity is not a finite, non-negative number");
 
   // An error answer, with each status the client may see.
   for (const int status : {400, 500}) {
-    const std::string type = ddb::ErrorType(answer);
-    (void)ddb::ErrorMessage(answer);
-    (void)ddb::IsThrottle(type);
-    (void)ddb::IsRetryable(status, type);
-    (void)ddb::MapError("http://127.0.0.1:8000", "TransactWriteItems", status, answer);
+    const std::string type = aws::ErrorType(answer);
+    (void)aws::ErrorMessage(answer);
+    (void)aws::IsThrottle(type);
+    (void)aws::IsRetryable(status, type);
+    (void)aws::MapError("http://127.0.0.1:8000", "TransactWriteItems", status, answer);
   }
-  (void)ddb::CancellationReasons(answer);
+  (void)aws::CancellationReasons(answer);
 
   // GetItem ({"Item": ...}), an ALL_OLD answer ({"Attributes": ...}), or an
   // item itself.

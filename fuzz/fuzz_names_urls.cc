@@ -12,11 +12,11 @@
 #include <string_view>
 #include <vector>
 
-#include "client/url.h"
 #include "core/text.h"
 #include "fuzz_check.h"
 #include "indelible/types.h"
-#include "storage/dynamodb/url.h"
+#include "net/url.h"
+#include "storage/dynamodb/store_url.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
@@ -34,7 +34,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
              "Printable is not printable");
 
   // The client's path segment, as the server's Dispatch splits it.
-  const std::string target = "/streams/" + indelible::client::PercentEncode(text) + "?limit=1";
+  const std::string target = "/streams/" + indelible::net::PercentEncode(text) + "?limit=1";
   auto parsed = boost::urls::parse_origin_form(target);
   FUZZ_CHECK(parsed.has_value(), "an encoded name is not a valid target");
   std::vector<std::string> segments;
@@ -48,11 +48,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(id->ToString() == lower, "an event id does not print as it was read");
   }
 
-  auto endpoint = indelible::client::ParseUrl(text);
+  auto endpoint = indelible::net::ParseUrl(text);
   if (endpoint.ok()) FUZZ_CHECK(!endpoint->host.empty(), "a server URL without a host");
 
   // No environment: what the URL says and nothing else.
-  const indelible::dynamodb::EnvLookup no_env = [](const char*) -> std::optional<std::string> {
+  const indelible::aws::EnvLookup no_env = [](const char*) -> std::optional<std::string> {
     return std::nullopt;
   };
   auto store = indelible::dynamodb::ParseStoreUrl(text, no_env);
@@ -62,6 +62,5 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(store->commit_threads > 0 && store->tip_appends > 0 && store->tip_bytes > 0,
                "a store URL with a non-positive size");
   }
-  (void)indelible::dynamodb::ParseEndpoint(text);
   return 0;
 }

@@ -24,12 +24,15 @@ fi
 # Each plant is FILE|LINE: the line is added to a copy of FILE, and the
 # check must then fail naming that file. They cover a lower layer including
 # a higher one, a public header, the client reaching a backend, one backend
-# reaching another, and a same-layer module.
+# reaching another, net reaching aws above it, the client reaching aws (not
+# among its dependencies), and a same-layer module.
 plants=(
   'src/core/event.cc|#include "store/decide.h"'
   'src/store/decide.cc|#include "indelible/consumer_group.h"'
   'src/client/client.cc|#include "storage/embedded/engine.h"'
-  'src/storage/embedded/engine.cc|#include "storage/dynamodb/client.h"'
+  'src/storage/embedded/engine.cc|#include "storage/dynamodb/tables.h"'
+  'src/net/connection.cc|#include "aws/sigv4.h"'
+  'src/client/client.cc|#include "aws/client.h"'
   'src/entities/load.cc|#include "indelible/projection.h"'
   'include/indelible/store.h|#include "indelible/server.h"'
 )

@@ -30,26 +30,28 @@ import re
 import sys
 
 # DESIGN.md "Modules", lowest first. Targets of equal rank may not use each
-# other. The DynamoDB client (SigV4, HTTP, retries) sits below the backends:
-# the DynamoDB backend is built on it.
+# other. net (the one HTTP(S) client) sits just above core; aws (SigV4,
+# credentials, the AWS JSON client) on net; the DynamoDB backend on aws and
+# the store contract; the indelible client on net too.
 RANK = {
     "indelible_core": 0,
+    "indelible_net": 1,
     "indelible_store": 1,
-    "indelible_dynamodb": 1,
-    "indelible_memory": 2,
-    "indelible_embedded": 2,
-    "indelible_dynamodb_table": 2,
-    "indelible_storage": 3,  # Store::Open: plugs the backends in
-    "indelible_subscriptions": 4,
-    "indelible_relay": 5,
-    "indelible_entities": 5,
-    "indelible_projections": 5,
-    "indelible_api": 6,
-    "indelible_server": 7,
-    "indelible_client": 7,
-    "indelible_bench": 8,
-    "indelible_cli_base": 9,
-    "indelible": 10,  # the CLI: the composition root
+    "indelible_aws": 2,
+    "indelible_memory": 3,
+    "indelible_embedded": 3,
+    "indelible_dynamodb": 3,
+    "indelible_storage": 4,  # Store::Open: plugs the backends in
+    "indelible_subscriptions": 5,
+    "indelible_relay": 6,
+    "indelible_entities": 6,
+    "indelible_projections": 6,
+    "indelible_api": 7,
+    "indelible_server": 8,
+    "indelible_client": 8,
+    "indelible_bench": 9,
+    "indelible_cli_base": 10,
+    "indelible": 11,  # the CLI: the composition root
 }
 
 # Which module each public header belongs to (the module that implements

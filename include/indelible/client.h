@@ -16,10 +16,11 @@
 // Errors: every call answers in the vocabulary of status.h. An HTTP error
 // answer maps back to its code with the server's message, field, actual
 // version (conflicts) and deleted flag, so callers cannot tell a remote error
-// from a local one. The transport adds two meanings: unavailable when the
+// from a local one. The transport adds three meanings: unavailable when the
 // server cannot be reached, does not answer within ClientOptions::timeout,
-// or drops the connection (safe to retry with the same event ids), and
-// internal when the server answers something that is not the API.
+// or drops the connection (safe to retry with the same event ids),
+// unauthorized when an https server's certificate is refused, and internal
+// when the server answers something that is not the API.
 //
 // Retries: Append gives every event without an id a random one before
 // sending, so an append is always safe to retry, and the client does so once
@@ -55,6 +56,11 @@ struct ClientOptions {
   // Idle keep-alive connections kept for reuse; a connection given back when
   // this many are idle is closed instead.
   std::size_t max_idle_connections = 8;
+  // https:// only: a file of PEM certificates trusted besides the system's
+  // CAs (a private CA, or a test server's own certificate). Empty: the
+  // system's CAs alone. The server's certificate must also name the URL's
+  // host, else every call answers unauthorized.
+  std::string ca_file;
 };
 
 // Where a subscription starts. The first of these that is set wins.
@@ -111,10 +117,14 @@ class RemoteSubscription {
 
 class Client {
  public:
-  // url: "http://HOST:PORT", optionally with a path prefix (a reverse proxy's
-  // "http://HOST:PORT/events"); the port defaults to 80. Opens one connection
-  // to check that the server is there. Errors: invalid (a malformed or https
-  // URL, field "url"), unavailable (cannot connect).
+  // url: "http://HOST:PORT" or "https://HOST:PORT" (TLS 1.2 or later, the
+  // server's certificate checked against the system's CAs and
+  // options.ca_file, and against the host), optionally with a path prefix (a
+  // reverse proxy's "https://HOST/events"); the port defaults to 80 or 443.
+  // Opens one connection to check that the server is there. Errors: invalid
+  // (a malformed URL, field "url"; a ca_file that cannot be read, field
+  // "ca_file"), unavailable (cannot connect), unauthorized (the server's
+  // certificate is not trusted or names another host).
   static Result<std::unique_ptr<Client>> Connect(std::string_view url,
                                                  const ClientOptions& options = {});
   ~Client();

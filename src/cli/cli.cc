@@ -45,13 +45,19 @@ Result<std::unique_ptr<Store>> Open(const std::string& data, const StoreOptions&
 
 }  // namespace
 
+ClientOptions Cli::client_options() const {
+  ClientOptions options;
+  options.ca_file = ca_file;
+  return options;
+}
+
 Result<std::unique_ptr<Store>> Cli::OpenStore() const {
-  if (remote()) return OpenRemoteStore(url);
+  if (remote()) return OpenRemoteStore(url, client_options());
   return Open(data, StoreOptions());
 }
 
 Result<std::unique_ptr<Store>> Cli::OpenReader() const {
-  if (remote()) return OpenRemoteStore(url);
+  if (remote()) return OpenRemoteStore(url, client_options());
   StoreOptions options;
   options.follower = true;
   return Open(data, options);

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "indelible/client.h"
 #include "indelible/store.h"
 
 namespace indelible::cli {
@@ -17,6 +18,7 @@ int ExitCode(ErrorCode code);
 struct Cli {
   std::string data = "./indelible-data";  // --data
   std::string url;                        // --url: a server instead of --data
+  std::string ca_file;                    // --ca-file: trusted CAs for an https --url
   bool json = false;                      // --json
   // Set by the chosen verb's callback; main runs it after parsing.
   std::function<int()> run;
@@ -27,6 +29,8 @@ struct Cli {
   Result<std::unique_ptr<Store>> OpenStore() const;
   Result<std::unique_ptr<Store>> OpenReader() const;
   bool remote() const { return !url.empty(); }
+  // How the client reaches the --url server (--ca-file).
+  ClientOptions client_options() const;
   // For verbs that work on a local folder only (check, bench): invalid,
   // saying to use --data, when --url was given.
   Status RequireLocal(std::string_view verb) const;

@@ -177,7 +177,7 @@ class LocalGroups final : public Groups {
 
 Result<std::unique_ptr<Groups>> OpenGroups(const Cli& cli) {
   if (cli.remote()) {
-    auto client = Client::Connect(cli.url);
+    auto client = Client::Connect(cli.url, cli.client_options());
     if (!client.ok()) return client.status();
     return std::unique_ptr<Groups>(new RemoteGroups(std::move(*client)));
   }

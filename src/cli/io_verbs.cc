@@ -11,8 +11,10 @@
 #include "core/event_json.h"
 #include "indelible/config.h"
 #if INDELIBLE_HAVE_DYNAMODB
+#include "aws/client.h"
+#include "aws/credentials.h"
 #include "storage/dynamodb/eventlog.h"
-#include "storage/dynamodb/url.h"
+#include "storage/dynamodb/store_url.h"
 #endif
 
 namespace indelible::cli {
@@ -131,9 +133,9 @@ int RunEventLogImport(const Cli& cli, const std::string& url, const std::string&
 #else
   auto parsed = dynamodb::ParseStoreUrl(url);
   if (!parsed.ok()) return cli.Fail(parsed.status());
-  auto credentials = dynamodb::LoadCredentials();
+  auto credentials = aws::LoadCredentials();
   if (!credentials.ok()) return cli.Fail(credentials.status());
-  auto client = dynamodb::Client::Create(dynamodb::ClientOptions::FromUrl(*parsed, *credentials));
+  auto client = aws::Client::Create(dynamodb::ClientOptionsFromUrl(*parsed, *credentials));
   if (!client.ok()) return cli.Fail(client.status());
   auto store = cli.OpenStore();
   if (!store.ok()) return cli.Fail(store.status());

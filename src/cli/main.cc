@@ -13,8 +13,13 @@ int main(int argc, char** argv) {
   CLI::Option* data =
       app.add_option("--data", cli.data, "data folder of the embedded store (or a store URL)")
           ->capture_default_str();
-  app.add_option("--url", cli.url, "a server (http://HOST:PORT) to use instead of --data")
-      ->excludes(data);
+  CLI::Option* url =
+      app.add_option("--url", cli.url,
+                     "a server (http://HOST:PORT or https://HOST:PORT) to use instead of --data")
+          ->excludes(data);
+  app.add_option("--ca-file", cli.ca_file,
+                 "with an https --url: PEM certificates to trust besides the system's CAs")
+      ->needs(url);
   app.add_flag("--json", cli.json, "machine-readable output: one JSON value per line");
   indelible::cli::AddWriteVerbs(app, cli);
   indelible::cli::AddReadVerbs(app, cli);

@@ -116,7 +116,7 @@ int RunRelay(const Cli& cli, RelayArgs args) {
   std::unique_ptr<ConsumerGroup> group;
   std::unique_ptr<RelaySource> source;
   if (cli.remote()) {
-    auto client = Client::Connect(cli.url);
+    auto client = Client::Connect(cli.url, cli.client_options());
     if (!client.ok()) return cli.Fail(client.status());
     if (Status s = (*client)->CreateConsumerGroup(args.group, group_options); !s.ok())
       return cli.Fail(s);

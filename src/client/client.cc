@@ -13,8 +13,8 @@
 namespace indelible {
 namespace {
 
-namespace http = client::http;
-using client::PercentEncode;
+namespace http = net::http;
+using net::PercentEncode;
 
 constexpr std::chrono::milliseconds kMaxWait{60000};  // the server's waitMs limit
 
@@ -33,7 +33,7 @@ void AddFilterQuery(std::string* target, const AllFilter& filter) {
   for (const auto& t : filter.types) AddQuery(target, "type", t);
 }
 
-void SetExpected(client::Request& request, Expected expected) {
+void SetExpected(net::Request& request, Expected expected) {
   switch (expected.kind()) {
     case Expected::Kind::kAny:
       break;
@@ -50,7 +50,7 @@ void SetExpected(client::Request& request, Expected expected) {
 }
 
 // ok when the answer has the status `want`, else the error the answer says.
-Status Expect(const client::Response& answer, http::status want) {
+Status Expect(const net::Response& answer, http::status want) {
   if (answer.result() == want) return Status::Ok();
   return api::StatusFromAnswer(answer.result_int(), answer.body());
 }
@@ -59,19 +59,27 @@ Status Expect(const client::Response& answer, http::status want) {
 
 Result<std::unique_ptr<Client>> Client::Connect(std::string_view url,
                                                 const ClientOptions& options) {
-  auto endpoint = client::ParseUrl(url);
+  auto endpoint = net::ParseUrl(url);
   if (!endpoint.ok()) return endpoint.status();
-  auto impl = std::make_unique<Impl>(std::move(*endpoint), options);
-  auto connection = client::Connection::Open(impl->endpoint, options.timeout);
-  if (!connection.ok()) return connection.status();
-  impl->Release(std::move(*connection));
+  net::HttpClientOptions http_options;
+  http_options.endpoint = std::move(*endpoint);
+  http_options.ca_file = options.ca_file;
+  http_options.connect_timeout = options.timeout;
+  http_options.request_timeout = options.timeout;
+  http_options.max_idle_connections = options.max_idle_connections;
+  http_options.refused_hint = "is `indelible serve` running?";
+  auto http = net::HttpClient::Create(std::move(http_options));
+  if (!http.ok()) return http.status();
+  // One connection now, to say at once whether the server is there.
+  if (Status s = (*http)->Connect(); !s.ok()) return s;
+  auto impl = std::make_unique<Impl>(std::move(*http), options);
   return std::unique_ptr<Client>(new Client(std::move(impl)));
 }
 
 Client::Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Client::~Client() = default;
 
-const std::string& Client::url() const { return impl_->endpoint.url; }
+const std::string& Client::url() const { return impl_->http->endpoint().url; }
 
 Result<AppendResult> Client::Append(std::string_view stream, Expected expected,
                                     std::vector<EventData> events) {
@@ -83,7 +91,7 @@ Result<AppendResult> Client::Append(std::string_view stream, Expected expected,
   // body. Sizes are left to the server, whose limits may not be the defaults.
   const Limits unlimited{SIZE_MAX, SIZE_MAX, SIZE_MAX};
   if (Status s = ValidateCommit(appends, unlimited, CommitOptions{}); !s.ok()) return s;
-  client::Request request = impl_->MakeRequest(http::verb::post, StreamPath(stream));
+  net::Request request = impl_->MakeRequest(http::verb::post, StreamPath(stream));
   SetExpected(request, expected);
   request.set(http::field::content_type, kJsonContentType);
   request.body() = api::EventsToJson(appends.front().events);
@@ -98,7 +106,7 @@ Result<AppendResult> Client::Delete(std::string_view stream, Expected expected) 
   if (expected.kind() == Expected::Kind::kNoStream)
     return Status::Invalid("expected", "delete expects any, exists or a version, not no_stream");
   if (Status s = ValidateStreamName(stream); !s.ok()) return s;
-  client::Request request = impl_->MakeRequest(http::verb::delete_, StreamPath(stream));
+  net::Request request = impl_->MakeRequest(http::verb::delete_, StreamPath(stream));
   SetExpected(request, expected);
   // Not resent: without event ids a second tombstone could follow the first.
   auto answer = impl_->Call(request, /*retry_safe=*/false);
@@ -163,7 +171,7 @@ namespace {
 std::string GroupPath(std::string_view group) { return "/consumers/" + PercentEncode(group); }
 
 // The status answer of a consumer group route, or its error.
-Result<ConsumerGroupInfo> GroupAnswer(const Result<client::Response>& answer) {
+Result<ConsumerGroupInfo> GroupAnswer(const Result<net::Response>& answer) {
   if (!answer.ok()) return answer.status();
   if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
   return api::ConsumerGroupInfoFromJson(answer->body());
@@ -243,7 +251,7 @@ Status Client::Ack(std::string_view group, const std::vector<Position>& position
     body += std::to_string(positions[i].value());
   }
   body += "]}";
-  client::Request request = impl_->MakeRequest(http::verb::post, GroupPath(group) + "/ack");
+  net::Request request = impl_->MakeRequest(http::verb::post, GroupPath(group) + "/ack");
   request.set(http::field::content_type, kJsonContentType);
   request.body() = std::move(body);
   request.prepare_payload();
@@ -251,7 +259,7 @@ Status Client::Ack(std::string_view group, const std::vector<Position>& position
 }
 
 Status Client::Nack(std::string_view group, Position position, std::string_view reason) {
-  client::Request request = impl_->MakeRequest(http::verb::post, GroupPath(group) + "/nack");
+  net::Request request = impl_->MakeRequest(http::verb::post, GroupPath(group) + "/nack");
   request.set(http::field::content_type, kJsonContentType);
   request.body() =
       fmt::format(R"({{"position":{},"reason":{}}})", position.value(), QuoteJson(reason));
@@ -282,7 +290,7 @@ Result<std::unique_ptr<RemoteSubscription>> Client::SubscribeAll(const Subscribe
   AddQuery(&target, "from",
            std::to_string(std::max<std::uint64_t>(options.from_position.value(), 1)));
   AddFilterQuery(&target, options.filter);
-  return client::MakeSseSubscription(impl_->endpoint, impl_->options, std::move(target), options);
+  return client::MakeSseSubscription(impl_->http, std::move(target), options);
 }
 
 Result<std::unique_ptr<RemoteSubscription>> Client::SubscribeStream(
@@ -292,59 +300,28 @@ Result<std::unique_ptr<RemoteSubscription>> Client::SubscribeStream(
     return Status::Invalid("from_version", "a stream subscription starts at version 0 or later");
   std::string target = "/subscribe/streams/" + PercentEncode(stream);
   AddQuery(&target, "from", std::to_string(options.from_version.value()));
-  return client::MakeSseSubscription(impl_->endpoint, impl_->options, std::move(target), options);
+  return client::MakeSseSubscription(impl_->http, std::move(target), options);
 }
 
-// The pool.
+// The requests.
 
-client::Request Client::Impl::MakeRequest(http::verb method, const std::string& target) const {
-  client::Request request(method, endpoint.base_path + target, 11);
-  request.set(http::field::host, endpoint.host_header);
-  request.set(http::field::user_agent, "indelible-client/0.1");
-  request.keep_alive(true);
-  return request;
+net::Request Client::Impl::MakeRequest(http::verb method, const std::string& target) const {
+  return http->MakeRequest(method, target, "indelible-client/0.1");
 }
 
-Result<client::Response> Client::Impl::Call(const client::Request& request, bool retry_safe,
-                                            std::chrono::milliseconds extra) {
-  const auto timeout = options.timeout + extra;
-  for (int attempt = 0;; ++attempt) {
-    bool reused = false;
-    auto connection = Acquire(&reused);
-    if (!connection.ok()) return connection.status();
-    client::Response answer;
-    const client::NetError ec = (*connection)->RoundTrip(request, &answer, timeout);
-    if (!ec) {
-      Release(std::move(*connection));
-      return answer;
-    }
-    // A keep-alive connection the server closed while it sat in the pool
-    // (its idle timeout) fails on first use without the request being read.
-    if (reused && retry_safe && attempt == 0 && client::IsClosedByPeer(ec)) continue;
-    return Status::Unavailable(client::DescribeTransportError(endpoint, ec, timeout));
-  }
-}
-
-Result<std::unique_ptr<client::Connection>> Client::Impl::Acquire(bool* reused) {
-  {
-    MutexLock lock(&mu_);
-    while (!idle_.empty()) {
-      std::unique_ptr<client::Connection> connection = std::move(idle_.back());
-      idle_.pop_back();
-      if (connection->Reusable()) {
-        *reused = true;
-        return connection;
-      }
-    }
-  }
-  *reused = false;
-  return client::Connection::Open(endpoint, options.timeout);
-}
-
-void Client::Impl::Release(std::unique_ptr<client::Connection> connection) {
-  if (!connection->Reusable()) return;
-  MutexLock lock(&mu_);
-  if (idle_.size() < options.max_idle_connections) idle_.push_back(std::move(connection));
+Result<net::Response> Client::Impl::Call(const net::Request& request, bool retry_safe,
+                                         std::chrono::milliseconds extra) {
+  // One attempt: a request the server may have handled is never sent twice
+  // (an append's ids make it safe for the caller to retry, not for us to
+  // guess). A keep-alive connection the server closed while it sat in the
+  // pool (its idle timeout) fails on first use without the request being
+  // read: that one is resent when the request is safe to resend.
+  net::RetryPolicy policy;
+  policy.max_attempts = 1;
+  policy.resend_on_stale_connection = retry_safe;
+  net::Exchange exchange = http->Send(request, policy, extra);
+  if (!exchange.ok()) return exchange.status;
+  return std::move(exchange.response);
 }
 
 }  // namespace indelible

@@ -1,10 +1,10 @@
 // Subscriptions over Server-Sent Events (docs/HTTP.md, "Subscriptions").
 //
-// Reading: one asynchronous read of the body is outstanding at a time, on
-// the connection's own io_context; Next() runs that context for as long as
-// it may wait, so a read that has not completed when Next() returns simply
-// stays pending for the next call, and the connection is never torn down
-// just because the caller's timeout was short.
+// Reading: one read of the body is outstanding at a time
+// (net::Connection::ReadSomeUntil); Next() waits on it for as long as it
+// may, so a read that has not completed when Next() returns simply stays
+// pending for the next call, and the connection is never torn down just
+// because the caller's timeout was short. The same over http and https.
 //
 // Resuming: every event dispatched moves resume_after_ (its position, which
 // is also its SSE id); a new connection sends it as Last-Event-ID. Events
@@ -23,6 +23,11 @@
 namespace indelible::client {
 namespace {
 
+namespace http = net::http;
+using net::Connection;
+using net::NetError;
+using net::Request;
+
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
@@ -33,10 +38,9 @@ milliseconds Left(Clock::time_point deadline) {
 
 class SseSubscription final : public RemoteSubscription {
  public:
-  SseSubscription(Endpoint endpoint, ClientOptions client_options, std::string target,
+  SseSubscription(std::shared_ptr<net::HttpClient> http, std::string target,
                   SubscribeOptions options)
-      : endpoint_(std::move(endpoint)),
-        client_options_(client_options),
+      : http_(std::move(http)),
         target_(std::move(target)),
         options_(std::move(options)),
         resume_after_(options_.after),
@@ -57,23 +61,19 @@ class SseSubscription final : public RemoteSubscription {
   std::string ReadErrorBody(Connection& connection);
   // Reads until `until` or one piece arrives; false if the connection ended.
   bool ReadUntil(Clock::time_point until);
-  void StartRead();
   void Consume(std::string_view bytes);
   Status Dispatch();
   // Closes the connection and forgets what it half-delivered.
   void Drop();
 
-  const Endpoint endpoint_;
-  const ClientOptions client_options_;
+  const std::shared_ptr<net::HttpClient> http_;
   const std::string target_;
   const SubscribeOptions options_;
 
   std::unique_ptr<Connection> connection_;
-  std::optional<http::response_parser<http::buffer_body>> parser_;
+  std::optional<net::StreamParser> parser_;
   std::array<char, 16 * 1024> chunk_{};
-  bool reading_ = false;    // a read is outstanding on connection_
-  bool read_done_ = false;  // ... and has completed with read_ec_
-  NetError read_ec_;
+  bool reading_ = false;  // a read into chunk_ is outstanding on connection_
   Clock::time_point last_byte_;
 
   std::string text_;  // received, not yet a whole line
@@ -134,50 +134,36 @@ Result<std::optional<RecordedEvent>> SseSubscription::Next(milliseconds timeout)
 }
 
 Request SseSubscription::MakeRequest(const std::string& target) const {
-  Request request(http::verb::get, endpoint_.base_path + target, 11);
-  request.set(http::field::host, endpoint_.host_header);
-  request.set(http::field::user_agent, "indelible-client/0.1");
-  request.keep_alive(true);
-  return request;
+  return http_->MakeRequest(http::verb::get, target, "indelible-client/0.1");
 }
 
 Status SseSubscription::Open() {
-  const milliseconds timeout = client_options_.timeout;
-  auto connection = Connection::Open(endpoint_, timeout);
-  if (!connection.ok()) return connection.status();
+  const milliseconds timeout = http_->options().request_timeout;
   if (options_.from_end && !resume_after_) {
     // Pin "the end" to a position once, so that a reconnect before the first
     // event resumes from there instead of from a later end (a gap).
-    Response answer;
-    if (NetError ec = (*connection)->RoundTrip(MakeRequest("/health"), &answer, timeout))
-      return Status::Unavailable(DescribeTransportError(endpoint_, ec, timeout));
+    net::RetryPolicy once;
+    net::Exchange health_answer = http_->Send(MakeRequest("/health"), once);
+    if (!health_answer.ok()) return health_answer.status;
+    const net::Response& answer = health_answer.response;
     auto health = api::HealthFromJson(answer.body());
     if (!health.ok()) return api::StatusFromAnswer(answer.result_int(), answer.body());
     resume_after_ = health->last_position;
-    if (!(*connection)->Reusable()) {
-      connection = Connection::Open(endpoint_, timeout);
-      if (!connection.ok()) return connection.status();
-    }
   }
+  auto connection = http_->OpenConnection();
+  if (!connection.ok()) return connection.status();
   Request request = MakeRequest(target_);
   request.set(http::field::accept, "text/event-stream");
   request.set(http::field::cache_control, "no-cache");
   if (resume_after_) request.set("Last-Event-ID", std::to_string(resume_after_->value()));
   Connection& c = **connection;
-  NetError ec = c.RunWithDeadline(
-      [&](auto handler) { http::async_write(c.stream(), request, std::move(handler)); }, timeout);
+  NetError ec = c.Send(request, timeout);
   parser_.emplace();
   parser_->body_limit(boost::none);  // a subscription's body never ends
-  if (!ec) {
-    ec = c.RunWithDeadline(
-        [&](auto handler) {
-          http::async_read_header(c.stream(), c.buffer(), *parser_, std::move(handler));
-        },
-        timeout);
-  }
+  if (!ec) ec = c.ReadHeader(*parser_, timeout);
   if (ec) {
     parser_.reset();
-    return Status::Unavailable(DescribeTransportError(endpoint_, ec, timeout));
+    return Status::Unavailable(net::DescribeTransportError(http_->endpoint(), ec, timeout));
   }
   if (parser_->get().result() != http::status::ok) {
     const unsigned status = parser_->get().result_int();
@@ -197,41 +183,25 @@ std::string SseSubscription::ReadErrorBody(Connection& connection) {
   while (!parser_->is_done() && body.size() < 64 * 1024) {
     parser_->get().body().data = chunk_.data();
     parser_->get().body().size = chunk_.size();
-    const NetError ec = connection.RunWithDeadline(
-        [&](auto handler) {
-          http::async_read_some(connection.stream(), connection.buffer(), *parser_,
-                                std::move(handler));
-        },
-        client_options_.timeout);
+    const NetError ec = connection.ReadSome(*parser_, http_->options().request_timeout);
     body.append(chunk_.data(), chunk_.size() - parser_->get().body().size);
     if (ec && ec != http::error::need_buffer) break;
   }
   return body;
 }
 
-void SseSubscription::StartRead() {
-  parser_->get().body().data = chunk_.data();
-  parser_->get().body().size = chunk_.size();
-  reading_ = true;
-  read_done_ = false;
-  http::async_read_some(connection_->stream(), connection_->buffer(), *parser_,
-                        [this](NetError ec, std::size_t) {
-                          read_ec_ = ec;
-                          read_done_ = true;
-                        });
-}
-
 bool SseSubscription::ReadUntil(Clock::time_point until) {
-  if (!reading_) StartRead();
-  boost::asio::io_context& ioc = connection_->ioc();
-  ioc.restart();
-  ioc.poll();  // what has arrived already, even when `until` has passed
-  if (!read_done_) ioc.run_until(until);
-  if (!read_done_) return true;  // still waiting; the read stays outstanding
+  if (!reading_) {
+    parser_->get().body().data = chunk_.data();
+    parser_->get().body().size = chunk_.size();
+    reading_ = true;
+  }
+  const std::optional<NetError> read = connection_->ReadSomeUntil(*parser_, until);
+  if (!read) return true;  // still waiting; the read stays outstanding
   reading_ = false;
   last_byte_ = Clock::now();
   Consume(std::string_view(chunk_.data(), chunk_.size() - parser_->get().body().size));
-  if ((read_ec_ && read_ec_ != http::error::need_buffer) || parser_->is_done()) {
+  if ((*read && *read != http::error::need_buffer) || parser_->is_done()) {
     Drop();  // the server ended the stream, or the connection broke
     return false;
   }
@@ -276,11 +246,7 @@ Status SseSubscription::Dispatch() {
 
 void SseSubscription::Drop() {
   if (!connection_) return;
-  connection_->Close();
-  if (reading_) {  // let the aborted read finish before its buffers go
-    connection_->ioc().restart();
-    connection_->ioc().run();
-  }
+  connection_->Close();  // lets an outstanding read finish before its buffers go
   reading_ = false;
   parser_.reset();
   connection_.reset();
@@ -292,12 +258,10 @@ void SseSubscription::Drop() {
 
 }  // namespace
 
-std::unique_ptr<RemoteSubscription> MakeSseSubscription(Endpoint endpoint,
-                                                        ClientOptions client_options,
+std::unique_ptr<RemoteSubscription> MakeSseSubscription(std::shared_ptr<net::HttpClient> http,
                                                         std::string target,
                                                         SubscribeOptions options) {
-  return std::make_unique<SseSubscription>(std::move(endpoint), client_options, std::move(target),
-                                           std::move(options));
+  return std::make_unique<SseSubscription>(std::move(http), std::move(target), std::move(options));
 }
 
 }  // namespace indelible::client

@@ -113,4 +113,19 @@ HeadState Advance(const std::optional<HeadState>& head, const AppendRequest& app
   return next;
 }
 
+Result<StreamReadPlan> PlanStreamRead(std::string_view stream, const StreamHead& head,
+                                      const ReadStreamOptions& options) {
+  if (head.deleted && !options.include_deleted)
+    return Status::NotFound(fmt::format("stream '{}' is deleted", Printable(stream)), true);
+  StreamReadPlan plan;
+  plan.low = options.include_deleted ? 0 : head.first_version.value();
+  plan.high = head.version.value();
+  const std::optional<std::int64_t> from =
+      options.from ? std::optional<std::int64_t>(options.from->value()) : std::nullopt;
+  plan.from = options.direction == Direction::kForward
+                  ? std::max(plan.low, from.value_or(0))
+                  : std::min(plan.high, from.value_or(plan.high));
+  return plan;
+}
+
 }  // namespace indelible::storage

@@ -52,4 +52,22 @@ Result<std::optional<AppendResult>> ClassifyRetry(const AppendRequest& append,
 HeadState Advance(const std::optional<HeadState>& head, const AppendRequest& append,
                   Position first_position);
 
+// The versions a stream read covers, in its direction: it starts at `from`
+// and stays within [low, high] (low: the current life's first version, or 0
+// with include_deleted; high: the last version).
+struct StreamReadPlan {
+  std::int64_t from;
+  std::int64_t low;
+  std::int64_t high;
+};
+// not_found (deleted) for a deleted stream unless options.include_deleted.
+Result<StreamReadPlan> PlanStreamRead(std::string_view stream, const StreamHead& head,
+                                      const ReadStreamOptions& options);
+
+// A stream cursor's next version from its internal counter, which goes
+// to -1 once a backward read passes version 0.
+inline std::optional<StreamVersion> NextVersionOrNone(std::int64_t next) {
+  return next < 0 ? std::nullopt : std::optional<StreamVersion>(StreamVersion(next));
+}
+
 }  // namespace indelible::storage

@@ -257,9 +257,15 @@ TEST_F(CliRemoteTest, UrlAndDataAreAlternatives) {
   EXPECT_NE(both.err.find("--url"), std::string::npos) << both.err;
   EXPECT_NE(both.err.find("--data"), std::string::npos) << both.err;
 
+  // https is a URL the CLI takes (client_https_test.cc); nobody listens on
+  // port 1: unavailable (8).
   Outcome https = Run("--url https://127.0.0.1:1", "all");
-  EXPECT_EQ(https.exit_code, 2);
-  EXPECT_NE(https.err.find("https"), std::string::npos) << https.err;
+  EXPECT_EQ(https.exit_code, 8) << https.err;
+  EXPECT_NE(https.err.find("cannot connect to https://127.0.0.1:1"), std::string::npos)
+      << https.err;
+  Outcome lonely = Run("--ca-file " + File("ca.pem"), "all");
+  EXPECT_EQ(lonely.exit_code, 2);  // --ca-file needs --url
+  EXPECT_NE(lonely.err.find("--url"), std::string::npos) << lonely.err;
   Outcome junk = Run("--url 127.0.0.1:2113", "all");
   EXPECT_EQ(junk.exit_code, 2);
   EXPECT_NE(junk.err.find("http://HOST:PORT"), std::string::npos) << junk.err;

@@ -1,13 +1,13 @@
 // Capacity units (src/storage/dynamodb/capacity.h): which operations are
 // asked for their consumed capacity, how the request asks, and how answers
 // of one table or several are added up.
-#include "storage/dynamodb/capacity.h"
+#include "aws/capacity.h"
 
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
 
-namespace indelible::dynamodb {
+namespace indelible::aws {
 namespace {
 
 TEST(Capacity, ReadsWritesAndOperationsThatTakeNone) {
@@ -45,4 +45,4 @@ TEST(Capacity, AnswersOfOneTableOrSeveral) {
 }
 
 }  // namespace
-}  // namespace indelible::dynamodb
+}  // namespace indelible::aws

@@ -2,7 +2,7 @@
 // and dynalite, each started on a free loopback port by scripts/dynamodb.sh.
 // Where the two differ, each test says what each does; a server that does
 // not start fails the test (never a skip).
-#include "storage/dynamodb/client.h"
+#include "aws/client.h"
 
 #include <gtest/gtest.h>
 
@@ -11,10 +11,10 @@
 #include <memory>
 #include <thread>
 
-#include "storage/dynamodb/errors.h"
+#include "aws/errors.h"
 #include "testutil/dynamodb_server.h"
 
-namespace indelible::dynamodb {
+namespace indelible::aws {
 namespace {
 
 namespace json = boost::json;
@@ -31,9 +31,9 @@ class DynamoDbTest : public ::testing::TestWithParam<std::string> {
 
   static std::unique_ptr<Client> MakeClient(const std::string& endpoint,
                                             std::string target_prefix = "DynamoDB_20120810.",
-                                            RetryPolicy retry = {}) {
+                                            net::RetryPolicy retry = DefaultRetryPolicy()) {
     ClientOptions o;
-    o.endpoint = *ParseEndpoint(endpoint);
+    o.endpoint = *net::ParseUrl(endpoint);
     o.region = "us-east-1";
     o.credentials = {"AKIDTEST", "secret", "", "test"};
     o.target_prefix = std::move(target_prefix);
@@ -301,8 +301,10 @@ TEST_P(DynamoDbRestart, CallsRideOutARestart) {
   testutil::DynamoDbServer server(kind(), /*in_memory=*/false);
   ASSERT_TRUE(server.Start()) << server.output();
   // Enough attempts to span a JVM's start (seconds) many times over.
-  client_ = MakeClient(server.endpoint(), "DynamoDB_20120810.",
-                       {40, std::chrono::milliseconds(25), std::chrono::milliseconds(500)});
+  net::RetryPolicy patient = DefaultRetryPolicy();
+  patient.max_attempts = 40;
+  patient.cap = std::chrono::milliseconds(500);
+  client_ = MakeClient(server.endpoint(), "DynamoDB_20120810.", patient);
   CreateTable();
   ASSERT_TRUE(client_->Call("PutItem", PutNew(Event("kept", 0, "BeforeRestart"))).ok());
 
@@ -328,4 +330,4 @@ INSTANTIATE_TEST_SUITE_P(Servers, DynamoDbRestart, ::testing::Values("local", "d
                          [](const auto& p) { return p.param; });
 
 }  // namespace
-}  // namespace indelible::dynamodb
+}  // namespace indelible::aws

@@ -14,13 +14,13 @@
 #include <thread>
 #include <vector>
 
+#include "aws/client.h"
+#include "aws/credentials.h"
 #include "storage/dynamodb/all_index.h"
 #include "storage/dynamodb/attributes.h"
-#include "storage/dynamodb/client.h"
-#include "storage/dynamodb/credentials.h"
 #include "storage/dynamodb/dynamodb_store.h"
 #include "storage/dynamodb/indexer.h"
-#include "storage/dynamodb/url.h"
+#include "storage/dynamodb/store_url.h"
 #include "testutil/dynamodb_server.h"
 
 namespace indelible {
@@ -40,24 +40,24 @@ class ConcurrentOpenTest : public ::testing::Test {
     base_ = testutil::DynamoDbTestUrl("co", "&indexer=0");
     ASSERT_FALSE(base_.empty());
     auto parsed = dynamodb::ParseStoreUrl(base_);
-    auto credentials = dynamodb::LoadCredentials();
+    auto credentials = aws::LoadCredentials();
     ASSERT_TRUE(parsed.ok() && credentials.ok());
-    options_ = dynamodb::ClientOptions::FromUrl(*parsed, *credentials);
-    auto client = dynamodb::Client::Create(options_);
+    options_ = dynamodb::ClientOptionsFromUrl(*parsed, *credentials);
+    auto client = aws::Client::Create(options_);
     ASSERT_TRUE(client.ok());
     client_ = std::move(*client);
   }
 
-  std::unique_ptr<dynamodb::Client> StreamsClient() const {
-    dynamodb::ClientOptions options = options_;
+  std::unique_ptr<aws::Client> StreamsClient() const {
+    aws::ClientOptions options = options_;
     options.target_prefix = "DynamoDBStreams_20120810.";
-    auto client = dynamodb::Client::Create(options);
+    auto client = aws::Client::Create(options);
     EXPECT_TRUE(client.ok());
     return client.ok() ? std::move(*client) : nullptr;
   }
 
   std::string EventsStreamArn(const std::string& prefix) {
-    dynamodb::Reply reply = client_->Call("DescribeTable", {{"TableName", prefix + "events"}});
+    aws::Reply reply = client_->Call("DescribeTable", {{"TableName", prefix + "events"}});
     EXPECT_TRUE(reply.ok()) << reply.status.ToString();
     const auto* table = dynamodb::ObjectAt(reply.body, "Table");
     return table != nullptr ? dynamodb::StringAt(*table, "LatestStreamArn") : "";
@@ -65,14 +65,14 @@ class ConcurrentOpenTest : public ::testing::Test {
 
   void DeleteTables(const std::string& prefix) {
     for (const char* name : {"events", "all", "checkpoints"}) {
-      dynamodb::Reply reply = client_->Call("DeleteTable", {{"TableName", prefix + name}});
+      aws::Reply reply = client_->Call("DeleteTable", {{"TableName", prefix + name}});
       EXPECT_TRUE(reply.ok()) << prefix << name << ": " << reply.status.ToString();
     }
   }
 
   std::string base_;
-  dynamodb::ClientOptions options_;
-  std::unique_ptr<dynamodb::Client> client_;
+  aws::ClientOptions options_;
+  std::unique_ptr<aws::Client> client_;
 };
 
 TEST_F(ConcurrentOpenTest, StoresOpenedTogetherOnNewTablesAllOpen) {

@@ -1,6 +1,6 @@
 // The credential sources in their order, and the errors that say what is
 // missing where.
-#include "storage/dynamodb/credentials.h"
+#include "aws/credentials.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 
 #include "testutil/temp_dir.h"
 
-namespace indelible::dynamodb {
+namespace indelible::aws {
 namespace {
 
 EnvLookup Env(std::map<std::string, std::string> vars) {
@@ -121,4 +121,4 @@ TEST_F(CredentialsFile, MalformedLineIsInvalid) {
 }
 
 }  // namespace
-}  // namespace indelible::dynamodb
+}  // namespace indelible::aws

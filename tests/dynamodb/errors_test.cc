@@ -1,15 +1,15 @@
 // DynamoDB's error documents onto our error vocabulary, and the back-off
 // policy between retries.
-#include "storage/dynamodb/errors.h"
+#include "aws/errors.h"
 
 #include <gtest/gtest.h>
 
 #include <boost/json/parse.hpp>
 #include <random>
 
-#include "storage/dynamodb/retry.h"
+#include "net/retry.h"
 
-namespace indelible::dynamodb {
+namespace indelible::aws {
 namespace {
 
 Status Map(std::string_view json, int http_status = 400, std::string_view op = "PutItem") {
@@ -82,23 +82,29 @@ TEST(Errors, WhatIsRetried) {
 }
 
 TEST(Backoff, CeilingDoublesUpToTheCap) {
-  const RetryPolicy p{10, std::chrono::milliseconds(25), std::chrono::milliseconds(1000)};
-  EXPECT_EQ(BackoffCeiling(p, 1).count(), 25);
-  EXPECT_EQ(BackoffCeiling(p, 2).count(), 50);
-  EXPECT_EQ(BackoffCeiling(p, 3).count(), 100);
-  EXPECT_EQ(BackoffCeiling(p, 6).count(), 800);
-  EXPECT_EQ(BackoffCeiling(p, 7).count(), 1000);
-  EXPECT_EQ(BackoffCeiling(p, 1000).count(), 1000);  // no overflow
+  net::RetryPolicy p;
+  p.max_attempts = 10;
+  p.base = std::chrono::milliseconds(25);
+  p.cap = std::chrono::milliseconds(1000);
+  EXPECT_EQ(net::BackoffCeiling(p, 1).count(), 25);
+  EXPECT_EQ(net::BackoffCeiling(p, 2).count(), 50);
+  EXPECT_EQ(net::BackoffCeiling(p, 3).count(), 100);
+  EXPECT_EQ(net::BackoffCeiling(p, 6).count(), 800);
+  EXPECT_EQ(net::BackoffCeiling(p, 7).count(), 1000);
+  EXPECT_EQ(net::BackoffCeiling(p, 1000).count(), 1000);  // no overflow
 }
 
 TEST(Backoff, FullJitterSpreadsOverTheWholeRange) {
-  const RetryPolicy p{10, std::chrono::milliseconds(25), std::chrono::milliseconds(1000)};
+  net::RetryPolicy p;
+  p.max_attempts = 10;
+  p.base = std::chrono::milliseconds(25);
+  p.cap = std::chrono::milliseconds(1000);
   std::mt19937_64 random(42);
   std::int64_t low = 1 << 30, high = -1;
   double sum = 0;
   constexpr int kDraws = 20000;
   for (int i = 0; i < kDraws; ++i) {
-    const auto d = BackoffDelay(p, 4, random()).count();  // ceiling 200
+    const auto d = net::BackoffDelay(p, 4, random()).count();  // ceiling 200
     ASSERT_GE(d, 0);
     ASSERT_LE(d, 200);
     low = std::min(low, d);
@@ -112,4 +118,4 @@ TEST(Backoff, FullJitterSpreadsOverTheWholeRange) {
 }
 
 }  // namespace
-}  // namespace indelible::dynamodb
+}  // namespace indelible::aws

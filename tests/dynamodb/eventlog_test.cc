@@ -33,16 +33,16 @@ class EventLogImportTest : public ::testing::Test {
     ::setenv("AWS_ACCESS_KEY_ID", "import", 1);
     ::setenv("AWS_SECRET_ACCESS_KEY", "import", 1);
     url_ = "dynamodb://127.0.0.1:" + std::to_string(server.port()) + "?region=us-east-1&tls=0";
-    ClientOptions o;
-    o.endpoint = *ParseEndpoint(server.endpoint());
+    aws::ClientOptions o;
+    o.endpoint = *net::ParseUrl(server.endpoint());
     o.region = "us-east-1";
     o.credentials = {"import", "import", "", "test"};
-    auto client = Client::Create(o);
+    auto client = aws::Client::Create(o);
     ASSERT_TRUE(client.ok()) << client.status().ToString();
     client_ = std::move(*client);
     std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
     table_ = "EventLog_" + name;
-    Reply created = client_->Call(
+    aws::Reply created = client_->Call(
         "CreateTable",
         {{"TableName", table_},
          {"BillingMode", "PAY_PER_REQUEST"},
@@ -59,7 +59,7 @@ class EventLogImportTest : public ::testing::Test {
                       {"Sequence", {{"N", std::to_string(sequence)}}},
                       {"Event", {{"S", event}}}};
     if (!timestamp.empty()) item["Timestamp"] = std::move(timestamp);
-    Reply put = client_->Call("PutItem", {{"TableName", table_}, {"Item", std::move(item)}});
+    aws::Reply put = client_->Call("PutItem", {{"TableName", table_}, {"Item", std::move(item)}});
     ASSERT_TRUE(put.ok()) << put.status.ToString();
   }
 
@@ -72,7 +72,7 @@ class EventLogImportTest : public ::testing::Test {
 
   std::string url_;
   std::string table_;
-  std::unique_ptr<Client> client_;
+  std::unique_ptr<aws::Client> client_;
   testutil::TempDir tmp_;
 };
 

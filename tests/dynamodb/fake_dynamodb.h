@@ -22,7 +22,7 @@
 #include <string>
 #include <thread>
 
-namespace indelible::dynamodb {
+namespace indelible::aws {
 
 class FakeDynamoDb {
  public:
@@ -136,4 +136,4 @@ class FakeDynamoDb {
   std::list<std::thread> threads_;
 };
 
-}  // namespace indelible::dynamodb
+}  // namespace indelible::aws

@@ -10,9 +10,9 @@
 #include <map>
 #include <set>
 
-#include "storage/dynamodb/credentials.h"
+#include "aws/credentials.h"
 #include "storage/dynamodb/dynamodb_store.h"
-#include "storage/dynamodb/url.h"
+#include "storage/dynamodb/store_url.h"
 #include "testutil/dynamodb_server.h"
 
 namespace indelible {
@@ -38,11 +38,11 @@ class IndexRebuildTest : public ::testing::Test {
   }
 
   // A raw client on the store's endpoint, for damaging the index.
-  std::unique_ptr<dynamodb::Client> RawClient() {
+  std::unique_ptr<aws::Client> RawClient() {
     auto parsed = dynamodb::ParseStoreUrl(url_);
-    auto credentials = dynamodb::LoadCredentials();
+    auto credentials = aws::LoadCredentials();
     EXPECT_TRUE(parsed.ok() && credentials.ok());
-    auto client = dynamodb::Client::Create(dynamodb::ClientOptions::FromUrl(*parsed, *credentials));
+    auto client = aws::Client::Create(dynamodb::ClientOptionsFromUrl(*parsed, *credentials));
     EXPECT_TRUE(client.ok());
     return client.ok() ? std::move(*client) : nullptr;
   }

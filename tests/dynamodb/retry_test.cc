@@ -2,22 +2,24 @@
 // scripted server (fake_dynamodb.h): the emulators never throttle.
 #include <gtest/gtest.h>
 
+#include "aws/client.h"
 #include "fake_dynamodb.h"
-#include "storage/dynamodb/client.h"
 
-namespace indelible::dynamodb {
+namespace indelible::aws {
 namespace {
 
 // Short waits, so that the tests stay quick: the policy itself is
 // errors_test.cc's.
 std::unique_ptr<Client> MakeClient(const std::string& endpoint, int max_attempts = 5) {
   ClientOptions o;
-  o.endpoint = *ParseEndpoint(endpoint);
+  o.endpoint = *net::ParseUrl(endpoint);
   o.region = "us-east-1";
   o.credentials = {"AKID", "secret", "", "test"};
   o.connect_timeout = std::chrono::milliseconds(1000);
   o.request_timeout = std::chrono::milliseconds(300);
-  o.retry = {max_attempts, std::chrono::milliseconds(1), std::chrono::milliseconds(10)};
+  o.retry.max_attempts = max_attempts;
+  o.retry.base = std::chrono::milliseconds(1);
+  o.retry.cap = std::chrono::milliseconds(10);
   return Client::Create(o).value();
 }
 
@@ -123,4 +125,4 @@ TEST(Retry, ConnectionClosedWhileIdleIsReplacedQuietly) {
 }
 
 }  // namespace
-}  // namespace indelible::dynamodb
+}  // namespace indelible::aws

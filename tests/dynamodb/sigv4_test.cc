@@ -2,7 +2,7 @@
 // both by our signer and by @smithy/signature-v4 (the AWS SDK for
 // JavaScript's), which must agree byte for byte. Neither emulator checks
 // signatures, so this is what stands between us and a 403 from AWS.
-#include "storage/dynamodb/sigv4.h"
+#include "aws/sigv4.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include "testutil/dynamodb_server.h"
 #include "testutil/temp_dir.h"
 
-namespace indelible::dynamodb {
+namespace indelible::aws {
 namespace {
 
 const Credentials kExample{"AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", "", "test"};
@@ -192,4 +192,4 @@ TEST(SigV4, AgreesWithSmithySignatureV4) {
 }
 
 }  // namespace
-}  // namespace indelible::dynamodb
+}  // namespace indelible::aws

@@ -10,10 +10,10 @@
 #include <chrono>
 #include <thread>
 
-#include "storage/dynamodb/client.h"
-#include "storage/dynamodb/credentials.h"
+#include "aws/client.h"
+#include "aws/credentials.h"
+#include "storage/dynamodb/store_url.h"
 #include "storage/dynamodb/tip.h"
-#include "storage/dynamodb/url.h"
 #include "testutil/dynamodb_server.h"
 
 namespace indelible {
@@ -30,9 +30,9 @@ class SnapshotItemsTest : public ::testing::Test {
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     store_ = std::move(*store);
     auto parsed = dynamodb::ParseStoreUrl(url_);
-    auto credentials = dynamodb::LoadCredentials();
+    auto credentials = aws::LoadCredentials();
     ASSERT_TRUE(parsed.ok() && credentials.ok());
-    auto client = dynamodb::Client::Create(dynamodb::ClientOptions::FromUrl(*parsed, *credentials));
+    auto client = aws::Client::Create(dynamodb::ClientOptionsFromUrl(*parsed, *credentials));
     ASSERT_TRUE(client.ok());
     raw_ = std::move(*client);
     table_ = parsed->table_prefix + "events";
@@ -100,7 +100,7 @@ class SnapshotItemsTest : public ::testing::Test {
 
   std::string url_;
   std::unique_ptr<Store> store_;
-  std::unique_ptr<dynamodb::Client> raw_;
+  std::unique_ptr<aws::Client> raw_;
   std::string table_;
 };
 

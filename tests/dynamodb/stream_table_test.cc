@@ -32,11 +32,11 @@ class StreamTableTest : public ::testing::TestWithParam<std::string> {
     ASSERT_FALSE(Server(GetParam()).endpoint().empty())
         << "the " << GetParam() << " server did not start:\n"
         << Server(GetParam()).output();
-    ClientOptions o;
-    o.endpoint = *ParseEndpoint(Server(GetParam()).endpoint());
+    aws::ClientOptions o;
+    o.endpoint = *net::ParseUrl(Server(GetParam()).endpoint());
     o.region = "us-east-1";
     o.credentials = {"AKIDTEST", "secret", "", "test"};
-    auto client = Client::Create(o);
+    auto client = aws::Client::Create(o);
     ASSERT_TRUE(client.ok()) << client.status().ToString();
     client_ = std::move(*client);
     options_.table = "ib_" + name + "_events";
@@ -63,11 +63,12 @@ class StreamTableTest : public ::testing::TestWithParam<std::string> {
 
   // Every item of the stream's partition, raw (event items and the tip).
   std::vector<json::object> Items(const std::string& stream) {
-    Reply r = client_->Call("Query", {{"TableName", options_.table},
-                                      {"ConsistentRead", true},
-                                      {"KeyConditionExpression", "#s = :s"},
-                                      {"ExpressionAttributeNames", {{"#s", "stream"}}},
-                                      {"ExpressionAttributeValues", {{":s", {{"S", stream}}}}}});
+    aws::Reply r =
+        client_->Call("Query", {{"TableName", options_.table},
+                                {"ConsistentRead", true},
+                                {"KeyConditionExpression", "#s = :s"},
+                                {"ExpressionAttributeNames", {{"#s", "stream"}}},
+                                {"ExpressionAttributeValues", {{":s", {{"S", stream}}}}}});
     EXPECT_TRUE(r.ok()) << r.status.ToString();
     std::vector<json::object> out;
     for (auto& v : r.body.at("Items").as_array()) out.push_back(v.as_object());
@@ -88,7 +89,7 @@ class StreamTableTest : public ::testing::TestWithParam<std::string> {
     return std::move(*events);
   }
 
-  std::unique_ptr<Client> client_;
+  std::unique_ptr<aws::Client> client_;
   StreamTableOptions options_;
   std::unique_ptr<StreamTable> table_;
 };

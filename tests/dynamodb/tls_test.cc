@@ -5,10 +5,10 @@
 
 #include <cstdlib>
 
-#include "storage/dynamodb/client.h"
+#include "aws/client.h"
 #include "testutil/dynamodb_server.h"
 
-namespace indelible::dynamodb {
+namespace indelible::aws {
 namespace {
 
 class Https : public ::testing::Test {
@@ -49,7 +49,7 @@ class Https : public ::testing::Test {
 
   static std::unique_ptr<Client> MakeClient(const std::string& endpoint, bool trust_ca) {
     ClientOptions o;
-    o.endpoint = *ParseEndpoint(endpoint);
+    o.endpoint = *net::ParseUrl(endpoint);
     o.region = "us-east-1";
     o.credentials = {"AKIDTEST", "secret", "", "test"};
     if (trust_ca) o.ca_file = temp_->Sub("ca.pem");
@@ -99,7 +99,7 @@ TEST_F(Https, CertificateForAnotherNameIsRefused) {
 
 TEST_F(Https, MissingCaFileIsInvalid) {
   ClientOptions o;
-  o.endpoint = *ParseEndpoint(server_->endpoint());
+  o.endpoint = *net::ParseUrl(server_->endpoint());
   o.ca_file = "/nonexistent/ca.pem";
   auto client = Client::Create(o);
   ASSERT_FALSE(client.ok());
@@ -108,4 +108,4 @@ TEST_F(Https, MissingCaFileIsInvalid) {
 }
 
 }  // namespace
-}  // namespace indelible::dynamodb
+}  // namespace indelible::aws

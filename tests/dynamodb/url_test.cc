@@ -1,7 +1,7 @@
-// dynamodb:// store URLs and http(s) endpoints.
-#include "storage/dynamodb/url.h"
-
+// dynamodb:// store URLs (http(s) endpoints: tests/net/url_test.cc).
 #include <gtest/gtest.h>
+
+#include "storage/dynamodb/store_url.h"
 
 namespace indelible::dynamodb {
 namespace {
@@ -76,19 +76,6 @@ TEST(StoreUrl, MistakesAreInvalidAndSaySo) {
     EXPECT_EQ(u.status().field(), "url") << url;
     EXPECT_NE(u.status().message().find(says), std::string::npos) << u.status().message();
   }
-}
-
-TEST(Endpoint, HttpAndHttps) {
-  auto e = ParseEndpoint("http://127.0.0.1:4567/");
-  ASSERT_TRUE(e.ok());
-  EXPECT_FALSE(e->tls);
-  EXPECT_EQ(e->host_header, "127.0.0.1:4567");
-  e = ParseEndpoint("https://dynamodb.us-east-1.amazonaws.com:443");
-  ASSERT_TRUE(e.ok());
-  EXPECT_TRUE(e->tls);
-  EXPECT_EQ(e->host_header, "dynamodb.us-east-1.amazonaws.com");
-  EXPECT_FALSE(ParseEndpoint("ftp://x").ok());
-  EXPECT_FALSE(ParseEndpoint("http://x/path").ok());
 }
 
 }  // namespace

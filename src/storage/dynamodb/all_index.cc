@@ -94,7 +94,8 @@ json::object StatePut(const std::string& table, const IndexerState& state) {
 
 }  // namespace
 
-AllIndex::AllIndex(Client& client, std::string table) : client_(client), table_(std::move(table)) {}
+AllIndex::AllIndex(aws::Client& client, std::string table)
+    : client_(client), table_(std::move(table)) {}
 
 Status AllIndex::CreateOrCheck() {
   TableSpec spec;
@@ -107,13 +108,13 @@ Status AllIndex::CreateOrCheck() {
   json::object put = StatePut(table_, IndexerState{});
   put["ConditionExpression"] = "attribute_not_exists(#r)";
   put["ExpressionAttributeNames"] = json::object{{"#r", "rev"}};
-  Reply reply = client_.Call("PutItem", put);
+  aws::Reply reply = client_.Call("PutItem", put);
   if (reply.ok() || reply.status.code() == ErrorCode::kConflict) return Status::Ok();  // exists
   return reply.status;
 }
 
 Result<IndexerState> AllIndex::LoadState() {
-  Reply reply = client_.Call(
+  aws::Reply reply = client_.Call(
       "GetItem", {{"TableName", table_}, {"Key", StateKey()}, {"ConsistentRead", true}});
   if (!reply.ok()) return reply.status;
   const auto* item = reply.body.if_contains("Item");
@@ -158,7 +159,7 @@ Result<std::vector<RecordedEvent>> AllIndex::QueryBlock(std::int64_t from, std::
       {"ExpressionAttributeNames", {{"#b", kBlockKey}, {"#p", kPositionKey}}},
       {"ExpressionAttributeValues", {{":b", N(BlockOf(from))}, {":from", N(from)}, {":to", N(to)}}},
       {"Limit", static_cast<std::int64_t>(std::min<std::size_t>(limit, 1000))}};
-  Reply reply = client_.Call("Query", request);
+  aws::Reply reply = client_.Call("Query", request);
   if (!reply.ok()) return reply.status;
   const auto* items = reply.body.if_contains("Items");
   if (items == nullptr || !items->is_array())

@@ -28,8 +28,8 @@
 #include <string_view>
 #include <vector>
 
+#include "aws/client.h"
 #include "indelible/store.h"
-#include "storage/dynamodb/client.h"
 
 namespace indelible::dynamodb {
 
@@ -63,7 +63,7 @@ struct IndexerState {
 
 class AllIndex {
  public:
-  AllIndex(Client& client, std::string table);
+  AllIndex(aws::Client& client, std::string table);
 
   // Creates the table and the indexer's state (next = 1), or checks them.
   Status CreateOrCheck();
@@ -102,7 +102,7 @@ class AllIndex {
   Result<std::vector<RecordedEvent>> QueryBlock(std::int64_t from, std::int64_t to,
                                                 std::size_t limit);
 
-  Client& client_;
+  aws::Client& client_;
   std::string table_;
 };
 

@@ -8,13 +8,13 @@
 namespace indelible::dynamodb {
 namespace json = boost::json;
 
-Result<std::vector<ShardInfo>> ListShards(Client& streams, const std::string& stream_arn) {
+Result<std::vector<ShardInfo>> ListShards(aws::Client& streams, const std::string& stream_arn) {
   std::vector<ShardInfo> shards;
   std::string start;
   do {
     json::object request{{"StreamArn", stream_arn}};
     if (!start.empty()) request["ExclusiveStartShardId"] = start;
-    Reply reply = streams.Call("DescribeStream", request);
+    aws::Reply reply = streams.Call("DescribeStream", request);
     if (!reply.ok()) return reply.status;
     const auto* description = reply.body.if_contains("StreamDescription");
     const auto* list = description != nullptr && description->is_object()
@@ -34,7 +34,7 @@ Result<std::vector<ShardInfo>> ListShards(Client& streams, const std::string& st
   return shards;
 }
 
-Result<ShardProgress> ReadShardToEnd(Client& streams, const std::string& stream_arn,
+Result<ShardProgress> ReadShardToEnd(aws::Client& streams, const std::string& stream_arn,
                                      const std::string& shard_id, ShardProgress from) {
   ShardProgress place = std::move(from);
   place.part = 0;
@@ -47,7 +47,7 @@ Result<ShardProgress> ReadShardToEnd(Client& streams, const std::string& stream_
     } else {
       request["ShardIteratorType"] = "TRIM_HORIZON";
     }
-    Reply reply = streams.Call("GetShardIterator", request);
+    aws::Reply reply = streams.Call("GetShardIterator", request);
     if (!reply.ok()) return reply.status;
     return StringAt(reply.body, "ShardIterator");
   };
@@ -57,7 +57,7 @@ Result<ShardProgress> ReadShardToEnd(Client& streams, const std::string& stream_
   std::string at = *iterator;
   bool trimmed_retry = false;
   for (;;) {
-    Reply reply = streams.Call("GetRecords", {{"ShardIterator", at}, {"Limit", 1000}});
+    aws::Reply reply = streams.Call("GetRecords", {{"ShardIterator", at}, {"Limit", 1000}});
     if (reply.error_type == "TrimmedDataAccessException") {
       // The records after the place are gone (start again at the horizon),
       // or DynamoDB Local's answer for a shard without records yet

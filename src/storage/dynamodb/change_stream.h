@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "aws/client.h"
 #include "storage/dynamodb/all_index.h"
-#include "storage/dynamodb/client.h"
 
 namespace indelible::dynamodb {
 
@@ -19,13 +19,13 @@ struct ShardInfo {
 };
 
 // Every shard of the stream (DescribeStream, paged), sorted by id.
-Result<std::vector<ShardInfo>> ListShards(Client& streams, const std::string& stream_arn);
+Result<std::vector<ShardInfo>> ListShards(aws::Client& streams, const std::string& stream_arn);
 
 // Reads one shard from `from` (its start if from.sequence is empty, or if
 // the records after it are gone) to its end and returns the place after
 // its last record: a closed shard is `done`. Nothing is indexed: the index
 // rebuild uses it to know where the change stream stands before it scans.
-Result<ShardProgress> ReadShardToEnd(Client& streams, const std::string& stream_arn,
+Result<ShardProgress> ReadShardToEnd(aws::Client& streams, const std::string& stream_arn,
                                      const std::string& shard_id, ShardProgress from);
 
 }  // namespace indelible::dynamodb

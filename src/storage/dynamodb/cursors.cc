@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <deque>
 
+#include "store/decide.h"
+
 namespace indelible::dynamodb {
 namespace {
 
@@ -35,7 +37,7 @@ class StreamItemsCursor final : public StreamCursor {
   const EventView& event() const override { return view_; }
   Status status() const override { return status_; }
   std::optional<StreamVersion> next_version() const override {
-    return next_ < 0 ? std::nullopt : std::optional<StreamVersion>(StreamVersion(next_));
+    return storage::NextVersionOrNone(next_);
   }
 
  private:

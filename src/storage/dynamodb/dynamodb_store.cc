@@ -16,18 +16,18 @@
 #include <random>
 #include <thread>
 
+#include "aws/client.h"
 #include "core/event_json.h"
 #include "core/mutex.h"
 #include "core/text.h"
 #include "storage/dynamodb/all_index.h"
 #include "storage/dynamodb/attributes.h"
-#include "storage/dynamodb/client.h"
 #include "storage/dynamodb/cursors.h"
 #include "storage/dynamodb/indexer.h"
+#include "storage/dynamodb/store_url.h"
 #include "storage/dynamodb/stream_table.h"
 #include "storage/dynamodb/tables.h"
 #include "storage/dynamodb/tip.h"
-#include "storage/dynamodb/url.h"
 #include "store/parallel_commits.h"
 #include "store/records.h"
 
@@ -39,11 +39,10 @@ constexpr std::string_view kNameKey = "name";
 
 // The change stream's endpoint: AWS serves it on a host of its own
 // (streams.dynamodb.REGION.amazonaws.com); emulators on the same one.
-Endpoint StreamsEndpoint(const Endpoint& endpoint) {
+net::Endpoint StreamsEndpoint(const net::Endpoint& endpoint) {
   if (!endpoint.host.starts_with("dynamodb.") || !endpoint.host.ends_with(".amazonaws.com"))
     return endpoint;
-  auto streams = ParseEndpoint((endpoint.tls ? "https://streams." : "http://streams.") +
-                               endpoint.host + ":" + endpoint.port);
+  auto streams = net::MakeEndpoint(endpoint.tls, "streams." + endpoint.host, endpoint.port, "url");
   return streams.ok() ? *streams : endpoint;
 }
 
@@ -54,8 +53,8 @@ std::string RandomOwner() {
 
 class DynamoDbStore final : public Store {
  public:
-  DynamoDbStore(StoreOptions options, std::unique_ptr<Client> client,
-                std::unique_ptr<Client> index_client, std::unique_ptr<Client> streams,
+  DynamoDbStore(StoreOptions options, std::unique_ptr<aws::Client> client,
+                std::unique_ptr<aws::Client> index_client, std::unique_ptr<aws::Client> streams,
                 const StoreUrl& url)
       : Store(options.limits),
         options_(std::move(options)),
@@ -193,14 +192,10 @@ class DynamoDbStore final : public Store {
       if (!read.ok()) return read.status();
       head = *read;
     }
-    if (head->deleted && !options.include_deleted)
-      return Status::NotFound(fmt::format("stream '{}' is deleted", Printable(stream)), true);
-    const std::int64_t low = options.include_deleted ? 0 : head->first_version.value();
-    const std::int64_t high = head->version.value();
-    const std::int64_t from = forward ? std::max(low, options.from ? options.from->value() : 0)
-                                      : std::min(high, options.from ? options.from->value() : high);
-    return MakeStreamCursor(events_, std::string(stream), options, from, low, high,
-                            std::move(first_page));
+    auto plan = storage::PlanStreamRead(stream, *head, options);
+    if (!plan.ok()) return plan.status();
+    return MakeStreamCursor(events_, std::string(stream), options, plan->from, plan->low,
+                            plan->high, std::move(first_page));
   }
 
   Result<std::unique_ptr<AllCursor>> ReadAll(const ReadAllOptions& options) override {
@@ -237,9 +232,9 @@ class DynamoDbStore final : public Store {
 
   Result<std::optional<std::string>> LoadRecord(std::string_view name) override {
     if (Status s = storage::ValidateRecordName(name); !s.ok()) return s;
-    Reply reply = client_->Call("GetItem", {{"TableName", checkpoints_table_},
-                                            {"Key", {{kNameKey, S(name)}}},
-                                            {"ConsistentRead", true}});
+    aws::Reply reply = client_->Call("GetItem", {{"TableName", checkpoints_table_},
+                                                 {"Key", {{kNameKey, S(name)}}},
+                                                 {"ConsistentRead", true}});
     if (!reply.ok()) return reply.status;
     const auto* item = reply.body.if_contains("Item");
     if (item == nullptr || !item->is_object()) return std::optional<std::string>();
@@ -256,7 +251,7 @@ class DynamoDbStore final : public Store {
       request["ExpressionAttributeValues"] = json::object{{":p", S(prefix)}};
     }
     for (;;) {
-      Reply reply = client_->Call("Scan", request);
+      aws::Reply reply = client_->Call("Scan", request);
       if (!reply.ok()) return reply.status;
       const auto* items = reply.body.if_contains("Items");
       if (items == nullptr || !items->is_array())
@@ -296,8 +291,8 @@ class DynamoDbStore final : public Store {
     StoreStats stats;
     stats.commits = commits_.load();
     stats.events = events_written_.load();
-    for (const Client* client : {client_.get(), index_client_.get(), streams_.get()}) {
-      const ClientCounters c = client->counters();
+    for (const aws::Client* client : {client_.get(), index_client_.get(), streams_.get()}) {
+      const aws::ClientCounters c = client->counters();
       const bool own = client == client_.get();
       (own ? stats.requests : stats.index_requests) += c.requests;
       stats.retries += c.retries;
@@ -361,9 +356,9 @@ class DynamoDbStore final : public Store {
   }
 
   const StoreOptions options_;
-  std::unique_ptr<Client> client_;        // the Store's calls
-  std::unique_ptr<Client> index_client_;  // the indexer's writes and state reads
-  std::unique_ptr<Client> streams_;       // the indexer's change-stream reads
+  std::unique_ptr<aws::Client> client_;        // the Store's calls
+  std::unique_ptr<aws::Client> index_client_;  // the indexer's writes and state reads
+  std::unique_ptr<aws::Client> streams_;       // the indexer's change-stream reads
   StreamTable events_;
   AllIndex all_;
   AllIndex index_writer_;  // the same table, through index_client_
@@ -386,22 +381,22 @@ namespace {
 // The three clients of a store: its own calls, the indexer's writes, and
 // the change stream's (on a host of its own on AWS).
 struct Clients {
-  std::unique_ptr<Client> store;
-  std::unique_ptr<Client> index;
-  std::unique_ptr<Client> streams;
+  std::unique_ptr<aws::Client> store;
+  std::unique_ptr<aws::Client> index;
+  std::unique_ptr<aws::Client> streams;
 };
 
-Result<Clients> MakeClients(const StoreUrl& url, const EnvLookup& env) {
-  auto credentials = LoadCredentials(env);
+Result<Clients> MakeClients(const StoreUrl& url, const aws::EnvLookup& env) {
+  auto credentials = aws::LoadCredentials(env);
   if (!credentials.ok()) return credentials.status();
-  ClientOptions client_options = ClientOptions::FromUrl(url, *credentials);
-  auto client = Client::Create(client_options);
+  aws::ClientOptions client_options = ClientOptionsFromUrl(url, *credentials);
+  auto client = aws::Client::Create(client_options);
   if (!client.ok()) return client.status();
-  auto index_client = Client::Create(client_options);
+  auto index_client = aws::Client::Create(client_options);
   if (!index_client.ok()) return index_client.status();
   client_options.endpoint = StreamsEndpoint(client_options.endpoint);
   client_options.target_prefix = "DynamoDBStreams_20120810.";
-  auto streams = Client::Create(client_options);
+  auto streams = aws::Client::Create(client_options);
   if (!streams.ok()) return streams.status();
   return Clients{std::move(*client), std::move(*index_client), std::move(*streams)};
 }
@@ -409,7 +404,7 @@ Result<Clients> MakeClients(const StoreUrl& url, const EnvLookup& env) {
 }  // namespace
 
 Result<std::unique_ptr<Store>> OpenDynamoDbStore(std::string_view url, const StoreOptions& options,
-                                                 const EnvLookup& env) {
+                                                 const aws::EnvLookup& env) {
   auto parsed = ParseStoreUrl(url, env);
   if (!parsed.ok()) return parsed.status();
   auto clients = MakeClients(*parsed, env);
@@ -422,7 +417,7 @@ Result<std::unique_ptr<Store>> OpenDynamoDbStore(std::string_view url, const Sto
 }
 
 Result<RebuildReport> RebuildDynamoDbIndex(std::string_view url, const RebuildOptions& options,
-                                           const EnvLookup& env) {
+                                           const aws::EnvLookup& env) {
   auto parsed = ParseStoreUrl(url, env);
   if (!parsed.ok()) return parsed.status();
   auto clients = MakeClients(*parsed, env);

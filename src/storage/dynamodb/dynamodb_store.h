@@ -5,8 +5,8 @@
 #include <memory>
 #include <string_view>
 
+#include "aws/credentials.h"
 #include "indelible/store.h"
-#include "storage/dynamodb/credentials.h"
 #include "storage/dynamodb/index_rebuild.h"
 
 namespace indelible::dynamodb {
@@ -16,7 +16,7 @@ namespace indelible::dynamodb {
 // missing. Errors: invalid (the URL), unauthorized (no credentials),
 // unavailable (the endpoint cannot be reached).
 Result<std::unique_ptr<Store>> OpenDynamoDbStore(std::string_view url, const StoreOptions& options,
-                                                 const EnvLookup& env = ProcessEnv);
+                                                 const aws::EnvLookup& env = aws::ProcessEnv);
 
 // Rebuilds the $all index of the store at a dynamodb:// URL from a scan of
 // its events table (index_rebuild.h), making the tables if missing. Offline:
@@ -24,6 +24,6 @@ Result<std::unique_ptr<Store>> OpenDynamoDbStore(std::string_view url, const Sto
 // invalid (an endpoint without change streams: dynalite), and
 // RebuildIndex's.
 Result<RebuildReport> RebuildDynamoDbIndex(std::string_view url, const RebuildOptions& options,
-                                           const EnvLookup& env = ProcessEnv);
+                                           const aws::EnvLookup& env = aws::ProcessEnv);
 
 }  // namespace indelible::dynamodb

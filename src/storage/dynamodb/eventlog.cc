@@ -113,7 +113,7 @@ std::optional<std::int64_t> ParseIsoTimeMs(std::string_view text) {
   return static_cast<std::int64_t>(seconds) * 1000 + millis;
 }
 
-Status ReadEventLog(Client& client, const std::string& table, const EventLogSink& sink,
+Status ReadEventLog(aws::Client& client, const std::string& table, const EventLogSink& sink,
                     const EventLogProgress& progress) {
   // The aggregates: a Scan of the partition keys alone.
   std::set<std::string> ids;
@@ -121,7 +121,7 @@ Status ReadEventLog(Client& client, const std::string& table, const EventLogSink
                     {"ProjectionExpression", "#i"},
                     {"ExpressionAttributeNames", {{"#i", "ID"}}}};
   for (;;) {
-    Reply reply = client.Call("Scan", scan);
+    aws::Reply reply = client.Call("Scan", scan);
     if (!reply.ok()) return reply.status;
     const auto* items = reply.body.if_contains("Items");
     if (items == nullptr || !items->is_array())
@@ -146,7 +146,7 @@ Status ReadEventLog(Client& client, const std::string& table, const EventLogSink
                        {"ExpressionAttributeValues", {{":i", {{"S", id}}}}}};
     std::int64_t version = 0;
     for (;;) {
-      Reply reply = client.Call("Query", query);
+      aws::Reply reply = client.Call("Query", query);
       if (!reply.ok()) return reply.status;
       const auto* items = reply.body.if_contains("Items");
       if (items == nullptr || !items->is_array())

@@ -18,8 +18,8 @@
 #include <functional>
 #include <string>
 
+#include "aws/client.h"
 #include "core/event_json.h"
-#include "storage/dynamodb/client.h"
 
 namespace indelible::dynamodb {
 
@@ -32,7 +32,7 @@ using EventLogProgress = std::function<void(std::uint64_t, std::uint64_t)>;
 // One Scan (of the IDs alone, paged) to find the aggregates, then one
 // Query (paged) per aggregate. Errors: not_found (no such table), invalid
 // (an item not of the layout above, naming it), and the client's.
-Status ReadEventLog(Client& client, const std::string& table, const EventLogSink& sink,
+Status ReadEventLog(aws::Client& client, const std::string& table, const EventLogSink& sink,
                     const EventLogProgress& progress = nullptr);
 
 // The id an event without one gets: a UUID (version 5 layout) from the

@@ -39,7 +39,7 @@ struct Pending {
 
 class Rebuild {
  public:
-  Rebuild(StreamTable& events, AllIndex& index, Client& streams, const std::string& stream_arn,
+  Rebuild(StreamTable& events, AllIndex& index, aws::Client& streams, const std::string& stream_arn,
           const RebuildOptions& options)
       : events_(events),
         index_(index),
@@ -272,7 +272,7 @@ class Rebuild {
 
   StreamTable& events_;
   AllIndex& index_;
-  Client& streams_;
+  aws::Client& streams_;
   const std::string& stream_arn_;
   const RebuildOptions& options_;
   const std::string owner_;
@@ -283,7 +283,7 @@ class Rebuild {
 
 }  // namespace
 
-Result<RebuildReport> RebuildIndex(StreamTable& events, AllIndex& index, Client& streams,
+Result<RebuildReport> RebuildIndex(StreamTable& events, AllIndex& index, aws::Client& streams,
                                    const std::string& stream_arn, const RebuildOptions& options) {
   return Rebuild(events, index, streams, stream_arn, options).Run();
 }

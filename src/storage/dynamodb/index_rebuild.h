@@ -37,9 +37,9 @@
 #include <string>
 #include <string_view>
 
+#include "aws/client.h"
 #include "indelible/options.h"
 #include "storage/dynamodb/all_index.h"
-#include "storage/dynamodb/client.h"
 #include "storage/dynamodb/stream_table.h"
 
 namespace indelible::dynamodb {
@@ -69,7 +69,7 @@ struct RebuildReport {
 // record becomes the indexer's. Errors: unavailable (a live indexer holds
 // the lease; a writer ran during the rebuild; another indexer wrote), the
 // clients' errors, internal (the events table itself is damaged).
-Result<RebuildReport> RebuildIndex(StreamTable& events, AllIndex& index, Client& streams,
+Result<RebuildReport> RebuildIndex(StreamTable& events, AllIndex& index, aws::Client& streams,
                                    const std::string& stream_arn, const RebuildOptions& options);
 
 }  // namespace indelible::dynamodb

@@ -72,7 +72,7 @@ Result<std::optional<Appended>> AppendedBy(const json::object& record) {
 
 }  // namespace
 
-Indexer::Indexer(Client& streams, AllIndex& index, IndexerOptions options)
+Indexer::Indexer(aws::Client& streams, AllIndex& index, IndexerOptions options)
     : streams_(streams), index_(index), options_(std::move(options)) {}
 
 Indexer::~Indexer() { Stop(); }
@@ -189,11 +189,11 @@ Result<std::size_t> Indexer::ReadShard(const ShardInfo& shard, IndexerState& wor
       request["ShardIteratorType"] = "AFTER_SEQUENCE_NUMBER";
       request["SequenceNumber"] = progress.sequence;
     }
-    Reply reply = streams_.Call("GetShardIterator", request);
+    aws::Reply reply = streams_.Call("GetShardIterator", request);
     if (!reply.ok()) return reply.status;
     iterator = StringAt(reply.body, "ShardIterator");
   }
-  Reply reply =
+  aws::Reply reply =
       streams_.Call("GetRecords", {{"ShardIterator", iterator}, {"Limit", kRecordsPerCall}});
   iterators_.erase(shard.id);
   if (reply.error_type == "ExpiredIteratorException") return std::size_t{0};  // a new one next

@@ -37,10 +37,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "aws/client.h"
 #include "core/mutex.h"
 #include "storage/dynamodb/all_index.h"
 #include "storage/dynamodb/change_stream.h"
-#include "storage/dynamodb/client.h"
 
 namespace indelible::dynamodb {
 
@@ -68,7 +68,7 @@ struct IndexerStats {
 
 class Indexer {
  public:
-  Indexer(Client& streams, AllIndex& index, IndexerOptions options);
+  Indexer(aws::Client& streams, AllIndex& index, IndexerOptions options);
   ~Indexer();
   Indexer(const Indexer&) = delete;
   Indexer& operator=(const Indexer&) = delete;
@@ -108,7 +108,7 @@ class Indexer {
   void SetStatus(Status status);
   void Loop();
 
-  Client& streams_;
+  aws::Client& streams_;
   AllIndex& index_;
   const IndexerOptions options_;
 

@@ -6,10 +6,10 @@
 #include <chrono>
 #include <map>
 
+#include "aws/errors.h"
 #include "core/clock.h"
 #include "core/text.h"
 #include "storage/dynamodb/attributes.h"
-#include "storage/dynamodb/errors.h"
 #include "storage/dynamodb/tables.h"
 #include "store/decide.h"
 
@@ -177,7 +177,7 @@ struct StreamTable::Write {
   }
 };
 
-StreamTable::StreamTable(Client& client, StreamTableOptions options)
+StreamTable::StreamTable(aws::Client& client, StreamTableOptions options)
     : client_(client), options_(std::move(options)) {}
 
 TableSpec StreamTable::Spec() const {
@@ -273,7 +273,7 @@ Result<CommitResult> StreamTable::Commit(std::vector<AppendRequest> appends,
     }
 
     const std::int64_t now = UnixMillisNow();
-    Reply reply;
+    aws::Reply reply;
     const bool single_update = writes.size() == 1 && !any_state_in_items;
     std::vector<Write*> update_of_item;  // the transaction's items: whose Update (or null)
     if (single_update) {
@@ -293,14 +293,14 @@ Result<CommitResult> StreamTable::Commit(std::vector<AppendRequest> appends,
       }
       reply = client_.Call("TransactWriteItems", {{"TransactItems", std::move(items)}});
       if (reply.error_type == "UnknownOperationException")
-        return Annotate(reply.status,
-                        any_state_in_items
-                            ? fmt::format("a state record past {} bytes is written as snapshot "
-                                          "items with TransactWriteItems (DynamoDB, DynamoDB "
-                                          "Local); this endpoint (dynalite?) has no transactions",
-                                          options_.max_state_bytes)
-                            : "a commit to several streams needs TransactWriteItems (DynamoDB, "
-                              "DynamoDB Local); this endpoint (dynalite?) has no transactions");
+        return aws::Annotate(
+            reply.status, any_state_in_items
+                              ? fmt::format("a state record past {} bytes is written as snapshot "
+                                            "items with TransactWriteItems (DynamoDB, DynamoDB "
+                                            "Local); this endpoint (dynalite?) has no transactions",
+                                            options_.max_state_bytes)
+                              : "a commit to several streams needs TransactWriteItems (DynamoDB, "
+                                "DynamoDB Local); this endpoint (dynalite?) has no transactions");
     }
 
     if (reply.ok()) {
@@ -323,14 +323,14 @@ Result<CommitResult> StreamTable::Commit(std::vector<AppendRequest> appends,
     if (reply.status.code() != ErrorCode::kConflict) return reply.status;
 
     // Which writes failed their condition, with the actual tips (ALL_OLD).
-    std::vector<CancellationReason> reasons;  // owns the transaction's items
+    std::vector<aws::CancellationReason> reasons;  // owns the transaction's items
     std::vector<std::pair<Write*, const json::object*>> failed;
     if (single_update) {
       const auto* item = reply.body.if_contains("Item");
       failed.emplace_back(&writes[0],
                           item != nullptr && item->is_object() ? &item->get_object() : nullptr);
     } else {
-      reasons = CancellationReasons(reply.body);
+      reasons = aws::CancellationReasons(reply.body);
       for (std::size_t i = 0; i < reasons.size() && i < update_of_item.size(); ++i)
         if (reasons[i].code == "ConditionalCheckFailed" && update_of_item[i] != nullptr)
           failed.emplace_back(update_of_item[i], &reasons[i].item);
@@ -365,7 +365,7 @@ void StreamTable::AfterCommit(std::vector<Write>& writes, const json::value* att
     if (attributes != nullptr && attributes->is_object()) {
       attrs = &attributes->get_object();
     } else if (w.TouchesState() || writes.size() == 1) {
-      Reply reply = client_.Call(
+      aws::Reply reply = client_.Call(
           "GetItem",
           {{"TableName", options_.table},
            {"Key", TipKey(w.append->stream)},
@@ -422,7 +422,7 @@ Status StreamTable::LoadSnapshot(std::string_view stream, Tip& tip) {
                          {":hi", N(SnapshotKey(ref.version, 0))}}}};
   json::array items;
   for (;;) {
-    Reply reply = client_.Call("Query", request);
+    aws::Reply reply = client_.Call("Query", request);
     if (!reply.ok()) return reply.status;
     const auto* page = reply.body.if_contains("Items");
     if (page == nullptr || !page->is_array())
@@ -439,12 +439,13 @@ Status StreamTable::LoadSnapshot(std::string_view stream, Tip& tip) {
 }
 
 Result<StreamHead> StreamTable::Head(std::string_view stream) {
-  Reply reply = client_.Call("GetItem", {{"TableName", options_.table},
-                                         {"Key", TipKey(stream)},
-                                         {"ConsistentRead", true},
-                                         {"ProjectionExpression", "#h, #f, #d"},
-                                         {"ExpressionAttributeNames",
-                                          {{"#h", "head"}, {"#f", "first"}, {"#d", "deleted"}}}});
+  aws::Reply reply = client_.Call(
+      "GetItem",
+      {{"TableName", options_.table},
+       {"Key", TipKey(stream)},
+       {"ConsistentRead", true},
+       {"ProjectionExpression", "#h, #f, #d"},
+       {"ExpressionAttributeNames", {{"#h", "head"}, {"#f", "first"}, {"#d", "deleted"}}}});
   if (!reply.ok()) return reply.status;
   const auto* item = reply.body.if_contains("Item");
   if (item == nullptr || !item->is_object())
@@ -455,7 +456,7 @@ Result<StreamHead> StreamTable::Head(std::string_view stream) {
 }
 
 Result<std::optional<StateRecord>> StreamTable::ReadState(std::string_view stream) {
-  Reply reply = client_.Call(
+  aws::Reply reply = client_.Call(
       "GetItem",
       {{"TableName", options_.table},
        {"Key", TipKey(stream)},
@@ -473,7 +474,7 @@ Result<std::optional<StateRecord>> StreamTable::ReadState(std::string_view strea
 }
 
 Result<Tip> StreamTable::ReadTip(std::string_view stream) {
-  Reply reply = client_.Call(
+  aws::Reply reply = client_.Call(
       "GetItem",
       {{"TableName", options_.table}, {"Key", TipKey(stream)}, {"ConsistentRead", true}});
   if (!reply.ok()) return reply.status;
@@ -509,7 +510,7 @@ Result<std::vector<RecordedEvent>> StreamTable::ReadStream(std::string_view stre
                          {"ExpressionAttributeNames", {{"#s", kStreamKey}, {"#v", kVersionKey}}},
                          {"ExpressionAttributeValues", {{":s", S(stream)}, {":from", N(start)}}}};
     for (;;) {
-      Reply reply = client_.Call("Query", request);
+      aws::Reply reply = client_.Call("Query", request);
       if (!reply.ok()) return reply.status;
       const auto* items = reply.body.if_contains("Items");
       if (items == nullptr || !items->is_array())

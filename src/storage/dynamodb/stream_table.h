@@ -26,8 +26,8 @@
 #include <string_view>
 #include <vector>
 
+#include "aws/client.h"
 #include "indelible/store.h"
-#include "storage/dynamodb/client.h"
 #include "storage/dynamodb/tables.h"
 #include "storage/dynamodb/tip.h"
 
@@ -67,7 +67,7 @@ struct StreamTableOptions {
 
 class StreamTable {
  public:
-  StreamTable(Client& client, StreamTableOptions options);
+  StreamTable(aws::Client& client, StreamTableOptions options);
 
   // Creates the table (on-demand billing, change stream on: the $all
   // indexer reads it) and waits until it is active, or checks that an
@@ -146,7 +146,7 @@ class StreamTable {
   Status PutEventItems(const std::vector<const TipAppend*>& appends);
   Result<std::size_t> Move(std::string_view stream, bool update_tip);
 
-  Client& client_;
+  aws::Client& client_;
   StreamTableOptions options_;
 };
 

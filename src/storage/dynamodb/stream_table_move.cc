@@ -119,7 +119,7 @@ Result<std::size_t> StreamTable::Move(std::string_view stream, bool update_tip) 
     // two movers never both subtract the same bytes.
     condition += (i == 0 ? "attribute_exists(" : " AND attribute_exists(") + name + ")";
   }
-  Reply reply = client_.Call(
+  aws::Reply reply = client_.Call(
       "UpdateItem", {{"TableName", options_.table},
                      {"Key", {{kStreamKey, S(stream)}, {kVersionKey, N(kTipVersion)}}},
                      {"UpdateExpression", "SET #r = :r ADD #b :b, #c :c" + remove + remove_gone},

@@ -22,7 +22,7 @@ Result<std::map<std::string, StreamHead>> StreamTable::ScanHeads() {
                          {"#d", "deleted"}}},
                        {"ExpressionAttributeValues", {{":tip", N(kTipVersion)}}}};
   for (;;) {
-    Reply reply = client_.Call("Scan", request);
+    aws::Reply reply = client_.Call("Scan", request);
     if (!reply.ok()) return reply.status;
     const auto* items = reply.body.if_contains("Items");
     if (items == nullptr || !items->is_array())

@@ -27,8 +27,8 @@ json::object StreamSpecification() {
 // Whether the table's TTL is on (ENABLED or ENABLING) for spec.ttl_attribute:
 // invalid when it is on for another attribute; nullopt when the endpoint
 // has no TTL at all (UnknownOperationException).
-Result<std::optional<bool>> TtlOn(Client& client, const TableSpec& spec) {
-  Reply described = client.Call("DescribeTimeToLive", {{"TableName", spec.name}});
+Result<std::optional<bool>> TtlOn(aws::Client& client, const TableSpec& spec) {
+  aws::Reply described = client.Call("DescribeTimeToLive", {{"TableName", spec.name}});
   if (described.error_type == "UnknownOperationException") return std::optional<bool>();
   if (!described.ok()) return described.status;
   const auto* found = described.body.if_contains("TimeToLiveDescription");
@@ -44,11 +44,11 @@ Result<std::optional<bool>> TtlOn(Client& client, const TableSpec& spec) {
 }
 
 // Turns the table's TTL on for spec.ttl_attribute unless it is on already.
-Status EnableTtl(Client& client, const TableSpec& spec) {
+Status EnableTtl(aws::Client& client, const TableSpec& spec) {
   auto on = TtlOn(client, spec);
   if (!on.ok()) return on.status();
   if (!on->has_value() || **on) return Status::Ok();
-  Reply updated = client.Call(
+  aws::Reply updated = client.Call(
       "UpdateTimeToLive",
       {{"TableName", spec.name},
        {"TimeToLiveSpecification", {{"AttributeName", spec.ttl_attribute}, {"Enabled", true}}}});
@@ -74,8 +74,8 @@ Status EnableTtl(Client& client, const TableSpec& spec) {
 
 }  // namespace
 
-Result<std::string> CreateOrCheckTable(Client& client, const TableSpec& spec) {
-  Reply described = client.Call("DescribeTable", {{"TableName", spec.name}});
+Result<std::string> CreateOrCheckTable(aws::Client& client, const TableSpec& spec) {
+  aws::Reply described = client.Call("DescribeTable", {{"TableName", spec.name}});
   bool creating = false;
   if (described.status.code() == ErrorCode::kNotFound) {
     json::array attributes{
@@ -88,7 +88,7 @@ Result<std::string> CreateOrCheckTable(Client& client, const TableSpec& spec) {
                          {"AttributeDefinitions", std::move(attributes)},
                          {"KeySchema", KeySchema(spec)}};
     if (spec.change_stream) request["StreamSpecification"] = StreamSpecification();
-    Reply created = client.Call("CreateTable", request);
+    aws::Reply created = client.Call("CreateTable", request);
     // ResourceInUseException (conflict): another process created it at the
     // same moment. Ours or theirs, the checks below judge the table.
     if (!created.ok() && created.status.code() != ErrorCode::kConflict) return created.status;
@@ -130,8 +130,9 @@ Result<std::string> CreateOrCheckTable(Client& client, const TableSpec& spec) {
       // by hand): turn it on. Commits before this are not in $all until the
       // index is rebuilt from a scan (docs/DYNAMODB.md).
       stream_requested = true;
-      Reply updated = client.Call("UpdateTable", {{"TableName", spec.name},
-                                                  {"StreamSpecification", StreamSpecification()}});
+      aws::Reply updated =
+          client.Call("UpdateTable",
+                      {{"TableName", spec.name}, {"StreamSpecification", StreamSpecification()}});
       // Another process turned it on first: ValidationException "Table
       // already has an enabled stream", or ResourceInUseException while the
       // table is UPDATING. The description (once ACTIVE) says how it ended.
@@ -160,10 +161,10 @@ Result<std::string> CreateOrCheckTable(Client& client, const TableSpec& spec) {
   }
 }
 
-Status BatchWrite(Client& client, const std::string& table, json::array requests) {
+Status BatchWrite(aws::Client& client, const std::string& table, json::array requests) {
   json::object request{{"RequestItems", json::object{{table, std::move(requests)}}}};
   for (int attempt = 0; attempt < 20; ++attempt) {
-    Reply reply = client.Call("BatchWriteItem", request);
+    aws::Reply reply = client.Call("BatchWriteItem", request);
     if (!reply.ok()) return reply.status;
     const auto* left = reply.body.if_contains("UnprocessedItems");
     if (left == nullptr || !left->is_object() || left->get_object().empty()) return Status::Ok();

@@ -6,8 +6,8 @@
 #include <boost/json/array.hpp>
 #include <string>
 
+#include "aws/client.h"
 #include "indelible/result.h"
-#include "storage/dynamodb/client.h"
 
 namespace indelible::dynamodb {
 
@@ -36,12 +36,12 @@ struct TableSpec {
 // Returns the table's LatestStreamArn: empty without change_stream, or where
 // the endpoint keeps no change streams (dynalite accepts the request and
 // ignores it).
-Result<std::string> CreateOrCheckTable(Client& client, const TableSpec& spec);
+Result<std::string> CreateOrCheckTable(aws::Client& client, const TableSpec& spec);
 
 // Writes up to 25 PutRequests or DeleteRequests to `table` with one
 // BatchWriteItem, sending what the server left unprocessed again (with a
 // back-off) until none is left. Only for writes that may be repeated: a
 // batch has no conditions. unavailable after 20 rounds.
-Status BatchWrite(Client& client, const std::string& table, boost::json::array requests);
+Status BatchWrite(aws::Client& client, const std::string& table, boost::json::array requests);
 
 }  // namespace indelible::dynamodb

@@ -281,9 +281,7 @@ class MemoryStreamCursor final : public StreamCursor {
   }
   const EventView& event() const override { return view_; }
   Status status() const override { return Status::Ok(); }
-  std::optional<StreamVersion> next_version() const override {
-    return next_ < 0 ? std::nullopt : std::optional<StreamVersion>(StreamVersion(next_));
-  }
+  std::optional<StreamVersion> next_version() const override { return NextVersionOrNone(next_); }
 
  private:
   void Seek() {
@@ -310,18 +308,10 @@ Result<std::unique_ptr<StreamCursor>> MemoryStore::ReadStream(std::string_view s
                                                               const ReadStreamOptions& options) {
   auto head = Head(stream);
   if (!head.ok()) return head.status();
-  if (head->deleted && !options.include_deleted)
-    return Status::NotFound(fmt::format("stream '{}' is deleted", Printable(stream)), true);
-  const std::int64_t low = options.include_deleted ? 0 : head->first_version.value();
-  const std::int64_t high = head->version.value();
-  std::int64_t from;
-  if (options.direction == Direction::kForward) {
-    from = std::max(low, options.from ? options.from->value() : 0);
-  } else {
-    from = std::min(high, options.from ? options.from->value() : high);
-  }
-  return std::unique_ptr<StreamCursor>(
-      new MemoryStreamCursor(*this, std::string(stream), options, from, low, high));
+  auto plan = PlanStreamRead(stream, *head, options);
+  if (!plan.ok()) return plan.status();
+  return std::unique_ptr<StreamCursor>(new MemoryStreamCursor(*this, std::string(stream), options,
+                                                              plan->from, plan->low, plan->high));
 }
 
 Result<std::unique_ptr<AllCursor>> MemoryStore::ReadAll(const ReadAllOptions& options) {

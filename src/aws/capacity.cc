@@ -1,9 +1,9 @@
-#include "storage/dynamodb/capacity.h"
+#include "aws/capacity.h"
 
 #include <array>
 #include <cmath>
 
-namespace indelible::dynamodb {
+namespace indelible::aws {
 
 CapacityKind CapacityKindOf(std::string_view operation) {
   static constexpr std::array<std::string_view, 5> kReads = {"GetItem", "Query", "Scan",
@@ -59,4 +59,4 @@ double ConsumedUnits(const boost::json::object& answer) {
   return UnitsOf(*consumed);
 }
 
-}  // namespace indelible::dynamodb
+}  // namespace indelible::aws

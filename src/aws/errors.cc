@@ -1,11 +1,11 @@
-#include "storage/dynamodb/errors.h"
+#include "aws/errors.h"
 
 #include <fmt/format.h>
 
 #include <array>
 #include <boost/json/string.hpp>
 
-namespace indelible::dynamodb {
+namespace indelible::aws {
 namespace {
 
 std::string StringMember(const boost::json::object& o, std::string_view name) {
@@ -136,4 +136,4 @@ Status MapError(std::string_view endpoint, std::string_view operation, int http_
   return Status::Internal(said);
 }
 
-}  // namespace indelible::dynamodb
+}  // namespace indelible::aws

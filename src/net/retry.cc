@@ -1,8 +1,8 @@
-#include "storage/dynamodb/retry.h"
+#include "net/retry.h"
 
 #include <algorithm>
 
-namespace indelible::dynamodb {
+namespace indelible::net {
 
 std::chrono::milliseconds BackoffCeiling(const RetryPolicy& policy, int retry) {
   // Doubling stops at the cap, so that large retry counts cannot overflow.
@@ -16,4 +16,4 @@ std::chrono::milliseconds BackoffDelay(const RetryPolicy& policy, int retry, std
   return std::chrono::milliseconds(static_cast<std::int64_t>(random % (ceiling + 1)));
 }
 
-}  // namespace indelible::dynamodb
+}  // namespace indelible::net

@@ -12,9 +12,9 @@
 #include <utility>
 #include <vector>
 
-#include "storage/dynamodb/credentials.h"
+#include "aws/credentials.h"
 
-namespace indelible::dynamodb {
+namespace indelible::aws {
 
 using Header = std::pair<std::string, std::string>;
 
@@ -60,4 +60,4 @@ std::string HmacSha256(std::string_view key, std::string_view data);
 // (and '/' when `keep_slash`), in uppercase hex.
 std::string UriEncode(std::string_view text, bool keep_slash);
 
-}  // namespace indelible::dynamodb
+}  // namespace indelible::aws

@@ -1,5 +1,6 @@
-// DynamoDB's error types onto indelible's error vocabulary
-// (include/indelible/status.h), and which errors are worth a retry.
+// AWS JSON-protocol error types (DynamoDB's among them) onto indelible's
+// error vocabulary (include/indelible/status.h), and which errors are worth
+// a retry.
 //
 // DynamoDB answers a failed call with HTTP 400 or 5xx and a JSON document
 // {"__type": "com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException",
@@ -18,7 +19,7 @@
 
 #include "indelible/status.h"
 
-namespace indelible::dynamodb {
+namespace indelible::aws {
 
 // "ConditionalCheckFailedException": __type without its namespace; empty
 // when the document has none.
@@ -64,4 +65,4 @@ struct CancellationReason {
 };
 std::vector<CancellationReason> CancellationReasons(const boost::json::object& error);
 
-}  // namespace indelible::dynamodb
+}  // namespace indelible::aws

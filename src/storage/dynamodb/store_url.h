@@ -1,5 +1,4 @@
-// Where a DynamoDB store lives: the endpoint of the service, and
-// `dynamodb://` store URLs (docs/DYNAMODB.md, "Store URLs"):
+// Where a DynamoDB store lives: `dynamodb://` store URLs (docs/DYNAMODB.md, "Store URLs"):
 //
 //   dynamodb://HOST[:PORT][?region=R&prefix=P&tls=0|1&connect_timeout_ms=N
 //                          &request_timeout_ms=N&max_attempts=N&ca_file=PATH
@@ -17,27 +16,15 @@
 #include <string>
 #include <string_view>
 
+#include "aws/client.h"
+#include "aws/credentials.h"
 #include "indelible/result.h"
-#include "storage/dynamodb/credentials.h"
+#include "net/url.h"
 
 namespace indelible::dynamodb {
 
-struct Endpoint {
-  bool tls = true;
-  std::string host;  // a name or an address; IPv6 without brackets
-  std::string port;  // "443"
-  // "https://host" or "http://host:port": for messages, and the Host header
-  // ("host" or "host:port" when the port is not the scheme's own).
-  std::string url;
-  std::string host_header;
-};
-
-// http://HOST[:PORT] or https://HOST[:PORT], with at most a trailing "/".
-// Errors: invalid (field "endpoint").
-Result<Endpoint> ParseEndpoint(std::string_view url);
-
 struct StoreUrl {
-  Endpoint endpoint;
+  net::Endpoint endpoint;  // tls=0: http://, else https:// (net/url.h)
   // From region=, else from an AWS host name (dynamodb.REGION.amazonaws.com),
   // else AWS_REGION, else AWS_DEFAULT_REGION.
   std::string region;
@@ -71,6 +58,10 @@ struct StoreUrl {
 
 // Errors: invalid (field "url"), naming the parameter at fault; an unknown
 // parameter is an error, so that a typo does not go unnoticed.
-Result<StoreUrl> ParseStoreUrl(std::string_view url, const EnvLookup& env = ProcessEnv);
+Result<StoreUrl> ParseStoreUrl(std::string_view url, const aws::EnvLookup& env = aws::ProcessEnv);
+
+// The AWS client options a store URL asks for; unset values keep their
+// defaults (aws/client.h).
+aws::ClientOptions ClientOptionsFromUrl(const StoreUrl& url, aws::Credentials credentials);
 
 }  // namespace indelible::dynamodb

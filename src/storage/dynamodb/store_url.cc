@@ -1,4 +1,4 @@
-#include "storage/dynamodb/url.h"
+#include "storage/dynamodb/store_url.h"
 
 #include <fmt/format.h>
 
@@ -11,25 +11,6 @@ namespace {
 
 Status BadUrl(std::string_view field, std::string message) {
   return Status::Invalid(std::string(field), std::move(message));
-}
-
-Result<Endpoint> MakeEndpoint(bool tls, const std::string& host, std::string port,
-                              std::string_view field) {
-  if (host.empty()) return BadUrl(field, "the URL names no host");
-  const std::string standard = tls ? "443" : "80";
-  if (port.empty()) port = standard;
-  int number = 0;
-  const auto [end, error] = std::from_chars(port.data(), port.data() + port.size(), number);
-  if (error != std::errc() || end != port.data() + port.size() || number < 1 || number > 65535)
-    return BadUrl(field, fmt::format("port '{}' is not a number from 1 to 65535", port));
-  Endpoint e;
-  e.tls = tls;
-  e.host = host;
-  e.port = port;
-  const std::string bracketed = host.find(':') != std::string::npos ? "[" + host + "]" : host;
-  e.host_header = port == standard ? bracketed : bracketed + ":" + port;
-  e.url = std::string(tls ? "https://" : "http://") + e.host_header;
-  return e;
 }
 
 // Table names allow A-Z a-z 0-9 _ - . and 255 characters; the prefix
@@ -69,21 +50,7 @@ Result<int> Number(std::string_view name, std::string_view value, int min, int m
 
 }  // namespace
 
-Result<Endpoint> ParseEndpoint(std::string_view url) {
-  auto parsed = boost::urls::parse_uri(url);
-  if (!parsed) return BadUrl("endpoint", fmt::format("'{}' is not a URL", url));
-  const std::string scheme = parsed->scheme();
-  if (scheme != "http" && scheme != "https")
-    return BadUrl("endpoint", fmt::format("'{}' is not an http:// or https:// URL", url));
-  if ((!parsed->path().empty() && parsed->path() != "/") || parsed->has_query() ||
-      parsed->has_fragment() || parsed->has_userinfo())
-    return BadUrl("endpoint",
-                  fmt::format("'{}' must be scheme://host[:port], without path or query", url));
-  std::string host = parsed->host_address();
-  return MakeEndpoint(scheme == "https", host, parsed->port(), "endpoint");
-}
-
-Result<StoreUrl> ParseStoreUrl(std::string_view url, const EnvLookup& env) {
+Result<StoreUrl> ParseStoreUrl(std::string_view url, const aws::EnvLookup& env) {
   auto parsed = boost::urls::parse_uri(url);
   if (!parsed || parsed->scheme() != "dynamodb")
     return BadUrl("url", fmt::format("'{}' is not a dynamodb://HOST[:PORT][?...] URL", url));
@@ -154,7 +121,7 @@ Result<StoreUrl> ParseStoreUrl(std::string_view url, const EnvLookup& env) {
                                        name));
     }
   }
-  auto endpoint = MakeEndpoint(tls, parsed->host_address(), port, "url");
+  auto endpoint = net::MakeEndpoint(tls, parsed->host_address(), port, "url");
   if (!endpoint.ok()) return endpoint.status();
   out.endpoint = std::move(*endpoint);
   if (out.region.empty()) out.region = RegionOfHost(out.endpoint.host);
@@ -164,6 +131,18 @@ Result<StoreUrl> ParseStoreUrl(std::string_view url, const EnvLookup& env) {
     return BadUrl("url",
                   fmt::format("'{}' names no region: add ?region=..., or set AWS_REGION", url));
   return out;
+}
+
+aws::ClientOptions ClientOptionsFromUrl(const StoreUrl& url, aws::Credentials credentials) {
+  aws::ClientOptions o;
+  o.endpoint = url.endpoint;
+  o.region = url.region;
+  o.credentials = std::move(credentials);
+  if (url.connect_timeout) o.connect_timeout = *url.connect_timeout;
+  if (url.request_timeout) o.request_timeout = *url.request_timeout;
+  if (url.max_attempts) o.retry.max_attempts = *url.max_attempts;
+  o.ca_file = url.ca_file;
+  return o;
 }
 
 }  // namespace indelible::dynamodb

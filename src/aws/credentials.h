@@ -1,5 +1,5 @@
-// AWS credentials for signing DynamoDB requests, from the standard sources
-// the AWS SDKs and CLI read, in their order:
+// AWS credentials for signing requests (DynamoDB's, and any service's),
+// from the standard sources the AWS SDKs and CLI read, in their order:
 //   1. the environment: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and, for
 //      temporary credentials, AWS_SESSION_TOKEN;
 //   2. the shared credentials file: AWS_SHARED_CREDENTIALS_FILE, or
@@ -19,7 +19,7 @@
 
 #include "indelible/result.h"
 
-namespace indelible::dynamodb {
+namespace indelible::aws {
 
 struct Credentials {
   std::string access_key_id;
@@ -43,4 +43,4 @@ std::optional<std::string> ProcessEnv(const char* name);
 // file cannot be parsed (with its line).
 Result<Credentials> LoadCredentials(const EnvLookup& env = ProcessEnv);
 
-}  // namespace indelible::dynamodb
+}  // namespace indelible::aws

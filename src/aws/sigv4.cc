@@ -1,4 +1,4 @@
-#include "storage/dynamodb/sigv4.h"
+#include "aws/sigv4.h"
 
 #include <fmt/format.h>
 #include <openssl/evp.h>
@@ -9,7 +9,7 @@
 #include <ctime>
 #include <map>
 
-namespace indelible::dynamodb {
+namespace indelible::aws {
 namespace {
 
 std::string Hex(const unsigned char* data, std::size_t size) {
@@ -167,4 +167,4 @@ Signature Sign(const SigningRequest& request, const Credentials& credentials,
   return s;
 }
 
-}  // namespace indelible::dynamodb
+}  // namespace indelible::aws

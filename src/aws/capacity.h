@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-namespace indelible::dynamodb {
+namespace indelible::aws {
 
 enum class CapacityKind {
   kNone,   // the operation takes no ReturnConsumedCapacity (tables, Streams)
@@ -29,4 +29,4 @@ std::string AskConsumedCapacity(std::string body);
 // The capacity units an answer reports (0 when it reports none).
 double ConsumedUnits(const boost::json::object& answer);
 
-}  // namespace indelible::dynamodb
+}  // namespace indelible::aws

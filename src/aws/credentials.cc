@@ -1,4 +1,4 @@
-#include "storage/dynamodb/credentials.h"
+#include "aws/credentials.h"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include <fstream>
 #include <map>
 
-namespace indelible::dynamodb {
+namespace indelible::aws {
 namespace {
 
 std::string Trim(const std::string& s) {
@@ -103,4 +103,4 @@ Result<Credentials> LoadCredentials(const EnvLookup& env) {
   return credentials;
 }
 
-}  // namespace indelible::dynamodb
+}  // namespace indelible::aws

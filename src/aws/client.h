@@ -1,9 +1,10 @@
-// Client: a synchronous client of DynamoDB's JSON protocol (API version
-// 2012-08-10). Every operation is `POST /` with
-// `X-Amz-Target: DynamoDB_20120810.<Operation>`, a JSON body
-// (application/x-amz-json-1.0) and a SigV4 signature (service `dynamodb`).
-// Requests and answers are boost::json objects shaped as the DynamoDB API
-// reference has them; this class knows no operation by name.
+// Client: a synchronous client of AWS's JSON protocol, as DynamoDB speaks it
+// (API version 2012-08-10): every operation is `POST /` with
+// `X-Amz-Target: <target_prefix><Operation>`, a JSON body
+// (application/x-amz-json-1.0) and a SigV4 signature (`service`, default
+// `dynamodb`). Requests and answers are boost::json objects shaped as the
+// service's API reference has them; this class knows no operation by name.
+// HTTP(S), the connection pool and the retry loop are net/'s HttpClient.
 //
 // Concurrency: thread-safe. A call borrows a keep-alive connection from a
 // small pool, or opens one when none is idle, and hands it back after: N
@@ -11,13 +12,14 @@
 // `max_idle_connections` stay open between calls.
 //
 // Retries: a call is tried up to `retry.max_attempts` times, waiting with
-// exponential back-off and full jitter (retry.h) between attempts, when an
-// attempt is throttled, meets a server error (HTTP 5xx) or a transaction
-// conflict, or fails in transport (cannot connect, connection lost, no
-// answer within `request_timeout`). A request whose connection was lost may
-// have been applied before the answer was lost, so a retried write may meet
-// its own effect (a failed condition, say): callers make writes idempotent
-// or recognise their own item. Every other error is returned at once, an
+// exponential back-off and full jitter (net/retry.h) between attempts, when
+// an attempt is throttled, meets a server error (HTTP 5xx) or a transaction
+// conflict (errors.h, IsRetryable), gets a body that fails its checksum, or
+// fails in transport (cannot connect, connection lost, no answer within
+// `request_timeout`). A request whose connection was lost may have been
+// applied before the answer was lost, so a retried write may meet its own
+// effect (a failed condition, say): callers make writes idempotent or
+// recognise their own item. Every other error is returned at once, an
 // https server whose certificate is not trusted too (unauthorized).
 //
 // Lifetime: a Client must outlive its calls; destroying it closes the idle
@@ -31,22 +33,30 @@
 #include <string>
 #include <string_view>
 
+#include "aws/credentials.h"
 #include "indelible/result.h"
-#include "storage/dynamodb/credentials.h"
-#include "storage/dynamodb/retry.h"
-#include "storage/dynamodb/url.h"
+#include "net/retry.h"
+#include "net/url.h"
 
-namespace indelible::dynamodb {
+namespace indelible::aws {
+
+// 10 attempts, back-off from 25 ms up to 5 s: a throttled table gets a few
+// seconds to recover before the caller hears of it.
+net::RetryPolicy DefaultRetryPolicy();
 
 struct ClientOptions {
-  Endpoint endpoint;  // ParseEndpoint("http://127.0.0.1:8000")
+  net::Endpoint endpoint;  // net::ParseUrl("http://127.0.0.1:8000")
   std::string region;
+  // The signing name of the service.
+  std::string service = "dynamodb";
   Credentials credentials;
   // Resolving, connecting and the TLS handshake, together.
   std::chrono::milliseconds connect_timeout{3000};
   // Sending one request and reading its whole answer (each attempt).
   std::chrono::milliseconds request_timeout{10000};
-  RetryPolicy retry;
+  // Attempts and back-off. Which failures are retried is AWS's rule (see
+  // Retries above): retry_answer and retry_transport are set by the client.
+  net::RetryPolicy retry = DefaultRetryPolicy();
   std::size_t max_idle_connections = 16;
   // PEM certificates trusted besides the system's (https only): a private
   // CA, or a test server's own. Empty: the system's store alone.
@@ -57,9 +67,6 @@ struct ClientOptions {
   // Ask every item and table-read operation for its consumed capacity
   // (capacity.h) and add it to the counters. Costs a few bytes per answer.
   bool count_capacity = true;
-
-  // The options a store URL asks for; unset values keep their defaults.
-  static ClientOptions FromUrl(const StoreUrl& url, Credentials credentials);
 };
 
 // The outcome of one call, retries included.
@@ -113,4 +120,4 @@ class Client {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace indelible::dynamodb
+}  // namespace indelible::aws

@@ -1,0 +1,183 @@
+#include "aws/client.h"
+
+#include <fmt/format.h>
+#include <zlib.h>
+
+#include <atomic>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <optional>
+
+#include "aws/capacity.h"
+#include "aws/errors.h"
+#include "aws/sigv4.h"
+#include "net/http_client.h"
+
+namespace indelible::aws {
+
+namespace http = net::http;
+
+namespace {
+
+// DynamoDB puts a CRC32 of the body in x-amz-crc32, so that a body damaged
+// on the way is noticed (and retried) rather than parsed.
+bool ChecksumMatches(const net::Response& response) {
+  const auto header = response.find("x-amz-crc32");
+  if (header == response.end()) return true;
+  const auto& body = response.body();
+  const uLong crc =
+      crc32(0L, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size()));
+  return std::to_string(crc) == std::string_view(header->value());
+}
+
+// The answer's body as a JSON object; nullopt when it is not one.
+std::optional<boost::json::object> ParseObject(const std::string& body) {
+  boost::system::error_code ec;
+  boost::json::value doc = boost::json::parse(body, ec);
+  if (ec || !doc.is_object()) return std::nullopt;
+  return std::move(doc.get_object());
+}
+
+}  // namespace
+
+net::RetryPolicy DefaultRetryPolicy() {
+  net::RetryPolicy policy;
+  policy.max_attempts = 10;
+  policy.base = std::chrono::milliseconds(25);
+  policy.cap = std::chrono::milliseconds(5000);
+  return policy;
+}
+
+struct Client::Impl {
+  ClientOptions options;
+  std::unique_ptr<net::HttpClient> http;
+  std::atomic<std::uint64_t> calls{0}, throttles{0}, failures{0};
+  // Capacity units in thousandths: the answers report halves and tenths.
+  std::atomic<std::uint64_t> read_milliunits{0}, write_milliunits{0};
+
+  // Signed anew for every attempt: a signature carries the time it was made.
+  net::Request MakeRequest(std::string_view operation, const std::string& body) const {
+    net::Request request = http->MakeRequest(http::verb::post, "/");
+    const std::string amz_date = AmzDate(std::chrono::system_clock::now());
+    SigningRequest signing;
+    signing.method = "POST";
+    signing.path = std::string(request.target());
+    signing.headers = {{"host", options.endpoint.host_header},
+                       {"content-type", "application/x-amz-json-1.0"},
+                       {"x-amz-target", options.target_prefix + std::string(operation)}};
+    for (auto& header : SigningHeaders(options.credentials, amz_date))
+      signing.headers.push_back(std::move(header));
+    signing.body = body;
+    const Signature signature =
+        Sign(signing, options.credentials, options.region, options.service, amz_date);
+    for (const auto& [name, value] : signing.headers) request.set(name, value);
+    request.set(http::field::authorization, signature.authorization);
+    request.body() = body;
+    request.prepare_payload();
+    return request;
+  }
+
+  // AWS's rule for what is worth another attempt (errors.h), counting the
+  // throttles it sees on the way.
+  net::RetryPolicy Policy() {
+    net::RetryPolicy policy = options.retry;
+    policy.retry_transport = true;
+    policy.resend_on_stale_connection = true;
+    policy.retry_answer = [this](const net::Response& answer) {
+      if (!ChecksumMatches(answer)) return true;
+      const int status = static_cast<int>(answer.result_int());
+      if (status == 200) return false;
+      const auto error = ParseObject(answer.body());
+      // Neither DynamoDB nor its emulators answer anything but a JSON
+      // object; a proxy's HTML page might.
+      if (!error) return status >= 500;
+      const std::string type = ErrorType(*error);
+      if (IsThrottle(type)) throttles.fetch_add(1, std::memory_order_relaxed);
+      return IsRetryable(status, type);
+    };
+    return policy;
+  }
+
+  // The reply for the last attempt's answer.
+  Status Decode(std::string_view operation, const net::Response& answer, CapacityKind capacity,
+                Reply* reply) {
+    const std::string& url = options.endpoint.url;
+    if (!ChecksumMatches(answer))
+      return Status::Unavailable(
+          fmt::format("the answer from {} does not match its x-amz-crc32 checksum", url));
+    const int status = static_cast<int>(answer.result_int());
+    auto doc = ParseObject(answer.body());
+    if (!doc)
+      return Status::Internal(
+          fmt::format("{} {} at {}: HTTP {} with a body that is not a JSON "
+                      "object: {:.200}",
+                      options.service, operation, url, status, answer.body()));
+    reply->body = std::move(*doc);
+    if (status != 200) {
+      reply->error_type = ErrorType(reply->body);
+      return MapError(url, operation, status, reply->body);
+    }
+    if (capacity != CapacityKind::kNone)
+      (capacity == CapacityKind::kRead ? read_milliunits : write_milliunits)
+          .fetch_add(static_cast<std::uint64_t>(ConsumedUnits(reply->body) * 1000.0 + 0.5),
+                     std::memory_order_relaxed);
+    return Status::Ok();
+  }
+};
+
+Client::Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Client::~Client() = default;
+
+Result<std::unique_ptr<Client>> Client::Create(ClientOptions options) {
+  net::HttpClientOptions http;
+  http.endpoint = options.endpoint;
+  http.ca_file = options.ca_file;
+  http.connect_timeout = options.connect_timeout;
+  http.request_timeout = options.request_timeout;
+  http.max_idle_connections = options.max_idle_connections;
+  // A Query or Scan page is at most 1 MB of items; BatchGetItem 16 MB.
+  http.body_limit = 64 << 20;
+  auto client = net::HttpClient::Create(std::move(http));
+  if (!client.ok()) return client.status();
+  auto impl = std::make_unique<Impl>();
+  if (options.retry.max_attempts < 1) options.retry.max_attempts = 1;
+  impl->options = std::move(options);
+  impl->http = std::move(*client);
+  return std::unique_ptr<Client>(new Client(std::move(impl)));
+}
+
+Reply Client::Call(std::string_view operation, const boost::json::object& request) {
+  Impl& m = *impl_;
+  m.calls.fetch_add(1, std::memory_order_relaxed);
+  const CapacityKind capacity =
+      m.options.count_capacity ? CapacityKindOf(operation) : CapacityKind::kNone;
+  const std::string body = capacity == CapacityKind::kNone
+                               ? boost::json::serialize(request)
+                               : AskConsumedCapacity(boost::json::serialize(request));
+  net::Exchange exchange = m.http->Send([&] { return m.MakeRequest(operation, body); }, m.Policy());
+  Reply reply;
+  reply.attempts = exchange.attempts;
+  // Transport errors come annotated with the attempts already.
+  reply.status = exchange.ok() ? m.Decode(operation, exchange.response, capacity, &reply)
+                               : std::move(exchange.status);
+  if (!reply.ok()) {
+    m.failures.fetch_add(1, std::memory_order_relaxed);
+    if (exchange.ok() && reply.attempts > 1)
+      reply.status = Annotate(reply.status, fmt::format(" (after {} attempts)", reply.attempts));
+  }
+  return reply;
+}
+
+ClientCounters Client::counters() const {
+  const Impl& m = *impl_;
+  const net::HttpCounters http = m.http->counters();
+  ClientCounters counters{m.calls.load(),     http.requests, http.retries,
+                          m.throttles.load(), http.connects, m.failures.load()};
+  counters.read_units = static_cast<double>(m.read_milliunits.load()) / 1000.0;
+  counters.write_units = static_cast<double>(m.write_milliunits.load()) / 1000.0;
+  return counters;
+}
+
+const ClientOptions& Client::options() const { return impl_->options; }
+
+}  // namespace indelible::aws
