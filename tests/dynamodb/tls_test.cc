@@ -7,6 +7,7 @@
 
 #include "aws/client.h"
 #include "testutil/dynamodb_server.h"
+#include "testutil/test_certificates.h"
 
 namespace indelible::aws {
 namespace {
@@ -17,16 +18,9 @@ class Https : public ::testing::Test {
     temp_ = new testutil::TempDir();
     const std::string d = temp_->path().string();
     // A CA, and a server certificate for the address 127.0.0.1 signed by it.
-    const std::string make =
-        "cd '" + d +
-        "' && openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 "
-        "-subj '/CN=indelible test CA' && "
-        "openssl req -newkey rsa:2048 -nodes -keyout key.pem -out server.csr -subj '/CN=127.0.0.1' "
-        "&& printf 'subjectAltName=IP:127.0.0.1\\nbasicConstraints=CA:FALSE\\n' > ext && "
-        "openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out cert.pem "
-        "-days 2 -extfile ext";
+    testutil::TestCertificates certificates;
     std::string output;
-    if (testutil::RunCommand(make, &output) != 0) {
+    if (!certificates.Make(d, &output)) {
       ADD_FAILURE() << "openssl could not make the certificates (scripts/install-deps.sh):\n"
                     << output;
       return;
