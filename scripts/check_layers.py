@@ -47,6 +47,7 @@ RANK = {
     "indelible_entities": 6,
     "indelible_projections": 6,
     "indelible_api": 7,
+    "indelible_auth": 7,  # principals, API keys, JWTs, rules; on the store contract
     "indelible_server": 8,
     "indelible_client": 8,
     "indelible_bench": 9,
@@ -72,6 +73,7 @@ PUBLIC_HEADERS = {
     "projection.h": "indelible_projections",
     "read_store.h": "indelible_projections",
     "project_command.h": "indelible_projections",
+    "serve_flags.h": "indelible_cli_base",
     "api.h": "indelible_api",
     "server.h": "indelible_server",
     "client.h": "indelible_client",

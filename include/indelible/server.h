@@ -35,6 +35,9 @@ struct HttpRequest {
   // Header names in lower case.
   std::map<std::string, std::string> headers;
   std::string body;
+  // Who sent it, when authentication is on (docs/SECURITY.md): "key:NAME",
+  // "jwt:SUBJECT" or "cert:SUBJECT"; empty when authentication is off.
+  std::string principal;
 
   // The header's value, or nullptr. `name` in lower case.
   const std::string* Header(std::string_view name) const;
@@ -56,6 +59,54 @@ struct HttpRoute {
   std::string method;   // "GET", "POST", "DELETE", ...
   std::string pattern;  // "/todo/{}": literal segments and "{}" for one segment
   std::function<HttpResponse(const HttpRequest&)> handler;
+  // When authentication is on, the right a caller needs on the streams the
+  // route touches (docs/SECURITY.md): "read", "write", "delete", ...; empty:
+  // "read" for GET and HEAD, "write" for the rest.
+  std::string right;
+  // The streams the route touches start with this ("todo-"); empty: any
+  // stream, so only a caller with the right on every stream may call it.
+  std::string stream_prefix;
+};
+
+// TLS on the listening socket (docs/SECURITY.md, "TLS"). TLS 1.2 and 1.3
+// only; SIGHUP reloads the files for new connections, open ones go on.
+struct ServeTls {
+  std::string cert_file;  // PEM certificate chain; empty: plain HTTP
+  std::string key_file;   // PEM private key
+  // PEM CA certificates: clients are asked for a certificate verified
+  // against these, and its subject becomes the principal "cert:SUBJECT"
+  // (mutual TLS). Empty: no client certificates.
+  std::string client_ca_file;
+  // With client_ca_file: refuse a handshake without a client certificate.
+  bool require_client_cert = false;
+
+  bool enabled() const { return !cert_file.empty(); }
+};
+
+// Who may call the server (docs/SECURITY.md). Off by default on loopback.
+struct ServeAuth {
+  bool enabled = false;
+  // JSON: user-defined roles and their rules, and certificate subjects
+  // mapped to roles. Empty: the built-in roles only.
+  std::string roles_file;
+  // Bearer JWTs: RS256/ES256 verified with the keys of this JWKS file
+  // (reloaded when it changes); `iss` must be jwt_issuer, `aud` hold one of
+  // jwt_audiences, and the claim jwt_roles_claim (a dot path) holds roles.
+  std::string jwks_file;
+  std::string jwt_issuer;
+  std::vector<std::string> jwt_audiences;
+  std::string jwt_roles_claim = "roles";
+  // The first admin key: read from this file (0600) if it exists, else made
+  // and written there with 0600; never logged.
+  std::string bootstrap_key_file;
+  // The environment variable holding an admin key to register at start;
+  // read once and removed from the environment.
+  std::string bootstrap_key_env = "INDELIBLE_BOOTSTRAP_KEY";
+  // How long a server trusts what it read of an API key: a key revoked on
+  // another server of the same DynamoDB table is refused here within this.
+  std::chrono::milliseconds key_cache{1000};
+  // /metrics without the metrics right.
+  bool metrics_open = false;
 };
 
 // Every setting of the server; `indelible serve` has a flag for each
@@ -110,6 +161,10 @@ struct ServeOptions {
   std::size_t max_consumer_groups = 1000;
   // Served beside the standard API; the standard routes win on a clash.
   std::vector<HttpRoute> routes;
+  ServeTls tls;
+  ServeAuth auth;
+  // Listen beyond loopback without TLS or authentication (logged loudly).
+  bool insecure = false;
 };
 
 // Serves `store` until SIGTERM/SIGINT. Errors: the listen address is bad or
