@@ -61,6 +61,11 @@ struct ClientOptions {
   // system's CAs alone. The server's certificate must also name the URL's
   // host, else every call answers unauthorized.
   std::string ca_file;
+  // The credential sent with every request when the server requires one
+  // (docs/SECURITY.md): an API key ("idl_...") or a JWT, as
+  // "Authorization: Bearer ...". Empty: none. A missing or bad one answers
+  // unauthorized (HTTP 401), a forbidden act unauthorized too (HTTP 403).
+  std::string credential;
 };
 
 // Where a subscription starts. The first of these that is set wins.
@@ -160,6 +165,15 @@ class Client {
 
   // GET /health. A server that is starting or stopping answers unavailable.
   Result<ServerHealth> Health();
+
+  // API keys (docs/SECURITY.md, "API keys"): POST /keys, GET /keys,
+  // DELETE /keys/{id or name}. CreateKey's answer holds the secret key, shown
+  // this once. `expires_in`: 0 for a key that does not expire. Each answer
+  // is the server's JSON document ({id, name, roles, created, ...}).
+  Result<std::string> CreateKey(std::string_view name, const std::vector<std::string>& roles,
+                                std::chrono::seconds expires_in = std::chrono::seconds(0));
+  Result<std::string> ListKeys();
+  Result<std::string> RevokeKey(std::string_view id_or_name);
 
   // Consumer groups held by the server (docs/HTTP.md, "Consumer groups";
   // the semantics are ConsumerGroup's). Create is ok for an existing group

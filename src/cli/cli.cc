@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "api/wire.h"
 #include "core/event_json.h"
@@ -48,6 +51,16 @@ Result<std::unique_ptr<Store>> Open(const std::string& data, const StoreOptions&
 ClientOptions Cli::client_options() const {
   ClientOptions options;
   options.ca_file = ca_file;
+  // A file, or the environment: never a flag's value, which `ps` shows.
+  if (!api_key_file.empty()) {
+    std::ifstream in(api_key_file);
+    std::getline(in, options.credential);
+    while (!options.credential.empty() &&
+           std::isspace(static_cast<unsigned char>(options.credential.back())))
+      options.credential.pop_back();
+  } else if (const char* key = std::getenv("INDELIBLE_API_KEY"); key != nullptr) {
+    options.credential = key;
+  }
   return options;
 }
 

@@ -19,7 +19,9 @@ struct Cli {
   std::string data = "./indelible-data";  // --data
   std::string url;                        // --url: a server instead of --data
   std::string ca_file;                    // --ca-file: trusted CAs for an https --url
-  bool json = false;                      // --json
+  // --api-key-file: the credential for --url (else $INDELIBLE_API_KEY).
+  std::string api_key_file;
+  bool json = false;  // --json
   // Set by the chosen verb's callback; main runs it after parsing.
   std::function<int()> run;
 
@@ -52,6 +54,7 @@ void AddAdminVerbs(CLI::App& app, Cli& cli);     // check, bench
 void AddServeVerb(CLI::App& app, Cli& cli);      // serve
 void AddConsumerVerbs(CLI::App& app, Cli& cli);  // consumers ...
 void AddRelayVerb(CLI::App& app, Cli& cli);      // relay nats
+void AddKeyVerbs(CLI::App& app, Cli& cli);       // keys ...
 
 // One line per event: text "#position stream@version type data" or JSON.
 void PrintEvent(const Cli& cli, const EventView& event);

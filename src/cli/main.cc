@@ -20,6 +20,11 @@ int main(int argc, char** argv) {
   app.add_option("--ca-file", cli.ca_file,
                  "with an https --url: PEM certificates to trust besides the system's CAs")
       ->needs(url);
+  app.add_option("--api-key-file", cli.api_key_file,
+                 "with --url: a file holding the API key (or JWT) to send; default: "
+                 "$INDELIBLE_API_KEY")
+      ->check(CLI::ExistingFile)
+      ->needs(url);
   app.add_flag("--json", cli.json, "machine-readable output: one JSON value per line");
   indelible::cli::AddWriteVerbs(app, cli);
   indelible::cli::AddReadVerbs(app, cli);
@@ -28,6 +33,7 @@ int main(int argc, char** argv) {
   indelible::cli::AddServeVerb(app, cli);
   indelible::cli::AddConsumerVerbs(app, cli);
   indelible::cli::AddRelayVerb(app, cli);
+  indelible::cli::AddKeyVerbs(app, cli);
   // No projections of its own: list, retry and skip work on any read store.
   static const std::vector<indelible::Projection> kNoProjections;
   indelible::cli::AddProjectVerbs(app, cli, &kNoProjections);

@@ -68,6 +68,7 @@ Result<std::unique_ptr<Client>> Client::Connect(std::string_view url,
   http_options.request_timeout = options.timeout;
   http_options.max_idle_connections = options.max_idle_connections;
   http_options.refused_hint = "is `indelible serve` running?";
+  if (!options.credential.empty()) http_options.authorization = "Bearer " + options.credential;
   auto http = net::HttpClient::Create(std::move(http_options));
   if (!http.ok()) return http.status();
   // One connection now, to say at once whether the server is there.
@@ -164,6 +165,40 @@ Result<ServerHealth> Client::Health() {
   }
   if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
   return api::HealthFromJson(answer->body());
+}
+
+Result<std::string> Client::CreateKey(std::string_view name, const std::vector<std::string>& roles,
+                                      std::chrono::seconds expires_in) {
+  std::string body = fmt::format(R"({{"name":{},"roles":[)", QuoteJson(name));
+  for (std::size_t i = 0; i < roles.size(); ++i) body += (i > 0 ? "," : "") + QuoteJson(roles[i]);
+  body += "]";
+  if (expires_in.count() > 0) body += fmt::format(R"(,"expiresInSeconds":{})", expires_in.count());
+  body += "}";
+  net::Request request = impl_->MakeRequest(http::verb::post, "/keys");
+  request.set(http::field::content_type, "application/json");
+  request.body() = std::move(body);
+  request.prepare_payload();
+  // Not resent: a second key would be made.
+  auto answer = impl_->Call(request, /*retry_safe=*/false);
+  if (!answer.ok()) return answer.status();
+  if (Status s = Expect(*answer, http::status::created); !s.ok()) return s;
+  return answer->body();
+}
+
+Result<std::string> Client::ListKeys() {
+  auto answer = impl_->Call(impl_->MakeRequest(http::verb::get, "/keys"), /*retry_safe=*/true);
+  if (!answer.ok()) return answer.status();
+  if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
+  return answer->body();
+}
+
+Result<std::string> Client::RevokeKey(std::string_view id_or_name) {
+  auto answer =
+      impl_->Call(impl_->MakeRequest(http::verb::delete_, "/keys/" + PercentEncode(id_or_name)),
+                  /*retry_safe=*/true);
+  if (!answer.ok()) return answer.status();
+  if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
+  return answer->body();
 }
 
 namespace {

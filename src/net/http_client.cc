@@ -29,6 +29,8 @@ Request HttpClient::MakeRequest(http::verb method, std::string_view target,
   Request request(method, options_.endpoint.base_path + std::string(target), 11);
   request.set(http::field::host, options_.endpoint.host_header);
   request.set(http::field::user_agent, user_agent);
+  if (!options_.authorization.empty())
+    request.set(http::field::authorization, options_.authorization);
   request.keep_alive(true);
   return request;
 }

@@ -44,6 +44,9 @@ struct HttpClientOptions {
   std::optional<std::uint64_t> body_limit;
   // Added to "connection refused" messages, e.g. "is `indelible serve` running?".
   std::string refused_hint;
+  // The Authorization header of every request MakeRequest makes ("Bearer
+  // ..."); empty: none.
+  std::string authorization;
 };
 
 // The outcome of one call, retries included.

@@ -37,8 +37,19 @@ struct Page {
   bool at_end = false;
 };
 
-// One page from `options.from`; blocks on the store (call on context.reads).
-Result<Page> ReadPage(ServerContext& context, const ReadAllOptions& options) {
+// The principal whose reads must be narrowed to the streams it may read;
+// null for everyone else (authentication off, an admin, a reader of all).
+const auth::Principal* NarrowedReader(const Exchange& exchange) {
+  const auto& principal = exchange.principal();
+  if (principal == nullptr || principal->grants.admin()) return nullptr;
+  return principal.get();
+}
+
+// One page from `options.from`, without the events `reader` may not read
+// (docs/SECURITY.md, "$all and subscriptions"); blocks on the store (call
+// on context.reads).
+Result<Page> ReadPage(ServerContext& context, const ReadAllOptions& options,
+                      const auth::Principal* reader) {
   Store& store = context.store;
   const ServeOptions& limits = context.options;
   const auto started = std::chrono::steady_clock::now();
@@ -47,7 +58,7 @@ Result<Page> ReadPage(ServerContext& context, const ReadAllOptions& options) {
   EventPage events(R"({"events":[)", limits.max_page_bytes);
   std::uint64_t next = std::max<std::uint64_t>(options.from.value(), 1);
   // Unfiltered, every event looked at is returned: `limit` bounds the scan.
-  const bool bounded_scan = !options.filter.empty();
+  const bool bounded_scan = !options.filter.empty() || reader != nullptr;
   std::size_t scanned = 0;
   bool full = false;
   while (!full && events.events() < options.limit) {
@@ -60,6 +71,10 @@ Result<Page> ReadPage(ServerContext& context, const ReadAllOptions& options) {
     if (!cursor.ok()) return cursor.status();
     for (; (*cursor)->Valid(); (*cursor)->Next()) {
       const EventView& event = (*cursor)->event();
+      if (reader != nullptr && !reader->grants.Allows(auth::Right::kRead, event.stream)) {
+        next = event.position.value() + 1;
+        continue;
+      }
       // Past the byte budget: this event starts the next page.
       if (!events.Add(event)) {
         full = true;
@@ -145,7 +160,9 @@ class LongPoll : public std::enable_shared_from_this<LongPoll> {
     if (reading_) return;
     reading_ = true;
     asio::post(context_.reads, [self = shared_from_this()] {
-      auto page = CatchToStatus([&] { return ReadPage(self->context_, self->options_); });
+      auto page = CatchToStatus([&] {
+        return ReadPage(self->context_, self->options_, NarrowedReader(*self->exchange_));
+      });
       asio::post(self->strand_,
                  [self, page = std::move(page)]() mutable { self->OnPage(std::move(page)); });
     });
@@ -199,12 +216,14 @@ void ReadAllRoute(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   options.from = Position(static_cast<std::uint64_t>(std::max<std::int64_t>(*from, 1)));
   options.limit = static_cast<std::size_t>(*limit);
   options.filter = FilterFromQuery(*exchange);
+  if (const auth::Principal* reader = NarrowedReader(*exchange))
+    reader->grants.NarrowReadFilter(options.filter);
 
   asio::post(context.reads, [&context, exchange = std::move(exchange), options = std::move(options),
                              wait = std::chrono::milliseconds(*wait_ms)]() mutable {
     const std::shared_ptr<Exchange> guarded = exchange;
     RunGuarded(*guarded, [&] {
-      auto page = ReadPage(context, options);
+      auto page = ReadPage(context, options, NarrowedReader(*exchange));
       if (!page.ok()) return exchange->RespondError(page.status());
       // A page cut short by the scan budget answers at once, empty or not:
       // the client goes on from `next`.
@@ -219,7 +238,7 @@ void ReadAllRoute(ServerContext& context, std::shared_ptr<Exchange> exchange) {
 }  // namespace
 
 void AddAllRoutes(Router& router, ServerContext& context) {
-  router.Add(http::verb::get, "/all",
+  router.Add(http::verb::get, "/all", Access::Somewhere(auth::Right::kRead),
              [&context](std::shared_ptr<Exchange> e) { ReadAllRoute(context, std::move(e)); });
 }
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "subscriptions/group_record.h"
+
 namespace indelible::server {
 
 Result<std::shared_ptr<ConsumerGroup>> ConsumerRegistry::Get(const std::string& name) {
@@ -58,7 +60,23 @@ Status ConsumerRegistry::Delete(const std::string& name) {
   Status deleted = ConsumerGroup::Delete(store_, name);
   MutexLock lock(&mu_);
   deleting_.erase(name);
+  filters_.erase(name);
   return deleted;
+}
+
+Result<AllFilter> ConsumerRegistry::Filter(const std::string& name) {
+  {
+    MutexLock lock(&mu_);
+    if (auto it = filters_.find(name); it != filters_.end()) return it->second;
+  }
+  auto record = store_.LoadRecord(subscriptions::RecordName(name));
+  if (!record.ok()) return record.status();
+  if (!*record) return Status::NotFound(fmt::format("no consumer group '{}'", name));
+  auto decoded = subscriptions::DecodeGroupRecord(name, **record);
+  if (!decoded.ok()) return decoded.status();
+  MutexLock lock(&mu_);
+  filters_[name] = decoded->options.filter;
+  return decoded->options.filter;
 }
 
 void ConsumerRegistry::ForEach(const std::function<void(ConsumerGroup&)>& fn) {

@@ -36,6 +36,9 @@ class ConsumerRegistry {
                       std::size_t max_groups);
   // Deletes the group; not_found if there is none.
   Status Delete(const std::string& name);
+  // The group's filter (read once, then kept: a group's definition never
+  // changes); not_found if there is no such group.
+  Result<AllFilter> Filter(const std::string& name);
   // Each open group, in name order (for /metrics).
   void ForEach(const std::function<void(ConsumerGroup&)>& fn);
   // Long pulls and waitFor requests parked on a group (its status shows
@@ -52,6 +55,7 @@ class ConsumerRegistry {
   std::map<std::string, std::shared_ptr<ConsumerGroup>> open_ GUARDED_BY(mu_);
   std::set<std::string> deleting_ GUARDED_BY(mu_);
   std::map<std::string, std::int64_t> waiting_ GUARDED_BY(mu_);
+  std::map<std::string, AllFilter> filters_ GUARDED_BY(mu_);
 };
 
 }  // namespace indelible::server

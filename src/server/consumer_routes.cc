@@ -203,9 +203,23 @@ void WithGroup(ServerContext& context, const std::shared_ptr<Exchange>& exchange
   fn(**group);
 }
 
+// A group delivers every event its filter selects to whoever pulls: with
+// authentication on, only a principal who may read all of them may create
+// or pull it (docs/SECURITY.md, "Consumer groups").
+std::optional<Status> DeniedFilter(const Exchange& exchange, const AllFilter& filter) {
+  const auto& principal = exchange.principal();
+  if (principal == nullptr || principal->grants.MayReadAllOf(filter)) return std::nullopt;
+  return Status::Unauthorized(fmt::format(
+      "{} may not read every stream of consumer group '{}': its filter must name categories or "
+      "prefixes the principal may read",
+      principal->name, exchange.params()[0]));
+}
+
 void Create(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   ConsumerGroupOptions options;
   options.filter = FilterFromQuery(*exchange);
+  if (auto denied = DeniedFilter(*exchange, options.filter))
+    return exchange->RespondError(http::status::forbidden, *denied);
   auto start = IntegerParam(*exchange, "start", 0, 0, kMaxNumberParam);
   auto attempts = IntegerParam(*exchange, "maxAttempts", options.max_attempts, 1, 1000000);
   auto backoff =
@@ -245,6 +259,10 @@ void List(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   std::string body = R"({"consumers":[)";
   bool first = true;
   for (const std::string& name : *names) {
+    // Only the groups the caller may manage.
+    if (exchange->principal() != nullptr &&
+        !exchange->principal()->grants.Allows(auth::Right::kConsumers, name))
+      continue;
     auto group = context.consumers.Get(name);
     if (!group.ok()) continue;  // deleted meanwhile
     if (!first) body += ',';
@@ -302,6 +320,12 @@ void Pull(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   if (ordered_param && *ordered_param != "true" && *ordered_param != "false")
     return exchange->RespondError(Status::Invalid("ordered", "ordered is true or false"));
   const bool ordered = ordered_param && *ordered_param == "true";
+  if (exchange->principal() != nullptr && !exchange->principal()->grants.admin()) {
+    auto filter = context.consumers.Filter(exchange->params()[0]);
+    if (!filter.ok()) return exchange->RespondError(filter.status());
+    if (auto denied = DeniedFilter(*exchange, *filter))
+      return exchange->RespondError(http::status::forbidden, *denied);
+  }
   auto group = context.consumers.Get(exchange->params()[0]);
   if (!group.ok()) return exchange->RespondError(group.status());
   const std::size_t max_bytes = context.options.max_page_bytes;
@@ -409,21 +433,23 @@ void Decide(ServerContext& context, std::shared_ptr<Exchange> exchange, Decision
 }  // namespace
 
 void AddConsumerRoutes(Router& router, ServerContext& context) {
-  auto route = [&](http::verb method, std::string_view path,
+  auto route = [&](http::verb method, std::string_view path, Access access,
                    void (*fn)(ServerContext&, std::shared_ptr<Exchange>)) {
-    router.Add(method, path, [&context, fn](std::shared_ptr<Exchange> e) { fn(context, e); });
+    router.Add(method, path, std::move(access),
+               [&context, fn](std::shared_ptr<Exchange> e) { fn(context, e); });
   };
-  route(http::verb::get, "/consumers", List);
-  route(http::verb::put, "/consumers/{}", Create);
-  route(http::verb::get, "/consumers/{}", Describe);
-  route(http::verb::delete_, "/consumers/{}", Delete);
-  route(http::verb::post, "/consumers/{}/pull", Pull);
-  route(http::verb::post, "/consumers/{}/ack", Ack);
-  route(http::verb::post, "/consumers/{}/nack", Nack);
-  for (auto [path, decision] : {std::pair{"/consumers/{}/retry", Decision::kRetry},
-                                {"/consumers/{}/skip", Decision::kSkip},
-                                {"/consumers/{}/replay", Decision::kReplay}})
-    router.Add(http::verb::post, path,
+  route(http::verb::get, "/consumers", Access::Somewhere(auth::Right::kConsumers), List);
+  route(http::verb::put, "/consumers/{}", Access::OnGroup("consumers.create"), Create);
+  route(http::verb::get, "/consumers/{}", Access::OnGroup(), Describe);
+  route(http::verb::delete_, "/consumers/{}", Access::OnGroup("consumers.delete"), Delete);
+  route(http::verb::post, "/consumers/{}/pull", Access::OnGroup(), Pull);
+  route(http::verb::post, "/consumers/{}/ack", Access::OnGroup(), Ack);
+  route(http::verb::post, "/consumers/{}/nack", Access::OnGroup(), Nack);
+  for (auto [path, decision, act] :
+       {std::tuple{"/consumers/{}/retry", Decision::kRetry, "consumers.retry"},
+        {"/consumers/{}/skip", Decision::kSkip, "consumers.skip"},
+        {"/consumers/{}/replay", Decision::kReplay, "consumers.replay"}})
+    router.Add(http::verb::post, path, Access::OnGroup(act),
                [&context, decision = decision](std::shared_ptr<Exchange> e) {
                  Decide(context, e, decision);
                });

@@ -10,6 +10,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "auth/authenticator.h"
 #include "core/mutex.h"
 #include "server/append_batcher.h"
 #include "server/commit_watcher.h"
@@ -63,6 +64,18 @@ struct ServerContext {
   Router router;
   // Set once before the first connection (RunServer).
   ScreenPolicy screen;
+  // Keys and roles (security.cc); credentials are asked for only when
+  // require_auth (docs/SECURITY.md, "Secure defaults").
+  std::unique_ptr<auth::Authenticator> auth;
+  bool require_auth = false;
+  // Failed authentications per client address, for the audit trail's
+  // "auth.failures" entries (server.cc, NoteAuthFailure).
+  struct Failures {
+    std::chrono::steady_clock::time_point window_start;
+    std::uint64_t count = 0;
+  };
+  Mutex failures_mu;
+  std::unordered_map<std::string, Failures> failures GUARDED_BY(failures_mu);
   std::atomic<bool> stopping{false};
 
   // Live connections and subscriptions, so shutdown can reach them. Weak:

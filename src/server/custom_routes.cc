@@ -78,23 +78,36 @@ Result<Response> FromPublic(const HttpResponse& response, unsigned version) {
 
 }  // namespace
 
-void AddCustomRoutes(Router& router, ServerContext& context) {
+Status AddCustomRoutes(Router& router, ServerContext& context) {
   for (const HttpRoute& route : context.options.routes) {
     const http::verb method = http::string_to_verb(route.method);
     auto handler = route.handler;
-    router.Add(method, route.pattern, [&context, handler](std::shared_ptr<Exchange> exchange) {
-      // The handler may block on the store: the blocking pool runs it. The
-      // conversions too are inside the guard: a bad header value the
-      // program set is a 500 for this request, not the end of the server.
-      boost::asio::post(context.blocking, [handler, exchange] {
-        RunGuarded(*exchange, [&] {
-          auto response = FromPublic(handler(ToPublic(*exchange)), exchange->request().version());
-          if (!response.ok()) return exchange->RespondError(response.status());
-          exchange->Respond(std::move(*response));
-        });
-      });
-    });
+    // By default what a REST route means: GET reads, the rest writes.
+    const bool reads = method == http::verb::get || method == http::verb::head;
+    auto right = route.right.empty()
+                     ? Result<auth::Right>(reads ? auth::Right::kRead : auth::Right::kWrite)
+                     : auth::ParseRight(route.right, "right");
+    if (!right.ok())
+      return Status::Invalid("routes", fmt::format("route {} {}: {}", route.method, route.pattern,
+                                                   right.status().message()));
+    router.Add(method, route.pattern, Access::Under(*right, route.stream_prefix),
+               [&context, handler](std::shared_ptr<Exchange> exchange) {
+                 // The handler may block on the store: the blocking pool runs it. The
+                 // conversions too are inside the guard: a bad header value the
+                 // program set is a 500 for this request, not the end of the server.
+                 boost::asio::post(context.blocking, [handler, exchange] {
+                   RunGuarded(*exchange, [&] {
+                     HttpRequest request = ToPublic(*exchange);
+                     if (exchange->principal() != nullptr)
+                       request.principal = exchange->principal()->name;
+                     auto response = FromPublic(handler(request), exchange->request().version());
+                     if (!response.ok()) return exchange->RespondError(response.status());
+                     exchange->Respond(std::move(*response));
+                   });
+                 });
+               });
   }
+  return Status::Ok();
 }
 
 }  // namespace server

@@ -2,13 +2,32 @@
 
 #include <fmt/format.h>
 
+#include <boost/asio/post.hpp>
+#include <boost/json.hpp>
 #include <cstdio>
 
 #include "api/wire.h"
+#include "auth/audit.h"
 #include "core/event_json.h"
+#include "server/context.h"
 #include "server/http_session.h"
 
 namespace indelible::server {
+namespace {
+
+// "ok" for a success; else the error code of the answer's JSON body.
+std::string OutcomeOf(const Response& response) {
+  if (response.result_int() < 300) return "ok";
+  boost::system::error_code ec;
+  boost::json::value body = boost::json::parse(response.body(), ec);
+  if (!ec && body.is_object())
+    if (const boost::json::value* error = body.as_object().if_contains("error");
+        error != nullptr && error->is_string())
+      return std::string(error->as_string());
+  return std::to_string(response.result_int());
+}
+
+}  // namespace
 
 Exchange::Exchange(std::shared_ptr<HttpSession> session, Request request,
                    std::vector<std::string> params, std::multimap<std::string, std::string> query,
@@ -18,6 +37,7 @@ Exchange::Exchange(std::shared_ptr<HttpSession> session, Request request,
       params_(std::move(params)),
       query_(std::move(query)),
       request_id_(std::move(request_id)),
+      source_(session_->remote_address()),
       work_(boost::asio::make_work_guard(session_->context().ioc)) {}
 
 Exchange::~Exchange() {
@@ -49,7 +69,34 @@ std::vector<std::string> Exchange::QueryList(const std::string& key) const {
 void Exchange::Respond(Response response) {
   if (done_) return;
   done_ = true;
-  session_->Send(std::move(response));
+  if (audit_act_.empty() || principal_ == nullptr) return session_->Send(std::move(response));
+  // The act is on record before its answer leaves: a client that saw the
+  // answer finds the act in $audit.
+  auth::AuditEntry entry;
+  entry.act = std::move(audit_act_);
+  entry.principal = principal_->name;
+  entry.source = source_;
+  entry.target = audit_target_.empty() && !params_.empty() ? params_.front() : audit_target_;
+  entry.status = response.result_int();
+  entry.outcome = OutcomeOf(response);
+  entry.request_id = request_id_;
+  ServerContext& context = session_->context();
+  boost::asio::post(context.blocking, [&context, session = session_, entry = std::move(entry),
+                                       response = std::move(response)]() mutable {
+    if (Status s = CatchToStatus([&] { return auth::AppendAudit(context.store, entry); }); !s.ok())
+      std::fprintf(stderr, "indelible: request %s: the audit trail refused %s: %s\n",
+                   entry.request_id.c_str(), entry.act.c_str(), s.ToString().c_str());
+    session->Send(std::move(response));
+  });
+}
+
+void Exchange::Audit(std::string act, std::string target) {
+  audit_act_ = std::move(act);
+  audit_target_ = std::move(target);
+}
+
+bool Exchange::MayRead(std::string_view stream) const {
+  return principal_ == nullptr || principal_->grants.Allows(auth::Right::kRead, stream);
 }
 
 void Exchange::RespondJson(http::status status, std::string body) {
@@ -114,8 +161,8 @@ http::status HttpStatusFor(ErrorCode code) {
   return http::status::internal_server_error;
 }
 
-void Router::Add(http::verb method, std::string_view pattern, Handler handler) {
-  Route route{method, {}, std::move(handler)};
+void Router::Add(http::verb method, std::string_view pattern, Access access, Handler handler) {
+  Route route{method, {}, std::move(access), std::move(handler)};
   std::string_view rest = pattern;
   if (!rest.empty() && rest.front() == '/') rest.remove_prefix(1);
   while (true) {
@@ -143,6 +190,7 @@ Router::Match Router::Find(http::verb method, const std::vector<std::string>& se
     if (!same) continue;
     if (route.method == method) {
       match.handler = &route.handler;
+      match.access = &route.access;
       match.params = std::move(params);
       return match;
     }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "indelible/status.h"
+#include "server/access.h"
 
 namespace indelible::server {
 
@@ -66,6 +67,21 @@ class Exchange {
   // session stops reading requests and no Response may follow.
   boost::asio::ip::tcp::socket TakeSocket();
 
+  // Who sent it: null when authentication is off (docs/SECURITY.md).
+  const std::shared_ptr<const auth::Principal>& principal() const { return principal_; }
+  // The principal may read the stream (always, when authentication is off).
+  bool MayRead(std::string_view stream) const;
+  // The client's address ("127.0.0.1:53412").
+  const std::string& source() const { return source_; }
+  // An audited route's answer is appended to $audit (with this target:
+  // by default the first path parameter) before it is sent.
+  void Audit(std::string act, std::string target);
+  void SetAuditTarget(std::string target) { audit_target_ = std::move(target); }
+  // Set by the session once the credentials are checked.
+  void SetPrincipal(std::shared_ptr<const auth::Principal> principal) {
+    principal_ = std::move(principal);
+  }
+
  private:
   std::shared_ptr<HttpSession> session_;
   Request request_;
@@ -73,6 +89,9 @@ class Exchange {
   std::multimap<std::string, std::string> query_;
   std::string request_id_;
   bool done_ = false;
+  std::shared_ptr<const auth::Principal> principal_;
+  std::string source_;
+  std::string audit_act_, audit_target_;
   // Keeps the I/O threads running while an answer is pending elsewhere (an
   // append on the blocking pool), so shutdown finishes appends in flight.
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
@@ -114,10 +133,12 @@ auto CatchToStatus(Fn&& fn) -> decltype(fn()) {
 // stream "BANK_ACCOUNT/123".
 class Router {
  public:
-  void Add(http::verb method, std::string_view pattern, Handler handler);
+  // `access`: what the caller needs when authentication is on.
+  void Add(http::verb method, std::string_view pattern, Access access, Handler handler);
 
   struct Match {
     const Handler* handler = nullptr;  // null: see allowed
+    const Access* access = nullptr;
     std::vector<std::string> params;
     // Methods the path allows when the method did not match (405); empty
     // when no route has this path (404).
@@ -129,6 +150,7 @@ class Router {
   struct Route {
     http::verb method;
     std::vector<std::string> segments;  // "{}" captures
+    Access access;
     Handler handler;
   };
   std::vector<Route> routes_;

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "api/wire.h"
+#include "auth/audit.h"
 #include "core/event_json.h"
 #include "server/request_screen.h"
 #include "server/routes.h"
@@ -28,11 +29,53 @@ std::string NextRequestId() {
   return fmt::format("{:x}-{}", epoch, counter.fetch_add(1, std::memory_order_relaxed) + 1);
 }
 
+std::int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Failed authentications from one address within a minute: the 10th,
+// 100th, 1000th... go to the audit trail as one "auth.failures" entry each,
+// so a guessing burst is on record without one append per guess.
+void NoteAuthFailure(ServerContext& context, const std::string& source,
+                     const std::string& request_id) {
+  constexpr auto kWindow = std::chrono::seconds(60);
+  const auto now = std::chrono::steady_clock::now();
+  std::uint64_t count = 0;
+  {
+    MutexLock lock(&context.failures_mu);
+    if (context.failures.size() > 10000) context.failures.clear();  // bounded memory
+    const std::string address = source.substr(0, source.rfind(':'));
+    ServerContext::Failures& failures = context.failures[address];
+    if (now - failures.window_start >= kWindow) failures = {now, 0};
+    count = ++failures.count;
+  }
+  bool power_of_ten = count >= 10;
+  for (std::uint64_t c = count; power_of_ten && c > 1; c /= 10) power_of_ten = c % 10 == 0;
+  if (!power_of_ten) return;
+  auth::AuditEntry entry{
+      "auth.failures",
+      "anonymous",
+      source,
+      "",
+      "unauthorized",
+      401,
+      request_id,
+      fmt::format("{} failed authentications from this address within 60 s", count)};
+  asio::post(context.blocking, [&context, entry = std::move(entry)] {
+    (void)CatchToStatus([&] { return auth::AppendAudit(context.store, entry); });
+  });
+}
+
 }  // namespace
 
 HttpSession::HttpSession(asio::ip::tcp::socket socket, ServerContext& context)
     : stream_(std::move(socket)), context_(context) {
   context_.metrics.open_connections.fetch_add(1, std::memory_order_relaxed);
+  beast::error_code ec;
+  const auto remote = stream_.socket().remote_endpoint(ec);
+  if (!ec) remote_address_ = fmt::format("{}:{}", remote.address().to_string(), remote.port());
 }
 
 HttpSession::~HttpSession() {
@@ -203,8 +246,30 @@ void HttpSession::Dispatch(Request request) {
       std::make_shared<Exchange>(shared_from_this(), std::move(request), std::move(match.params),
                                  std::move(query), request_id_);
   if (match.handler != nullptr) {
-    Exchange& guarded = *exchange;
-    return RunGuarded(guarded, [&] { (*match.handler)(std::move(exchange)); });
+    if (!context_.require_auth || match.access->scope == Access::Scope::kOpen) {
+      Exchange& guarded = *exchange;
+      return RunGuarded(guarded, [&] { (*match.handler)(std::move(exchange)); });
+    }
+    const Request& sent = exchange->request();
+    auth::Credentials credentials{std::string(sent[http::field::authorization]),
+                                  std::string(sent["X-Api-Key"]), peer_subject_};
+    const std::int64_t now = NowMs();
+    if (auto fast = context_.auth->TryFast(credentials, now))
+      return Authorize(std::move(exchange), match, std::move(*fast));
+    // An API key not in the cache: its record is read off the I/O thread
+    // (on DynamoDB, a request), and the route goes on on this strand.
+    asio::post(context_.reads, [self = shared_from_this(), exchange = std::move(exchange),
+                                match = std::move(match), credentials = std::move(credentials),
+                                now]() mutable {
+      Result<auth::Principal> principal =
+          CatchToStatus([&] { return self->context_.auth->Authenticate(credentials, now); });
+      asio::post(self->stream_.get_executor(),
+                 [self, exchange = std::move(exchange), match = std::move(match),
+                  principal = std::move(principal)]() mutable {
+                   self->Authorize(std::move(exchange), match, std::move(principal));
+                 });
+    });
+    return;
   }
   if (match.allowed.empty())
     return exchange->RespondError(Status::NotFound(
@@ -222,6 +287,34 @@ void HttpSession::Dispatch(Request request) {
   context_.metrics.RecordError(error.code());
   response.body() = api::StatusToJson(error);
   exchange->Respond(std::move(response));
+}
+
+void HttpSession::Authorize(std::shared_ptr<Exchange> exchange, const Router::Match& match,
+                            Result<auth::Principal> principal) {
+  if (!principal.ok()) {
+    NoteAuthFailure(context_, remote_address_, request_id_);
+    context_.metrics.RecordAuthFailure();
+    exchange->RecordError(ErrorCode::kUnauthorized);
+    Response response(http::status::unauthorized, exchange->request().version());
+    response.set(http::field::www_authenticate, R"(Bearer realm="indelible")");
+    response.set(http::field::content_type, "application/json");
+    response.body() = api::StatusToJson(principal.status());
+    return exchange->Respond(std::move(response));
+  }
+  auto caller = std::make_shared<const auth::Principal>(std::move(*principal));
+  if (auto denied = CheckAccess(*match.access, *caller, exchange->params())) {
+    context_.metrics.RecordPrincipal(caller->name, /*denied=*/true);
+    return exchange->RespondError(http::status::forbidden, *denied);
+  }
+  context_.metrics.RecordPrincipal(caller->name, /*denied=*/false);
+  if (!caller->key_id.empty() && context_.auth->keys().UseDue(caller->key_id, NowMs()))
+    asio::post(context_.blocking, [&context = context_, id = caller->key_id] {
+      context.auth->keys().RecordUse(id, NowMs());
+    });
+  exchange->SetPrincipal(std::move(caller));
+  if (!match.access->audit.empty()) exchange->Audit(match.access->audit, {});
+  Exchange& guarded = *exchange;
+  RunGuarded(guarded, [&] { (*match.handler)(std::move(exchange)); });
 }
 
 void HttpSession::Send(Response response) {

@@ -49,6 +49,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   void Send(Response response);
   boost::asio::ip::tcp::socket ReleaseSocket();
   ServerContext& context() { return context_; }
+  // The client's address ("127.0.0.1:53412"), for logs and $audit.
+  const std::string& remote_address() const { return remote_address_; }
+  // A verified client certificate's subject (RFC 2253); empty without one.
+  const std::string& peer_subject() const { return peer_subject_; }
 
  private:
   void ReadHeader();
@@ -57,6 +61,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   void OnHeader(boost::beast::error_code ec);
   void OnBody(boost::beast::error_code ec);
   void Dispatch(Request request);
+  // Runs the matched route once its caller is known (authentication on):
+  // answers 401 or 403 instead when it must.
+  void Authorize(std::shared_ptr<Exchange> exchange, const Router::Match& match,
+                 Result<auth::Principal> principal);
   // Answers an error found while reading, then closes the connection.
   void Reject(http::status status, const Status& error);
   void RejectBody();
@@ -85,6 +93,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   bool released_ = false;  // the socket went to a streaming answer
   bool closed_ = false;
   std::array<char, 16384> drain_buffer_;
+  std::string remote_address_;
+  std::string peer_subject_;
   // For the access log.
   std::chrono::steady_clock::time_point started_;
   std::string method_, target_;

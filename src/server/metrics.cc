@@ -26,6 +26,41 @@ void Metrics::RecordResponse(unsigned status) {
   responses_[i].fetch_add(1, std::memory_order_relaxed);
 }
 
+void Metrics::RecordPrincipal(const std::string& principal, bool denied) {
+  PrincipalCounts* counts = nullptr;
+  {
+    MutexLock lock(&principals_mu_);
+    auto it = principals_.find(principal);
+    if (it == principals_.end()) {
+      const std::string name = principals_.size() < kMaxPrincipals ? principal : "other";
+      it = principals_.find(name);
+      if (it == principals_.end())
+        it = principals_.emplace(name, std::make_unique<PrincipalCounts>()).first;
+    }
+    counts = it->second.get();
+  }
+  counts->requests.fetch_add(1, std::memory_order_relaxed);
+  if (denied) counts->denials.fetch_add(1, std::memory_order_relaxed);
+}
+
+namespace {
+
+// A Prometheus label value: backslash, quote and newline escaped.
+std::string LabelValue(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string Metrics::Render(const Store& store) const {
   auto load = [](const std::atomic<std::uint64_t>& a) { return a.load(std::memory_order_relaxed); };
   std::string out;
@@ -117,6 +152,22 @@ std::string Metrics::Render(const Store& store) const {
   for (std::size_t i = 0; i < responses_.size(); ++i)
     out += fmt::format("indelible_http_responses_total{{code=\"{}\"}} {}\n", kClasses[i],
                        load(responses_[i]));
+  counter("indelible_auth_failures_total",
+          "Requests refused 401: no, bad, expired or revoked credentials.", load(auth_failures_));
+  MutexLock lock(&principals_mu_);
+  if (principals_.empty()) return out;
+  out +=
+      "# HELP indelible_principal_requests_total Authenticated requests by principal.\n"
+      "# TYPE indelible_principal_requests_total counter\n";
+  for (const auto& [name, counts] : principals_)
+    out += fmt::format("indelible_principal_requests_total{{principal=\"{}\"}} {}\n",
+                       LabelValue(name), load(counts->requests));
+  out +=
+      "# HELP indelible_principal_denials_total Requests refused 403, by principal.\n"
+      "# TYPE indelible_principal_denials_total counter\n";
+  for (const auto& [name, counts] : principals_)
+    out += fmt::format("indelible_principal_denials_total{{principal=\"{}\"}} {}\n",
+                       LabelValue(name), load(counts->denials));
   return out;
 }
 

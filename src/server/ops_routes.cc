@@ -51,18 +51,25 @@ void AddOpsRoutes(Router& router, ServerContext& context) {
   // Live and ready while serving; 503 "failed" with the reason once the
   // store stopped writing (a failed sync: only a restart recovers), 503
   // "stopping" once shutdown began, so a load balancer drains this instance.
-  router.Add(http::verb::get, "/health", [&context](std::shared_ptr<Exchange> exchange) {
-    const Status writable = context.store.WriteHealth();
-    const bool stopping = context.stopping.load();
-    ServerHealth health;
-    health.last_position = context.store.LastPosition();
-    health.status = !writable.ok() ? "failed" : stopping ? "stopping" : "ok";
-    if (!writable.ok()) health.reason = writable.message();
-    exchange->RespondJson(
-        health.status == "ok" ? http::status::ok : http::status::service_unavailable,
-        api::HealthToJson(health));
-  });
-  router.Add(http::verb::get, "/metrics", [&context](std::shared_ptr<Exchange> exchange) {
+  router.Add(http::verb::get, "/health", Access::Open(),
+             [&context](std::shared_ptr<Exchange> exchange) {
+               const Status writable = context.store.WriteHealth();
+               const bool stopping = context.stopping.load();
+               ServerHealth health;
+               health.last_position = context.store.LastPosition();
+               health.status = !writable.ok() ? "failed" : stopping ? "stopping" : "ok";
+               if (!writable.ok()) health.reason = writable.message();
+               exchange->RespondJson(
+                   health.status == "ok" ? http::status::ok : http::status::service_unavailable,
+                   api::HealthToJson(health));
+             });
+  // /metrics tells which streams are busy and who calls: the metrics right,
+  // unless the operator opened it (--metrics-open) for a scraper without
+  // credentials.
+  const Access metrics = context.options.auth.metrics_open
+                             ? Access::Open()
+                             : Access::Everywhere(auth::Right::kMetrics);
+  router.Add(http::verb::get, "/metrics", metrics, [&context](std::shared_ptr<Exchange> exchange) {
     Response response(http::status::ok, exchange->request().version());
     response.set(http::field::content_type, "text/plain; version=0.0.4");
     response.body() = context.metrics.Render(context.store) + ConsumerMetrics(context.consumers) +

@@ -11,8 +11,10 @@ void AddAllRoutes(Router& router, ServerContext& context);        // /all
 void AddSubscribeRoutes(Router& router, ServerContext& context);  // /subscribe/...
 void AddOpsRoutes(Router& router, ServerContext& context);        // /health, /metrics
 void AddConsumerRoutes(Router& router, ServerContext& context);   // /consumers/...
-// ServeOptions::routes, the program's own (custom_routes.cc).
-void AddCustomRoutes(Router& router, ServerContext& context);
+void AddKeyRoutes(Router& router, ServerContext& context);        // /keys, /auth/whoami
+// ServeOptions::routes, the program's own (custom_routes.cc); invalid for
+// a route whose right is not one.
+Status AddCustomRoutes(Router& router, ServerContext& context);
 
 inline void AddStandardRoutes(Router& router, ServerContext& context) {
   AddStreamRoutes(router, context);
@@ -20,6 +22,7 @@ inline void AddStandardRoutes(Router& router, ServerContext& context) {
   AddSubscribeRoutes(router, context);
   AddOpsRoutes(router, context);
   AddConsumerRoutes(router, context);
+  AddKeyRoutes(router, context);
 }
 
 }  // namespace indelible::server

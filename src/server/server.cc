@@ -17,6 +17,7 @@
 #include "server/context.h"
 #include "server/http_session.h"
 #include "server/routes.h"
+#include "server/security.h"
 #include "server/sse_session.h"
 
 namespace indelible::server {
@@ -167,8 +168,9 @@ Status RunServer(Store& store, const ServeOptions& options) {
   ServerContext context(store, options, ioc);
   context.screen.loopback = endpoint->address().is_loopback();
   context.screen.allowed_origins = options.allowed_origins;
+  if (Status s = SetUpSecurity(context, *endpoint); !s.ok()) return s;
   AddStandardRoutes(context.router, context);
-  AddCustomRoutes(context.router, context);
+  if (Status s = AddCustomRoutes(context.router, context); !s.ok()) return s;
 
   tcp::acceptor acceptor(ioc);
   boost::system::error_code ec;

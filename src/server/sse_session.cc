@@ -158,6 +158,9 @@ SseSession::Read SseSession::ReadPage() {
   }
   for (const RecordedEvent& event : batch->events) {
     if (event.version < min_version_) continue;
+    if (source_.reader != nullptr &&
+        !source_.reader->grants.Allows(auth::Right::kRead, event.stream))
+      continue;
     AppendMessage(event.view(), &read.text);
   }
   read.more = !batch->caught_up;

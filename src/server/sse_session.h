@@ -43,6 +43,9 @@ class SseSession : public std::enable_shared_from_this<SseSession> {
     // commit (`from=end`, $all too).
     std::optional<StreamVersion> from_version;
     bool from_end = false;
+    // Authentication on, a principal who may not read everything: only the
+    // events of streams it may read are sent.
+    std::shared_ptr<const auth::Principal> reader;
   };
 
   SseSession(boost::asio::ip::tcp::socket socket, ServerContext& context, Source source);

@@ -171,13 +171,14 @@ void Head(ServerContext& context, const std::shared_ptr<Exchange>& exchange) {
 }  // namespace
 
 void AddStreamRoutes(Router& router, ServerContext& context) {
-  router.Add(http::verb::post, "/streams/{}",
+  router.Add(http::verb::post, "/streams/{}", Access::OnStream(auth::Right::kWrite),
              [&context](std::shared_ptr<Exchange> e) { Append(context, std::move(e)); });
-  router.Add(http::verb::get, "/streams/{}",
+  router.Add(http::verb::get, "/streams/{}", Access::OnStream(auth::Right::kRead),
              [&context](std::shared_ptr<Exchange> e) { Read(context, e); });
   router.Add(http::verb::delete_, "/streams/{}",
+             Access::OnStream(auth::Right::kDelete, "stream.delete"),
              [&context](std::shared_ptr<Exchange> e) { Delete(context, std::move(e)); });
-  router.Add(http::verb::get, "/streams/{}/head",
+  router.Add(http::verb::get, "/streams/{}/head", Access::OnStream(auth::Right::kRead),
              [&context](std::shared_ptr<Exchange> e) { Head(context, e); });
 }
 

@@ -28,6 +28,11 @@ Result<std::optional<std::uint64_t>> LastEventId(const Request& request) {
 
 void Begin(ServerContext& context, const std::shared_ptr<Exchange>& exchange,
            SseSession::Source source) {
+  if (const auto& principal = exchange->principal();
+      principal != nullptr && !principal->grants.admin()) {
+    if (source.stream.empty()) principal->grants.NarrowReadFilter(source.filter);
+    source.reader = principal;
+  }
   auto stream = std::make_shared<SseSession>(exchange->TakeSocket(), context, std::move(source));
   stream->Start();
 }
@@ -74,9 +79,9 @@ void SubscribeStream(ServerContext& context, const std::shared_ptr<Exchange>& ex
 }  // namespace
 
 void AddSubscribeRoutes(Router& router, ServerContext& context) {
-  router.Add(http::verb::get, "/subscribe/all",
+  router.Add(http::verb::get, "/subscribe/all", Access::Somewhere(auth::Right::kSubscribe),
              [&context](std::shared_ptr<Exchange> e) { SubscribeAll(context, e); });
-  router.Add(http::verb::get, "/subscribe/streams/{}",
+  router.Add(http::verb::get, "/subscribe/streams/{}", Access::OnStream(auth::Right::kSubscribe),
              [&context](std::shared_ptr<Exchange> e) { SubscribeStream(context, e); });
 }
 
