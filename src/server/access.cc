@@ -9,7 +9,8 @@ std::optional<Status> CheckAccess(const Access& access, const auth::Principal& p
   const auth::Grants& grants = principal.grants;
   const std::string_view right = auth::RightName(access.right);
   const auto denied = [&](std::string what) {
-    return Status::Unauthorized(fmt::format("{} may not {}: {}", principal.name, right, what));
+    return Status::Unauthorized(
+        fmt::format("{} lacks the {} right here: {}", principal.name, right, what));
   };
   switch (access.scope) {
     case Access::Scope::kOpen:
