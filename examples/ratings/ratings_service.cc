@@ -176,7 +176,7 @@ HttpResponse LinkRatings(RatingsReadModel& model, const HttpRequest& request) {
 }  // namespace
 
 std::vector<indelible::HttpRoute> RatingsRoutes(const Users& users, RatingsReadModel& model) {
-  return {
+  std::vector<indelible::HttpRoute> routes = {
       {"POST", "/users/{}/ratings",
        [&users](const HttpRequest& r) { return Rate(users, r, kLinkRated, 201); }},
       {"PUT", "/users/{}/ratings",
@@ -210,6 +210,10 @@ std::vector<indelible::HttpRoute> RatingsRoutes(const Users& users, RatingsReadM
        }},
       {"GET", "/links/ratings", [&model](const HttpRequest& r) { return LinkRatings(model, r); }},
   };
+  // With authentication on (--auth), a caller needs read (GET) or write
+  // (the rest) on the user-* streams the routes write and project.
+  for (indelible::HttpRoute& route : routes) route.stream_prefix = std::string(kUserStreamPrefix);
+  return routes;
 }
 
 }  // namespace ratings

@@ -237,7 +237,7 @@ HttpResponse List(TodoReadModel& model, const HttpRequest& request) {
 }  // namespace
 
 std::vector<indelible::HttpRoute> TodoRoutes(indelible::Store& store, TodoReadModel& model) {
-  return {
+  std::vector<indelible::HttpRoute> routes = {
       {"POST", "/todo", [&store](const HttpRequest& r) { return Create(store, r); }},
       {"GET", "/todo", [&model](const HttpRequest& r) { return List(model, r); }},
       {"GET", "/todo/{}",
@@ -252,6 +252,10 @@ std::vector<indelible::HttpRoute> TodoRoutes(indelible::Store& store, TodoReadMo
       {"DELETE", "/todo/{}",
        [&store, &model](const HttpRequest& r) { return Delete(store, model, r); }},
   };
+  // With authentication on (--auth), a caller needs read (GET) or write
+  // (the rest) on the todo-* streams, as for /streams (docs/SECURITY.md).
+  for (indelible::HttpRoute& route : routes) route.stream_prefix = "todo-";
+  return routes;
 }
 
 }  // namespace todo
