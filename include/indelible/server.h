@@ -62,10 +62,10 @@ struct HttpRoute {
   // When authentication is on, the right a caller needs on the streams the
   // route touches (docs/SECURITY.md): "read", "write", "delete", ...; empty:
   // "read" for GET and HEAD, "write" for the rest.
-  std::string right;
+  std::string right = {};
   // The streams the route touches start with this ("todo-"); empty: any
   // stream, so only a caller with the right on every stream may call it.
-  std::string stream_prefix;
+  std::string stream_prefix = {};
 };
 
 // TLS on the listening socket (docs/SECURITY.md, "TLS"). TLS 1.2 and 1.3
