@@ -48,6 +48,8 @@ Result<std::unique_ptr<Store>> Open(const std::string& data, const StoreOptions&
 ClientOptions Cli::client_options() const {
   ClientOptions options;
   options.ca_file = ca_file;
+  options.cert_file = cert_file;
+  options.key_file = key_file;
   return options;
 }
 

@@ -19,6 +19,7 @@ struct Cli {
   std::string data = "./indelible-data";  // --data
   std::string url;                        // --url: a server instead of --data
   std::string ca_file;                    // --ca-file: trusted CAs for an https --url
+  std::string cert_file, key_file;        // --cert, --key: the client's, for mutual TLS
   bool json = false;                      // --json
   // Set by the chosen verb's callback; main runs it after parsing.
   std::function<int()> run;

@@ -20,6 +20,12 @@ int main(int argc, char** argv) {
   app.add_option("--ca-file", cli.ca_file,
                  "with an https --url: PEM certificates to trust besides the system's CAs")
       ->needs(url);
+  app.add_option("--cert", cli.cert_file,
+                 "with an https --url: PEM client certificate, for a server that asks for one "
+                 "(mutual TLS)")
+      ->needs(url);
+  app.add_option("--key", cli.key_file, "the private key of --cert (PEM; default: in --cert)")
+      ->needs(url);
   app.add_flag("--json", cli.json, "machine-readable output: one JSON value per line");
   indelible::cli::AddWriteVerbs(app, cli);
   indelible::cli::AddReadVerbs(app, cli);

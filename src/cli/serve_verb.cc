@@ -1,5 +1,6 @@
 // serve: the store as an HTTP server (docs/HTTP.md).
 #include <fmt/format.h>
+#include <indelible/serve_flags.h>
 
 #include "cli/cli.h"
 #include "server/server.h"
@@ -91,6 +92,8 @@ void AddServeVerb(CLI::App& app, Cli& cli) {
                    "consumer groups that may exist at once")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 24))
       ->capture_default_str();
+  // --tls-cert, --tls-key, --tls-client-ca, --auth, ... (docs/SECURITY.md).
+  AddServeSecurityFlags(*serve, flags->server);
   serve->callback([&cli, flags] {
     cli.run = [&cli, flags]() -> int {
       StoreOptions options;
