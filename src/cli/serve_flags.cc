@@ -29,8 +29,7 @@ void AddServeSecurityFlags(CLI::App& app, ServeOptions& options) {
                  "JWKS file whose keys verify bearer JWTs (RS256, ES256); reloaded when it changes")
       ->check(CLI::ExistingFile);
   app.add_option("--jwt-issuer", auth.jwt_issuer, "the iss every JWT must carry");
-  app.add_option("--jwt-audience", auth.jwt_audiences,
-                 "an aud a JWT may carry; repeat for more");
+  app.add_option("--jwt-audience", auth.jwt_audiences, "an aud a JWT may carry; repeat for more");
   app.add_option("--jwt-roles-claim", auth.jwt_roles_claim,
                  "the claim (a dot path, like realm_access.roles) holding a JWT's roles")
       ->capture_default_str();
@@ -39,8 +38,7 @@ void AddServeSecurityFlags(CLI::App& app, ServeOptions& options) {
                  "and written there; never printed");
   int key_cache_ms = static_cast<int>(auth.key_cache.count());
   app.add_option_function<int>(
-         "--key-cache-ms",
-         [&auth](int ms) { auth.key_cache = std::chrono::milliseconds(ms); },
+         "--key-cache-ms", [&auth](int ms) { auth.key_cache = std::chrono::milliseconds(ms); },
          "how long an API key read from the store is trusted (a revocation on another server "
          "takes effect here within this)")
       ->check(CLI::Range(0, 60000))
