@@ -178,21 +178,22 @@ HttpResponse LinkRatings(RatingsReadModel& model, const HttpRequest& request) {
 std::vector<indelible::HttpRoute> RatingsRoutes(const Users& users, RatingsReadModel& model) {
   return {
       {"POST", "/users/{}/ratings",
-       [&users](const HttpRequest& r) { return Rate(users, r, kLinkRated, 201); }},
+       [&users](const HttpRequest& r) { return Rate(users, r, kLinkRated, 201); }, "", ""},
       {"PUT", "/users/{}/ratings",
-       [&users](const HttpRequest& r) { return Rate(users, r, kRatingUpdated, 200); }},
+       [&users](const HttpRequest& r) { return Rate(users, r, kRatingUpdated, 200); }, "", ""},
       {"DELETE", "/users/{}/ratings",
-       [&users](const HttpRequest& r) { return DeleteRating(users, r); }},
-      {"POST", "/users/{}/follows",
-       [&users](const HttpRequest& r) { return FollowUser(users, r); }},
+       [&users](const HttpRequest& r) { return DeleteRating(users, r); }, "", ""},
+      {"POST", "/users/{}/follows", [&users](const HttpRequest& r) { return FollowUser(users, r); },
+       "", ""},
       {"DELETE", "/users/{}/follows/{}",
-       [&users](const HttpRequest& r) { return UnfollowUser(users, r); }},
+       [&users](const HttpRequest& r) { return UnfollowUser(users, r); }, "", ""},
       {"GET", "/users/{}/ratings",
        [&model](const HttpRequest& r) {
          return UserQuery(model, r, [&model](const std::string& user, json::object& out) {
            return Put(out, "ratings", model.ForUser(user), /*with_user=*/false, /*with_link=*/true);
          });
-       }},
+       },
+       "", ""},
       {"GET", "/users/{}/follows",
        [&model](const HttpRequest& r) {
          return UserQuery(model, r, [&model](const std::string& user, json::object& out) {
@@ -201,14 +202,17 @@ std::vector<indelible::HttpRoute> RatingsRoutes(const Users& users, RatingsReadM
            out["following"] = json::array(following->begin(), following->end());
            return Status::Ok();
          });
-       }},
+       },
+       "", ""},
       {"GET", "/users/{}/feed",
        [&model](const HttpRequest& r) {
          return UserQuery(model, r, [&model](const std::string& user, json::object& out) {
            return Put(out, "feed", model.Feed(user), /*with_user=*/true, /*with_link=*/true);
          });
-       }},
-      {"GET", "/links/ratings", [&model](const HttpRequest& r) { return LinkRatings(model, r); }},
+       },
+       "", ""},
+      {"GET", "/links/ratings", [&model](const HttpRequest& r) { return LinkRatings(model, r); },
+       "", ""},
   };
 }
 

@@ -238,19 +238,20 @@ HttpResponse List(TodoReadModel& model, const HttpRequest& request) {
 
 std::vector<indelible::HttpRoute> TodoRoutes(indelible::Store& store, TodoReadModel& model) {
   return {
-      {"POST", "/todo", [&store](const HttpRequest& r) { return Create(store, r); }},
-      {"GET", "/todo", [&model](const HttpRequest& r) { return List(model, r); }},
+      {"POST", "/todo", [&store](const HttpRequest& r) { return Create(store, r); }, "", ""},
+      {"GET", "/todo", [&model](const HttpRequest& r) { return List(model, r); }, "", ""},
       {"GET", "/todo/{}",
        [&store, &model](const HttpRequest& r) {
          HttpResponse error;
          auto todo = Current(store, model, r.params[0], &error);
          if (!todo) return error;
          return WithEtag(HttpResponse::Json(200, TodoJson(*todo)), todo->version);
-       }},
+       },
+       "", ""},
       {"POST", "/todo/{}",
-       [&store, &model](const HttpRequest& r) { return Update(store, model, r); }},
+       [&store, &model](const HttpRequest& r) { return Update(store, model, r); }, "", ""},
       {"DELETE", "/todo/{}",
-       [&store, &model](const HttpRequest& r) { return Delete(store, model, r); }},
+       [&store, &model](const HttpRequest& r) { return Delete(store, model, r); }, "", ""},
   };
 }
 
