@@ -5,6 +5,7 @@
 // (ratings_read_model.h), kept up to date by runners in this process.
 #include <indelible/project_command.h>
 #include <indelible/read_store.h>
+#include <indelible/serve_flags.h>
 #include <indelible/server.h>
 #include <indelible/store.h>
 #include <stdlib.h>
@@ -66,6 +67,8 @@ int main(int argc, char** argv) {
                  "read models: sqlite:PATH or postgresql://USER@HOST:PORT/DB (default: "
                  "sqlite:DIR.read.db beside a file:DIR store; a temporary file for memory:)");
   app.add_flag("--log-requests", options.log_requests, "one JSON line per request on stderr");
+  // TLS and the other security flags of `indelible serve` (docs/SECURITY.md).
+  indelible::AddServeSecurityFlags(app, options);
   CLI11_PARSE(app, argc, argv);
 
   ScratchFolder scratch;  // outlives the read model, whose files it may hold

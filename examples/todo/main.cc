@@ -2,6 +2,7 @@
 // with the standard API on the same port, so /streams/todo-{id} shows the
 // events behind each todo.
 #include <indelible/project_command.h>
+#include <indelible/serve_flags.h>
 #include <indelible/server.h>
 #include <indelible/store.h>
 
@@ -29,6 +30,8 @@ int main(int argc, char** argv) {
                  "(default: sqlite:DIR.read.db beside a file:DIR store; "
                  "sqlite:./PREFIXread.db for a dynamodb:// store)");
   app.add_flag("--log-requests", options.log_requests, "one JSON line per request on stderr");
+  // TLS and the other security flags of `indelible serve` (docs/SECURITY.md).
+  indelible::AddServeSecurityFlags(app, options);
   CLI11_PARSE(app, argc, argv);
 
   auto store = indelible::Store::Open(store_url);

@@ -66,6 +66,13 @@ struct ClientOptions {
   // "Authorization: Bearer ...". Empty: none. A missing or bad one answers
   // unauthorized (HTTP 401), a forbidden act unauthorized too (HTTP 403).
   std::string credential;
+  // https:// only: the client's own certificate chain and private key (PEM
+  // files), presented when the server asks for one (a server with
+  // --tls-client-ca: mutual TLS). Empty: none; an empty key_file reads the
+  // key from cert_file. A server that requires a certificate refuses a
+  // client without one (unavailable or unauthorized).
+  std::string cert_file;
+  std::string key_file;
 };
 
 // Where a subscription starts. The first of these that is set wins.

@@ -113,7 +113,8 @@ struct ServeAuth {
 // (docs/HTTP.md, docs/SECURITY.md).
 struct ServeOptions {
   // HOST:PORT; port 0 picks a free one. Once accepting, the bound address
-  // is printed on stdout as "listening on http://HOST:PORT".
+  // is printed on stdout as "listening on http://HOST:PORT" (https:// with
+  // tls).
   std::string listen = "127.0.0.1:2113";
   // 0: one per core.
   int io_threads = 0;

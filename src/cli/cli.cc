@@ -61,6 +61,8 @@ ClientOptions Cli::client_options() const {
   } else if (const char* key = std::getenv("INDELIBLE_API_KEY"); key != nullptr) {
     options.credential = key;
   }
+  options.cert_file = cert_file;
+  options.key_file = key_file;
   return options;
 }
 

@@ -21,7 +21,8 @@ struct Cli {
   std::string ca_file;                    // --ca-file: trusted CAs for an https --url
   // --api-key-file: the credential for --url (else $INDELIBLE_API_KEY).
   std::string api_key_file;
-  bool json = false;  // --json
+  std::string cert_file, key_file;  // --cert, --key: the client's, for mutual TLS
+  bool json = false;                // --json
   // Set by the chosen verb's callback; main runs it after parsing.
   std::function<int()> run;
 

@@ -25,6 +25,12 @@ int main(int argc, char** argv) {
                  "$INDELIBLE_API_KEY")
       ->check(CLI::ExistingFile)
       ->needs(url);
+  app.add_option("--cert", cli.cert_file,
+                 "with an https --url: PEM client certificate, for a server that asks for one "
+                 "(mutual TLS)")
+      ->needs(url);
+  app.add_option("--key", cli.key_file, "the private key of --cert (PEM; default: in --cert)")
+      ->needs(url);
   app.add_flag("--json", cli.json, "machine-readable output: one JSON value per line");
   indelible::cli::AddWriteVerbs(app, cli);
   indelible::cli::AddReadVerbs(app, cli);

@@ -64,6 +64,8 @@ Result<std::unique_ptr<Client>> Client::Connect(std::string_view url,
   net::HttpClientOptions http_options;
   http_options.endpoint = std::move(*endpoint);
   http_options.ca_file = options.ca_file;
+  http_options.cert_file = options.cert_file;
+  http_options.key_file = options.key_file;
   http_options.connect_timeout = options.timeout;
   http_options.request_timeout = options.timeout;
   http_options.max_idle_connections = options.max_idle_connections;

@@ -12,7 +12,7 @@ using std::chrono::milliseconds;
 Result<std::unique_ptr<HttpClient>> HttpClient::Create(HttpClientOptions options) {
   std::shared_ptr<TlsContext> tls;
   if (options.endpoint.tls) {
-    auto context = MakeTlsContext(options.ca_file);
+    auto context = MakeTlsContext(options.ca_file, options.cert_file, options.key_file);
     if (!context.ok()) return context.status();
     tls = std::move(*context);
   }

@@ -35,6 +35,10 @@ struct HttpClientOptions {
   // PEM certificates trusted besides the system's (https only): a private
   // CA, or a test server's own. Empty: the system's store alone.
   std::string ca_file;
+  // The client's certificate and key (PEM) for servers that ask for one
+  // (mutual TLS; https only). Empty: none.
+  std::string cert_file;
+  std::string key_file;
   // Resolving, connecting and the TLS handshake, together.
   std::chrono::milliseconds connect_timeout{3000};
   // Sending one request and reading its whole answer (each attempt).

@@ -19,8 +19,13 @@ namespace indelible::net {
 using TlsContext = boost::asio::ssl::context;
 
 // `ca_file`: PEM certificates trusted besides the system's (a private CA, a
-// test server's own); empty for the system's store alone. Errors: invalid
-// (field "ca_file") when the file cannot be loaded.
-Result<std::shared_ptr<TlsContext>> MakeTlsContext(const std::string& ca_file);
+// test server's own); empty for the system's store alone. `cert_file` and
+// `key_file`: the client's own certificate chain and key (PEM), presented
+// to servers that ask for one (mutual TLS); empty: none (an empty key_file
+// reads the key from cert_file). Errors: invalid (field "ca_file",
+// "cert_file" or "key_file") when a file cannot be loaded.
+Result<std::shared_ptr<TlsContext>> MakeTlsContext(const std::string& ca_file,
+                                                   const std::string& cert_file = "",
+                                                   const std::string& key_file = "");
 
 }  // namespace indelible::net

@@ -132,7 +132,9 @@ void Exchange::RespondError(http::status code, const Status& status) {
   RespondJson(code, api::StatusToJson(status));
 }
 
-boost::asio::ip::tcp::socket Exchange::TakeSocket() {
+const std::string& Exchange::peer_subject() const { return session_->peer_subject(); }
+
+ServerStream Exchange::TakeSocket() {
   done_ = true;
   return session_->ReleaseSocket();
 }

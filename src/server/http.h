@@ -24,6 +24,7 @@ using Request = http::request<http::string_body>;
 using Response = http::response<http::string_body>;
 
 class HttpSession;
+class ServerStream;
 
 // One request awaiting its answer. Handlers get it on the connection's
 // strand and may answer later from any thread (Respond is thread-safe), or
@@ -64,8 +65,13 @@ class Exchange {
   void Fail(std::string_view what) noexcept;
 
   // Takes the connection over (on the strand, inside the handler): the
-  // session stops reading requests and no Response may follow.
-  boost::asio::ip::tcp::socket TakeSocket();
+  // session stops reading requests and no Response may follow. Under TLS,
+  // the TLS stream with it (server_stream.h).
+  ServerStream TakeSocket();
+  // The subject of the client's TLS certificate (RFC 2253,
+  // "CN=orders-service,O=Acme") when it sent one that the server's
+  // --tls-client-ca verified; empty otherwise (plain HTTP too).
+  const std::string& peer_subject() const;
 
   // Who sent it: null when authentication is off (docs/SECURITY.md).
   const std::shared_ptr<const auth::Principal>& principal() const { return principal_; }

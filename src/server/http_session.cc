@@ -70,8 +70,8 @@ void NoteAuthFailure(ServerContext& context, const std::string& source,
 
 }  // namespace
 
-HttpSession::HttpSession(asio::ip::tcp::socket socket, ServerContext& context)
-    : stream_(std::move(socket)), context_(context) {
+HttpSession::HttpSession(ServerStream stream, ServerContext& context)
+    : stream_(std::move(stream)), context_(context) {
   context_.metrics.open_connections.fetch_add(1, std::memory_order_relaxed);
   beast::error_code ec;
   const auto remote = stream_.socket().remote_endpoint(ec);
@@ -89,7 +89,25 @@ void HttpSession::Start() {
     MutexLock lock(&context_.live_mu);
     context_.sessions[this] = weak_from_this();
   }
-  asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->ReadHeader(); });
+  asio::dispatch(stream_.get_executor(), [self = shared_from_this()] {
+    if (self->stream_.is_tls()) return self->Handshake();
+    self->ReadHeader();
+  });
+}
+
+// The handshake has the headers' time: a client that connects and sends
+// nothing, or a byte a second, is cut off as early as one that does so in
+// its headers. What fails here (plaintext HTTP, SSLv3 to TLS 1.1, no
+// client certificate when one is required, an untrusted one) just closes:
+// OpenSSL has sent its alert, and there is no HTTP to answer in.
+void HttpSession::Handshake() {
+  stream_.expires_after(context_.options.header_timeout);
+  stream_.async_handshake([self = shared_from_this()](beast::error_code ec) {
+    if (ec) return self->Close();
+    self->tls_up_ = true;
+    self->peer_subject_ = self->stream_.VerifiedPeerSubject();
+    self->ReadHeader();
+  });
 }
 
 void HttpSession::Stop() {
@@ -167,7 +185,8 @@ void HttpSession::OnHeader(beast::error_code ec) {
   request_id_ = NextRequestId();
   cors_.clear();
   if (ec == http::error::end_of_stream || ec == asio::error::connection_reset ||
-      ec == asio::error::operation_aborted || ec == beast::error::timeout || ec == asio::error::eof)
+      ec == asio::error::operation_aborted || ec == beast::error::timeout ||
+      ec == asio::error::eof || ec == asio::ssl::error::stream_truncated)
     return Close();
   if (ec == http::error::header_limit)
     return Reject(http::status::request_header_fields_too_large,
@@ -202,7 +221,8 @@ void HttpSession::OnHeader(beast::error_code ec) {
 void HttpSession::OnBody(beast::error_code ec) {
   if (ec == http::error::body_limit) return RejectBody();
   if (ec == asio::error::connection_reset || ec == asio::error::operation_aborted ||
-      ec == http::error::end_of_stream || ec == beast::error::timeout)
+      ec == http::error::end_of_stream || ec == beast::error::timeout ||
+      ec == asio::ssl::error::stream_truncated)
     return Close();
   if (ec)
     return Reject(http::status::bad_request,
@@ -395,11 +415,11 @@ void HttpSession::Write(Response response) {
       });
 }
 
-asio::ip::tcp::socket HttpSession::ReleaseSocket() {
+ServerStream HttpSession::ReleaseSocket() {
   released_ = true;
   Uncount();
   stream_.expires_never();
-  return stream_.release_socket();
+  return stream_.Release();
 }
 
 // Closes after a last answer. The peer may still be sending (a body we
@@ -410,6 +430,21 @@ void HttpSession::Close() {
   if (released_ || closed_) return;
   closed_ = true;
   Uncount();
+  if (tls_up_ && !evicted_) return CloseTls();
+  CloseTcp();
+}
+
+// TLS first says it is done (close_notify, so the client knows the last
+// answer came whole) and waits for the client's close_notify for at most a
+// second (a client that sends more, or nothing, ends the wait early or by
+// the timer); then the TCP close as for plain HTTP.
+void HttpSession::CloseTls() {
+  tls_up_ = false;
+  stream_.expires_after(std::chrono::seconds(1));
+  stream_.async_shutdown([self = shared_from_this()](beast::error_code) { self->CloseTcp(); });
+}
+
+void HttpSession::CloseTcp() {
   beast::error_code ec;
   stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ec);
   if (ec || evicted_) {  // an evicted connection sent nothing to drain
@@ -421,16 +456,18 @@ void HttpSession::Close() {
 
 void HttpSession::Drain(std::size_t drained) {
   constexpr std::size_t kMaxDrainBytes = 1 << 20;
+  // The TCP layer's bytes, TLS records or not: only their count matters.
   stream_.expires_after(std::chrono::seconds(1));
-  stream_.async_read_some(asio::buffer(drain_buffer_), [self = shared_from_this(), drained](
-                                                           beast::error_code ec, std::size_t n) {
-    if (ec || drained + n > kMaxDrainBytes) {
-      beast::error_code ignored;
-      self->stream_.socket().close(ignored);
-      return;
-    }
-    self->Drain(drained + n);
-  });
+  stream_.tcp().async_read_some(
+      asio::buffer(drain_buffer_),
+      [self = shared_from_this(), drained](beast::error_code ec, std::size_t n) {
+        if (ec || drained + n > kMaxDrainBytes) {
+          beast::error_code ignored;
+          self->stream_.socket().close(ignored);
+          return;
+        }
+        self->Drain(drained + n);
+      });
 }
 
 }  // namespace indelible::server

@@ -6,7 +6,9 @@
 //
 // Timeouts: between requests a connection may be idle for idle_timeout;
 // once a request's first byte arrived, its headers must be complete within
-// header_timeout and its body within body_timeout.
+// header_timeout and its body within body_timeout. Under TLS the handshake
+// comes first, within header_timeout, and a close sends close_notify and
+// waits a bounded moment for the client's (Close).
 //
 // Concurrency: everything runs on the connection's strand. Exchange::Respond
 // may be called from any thread; it posts to the strand. One request is in
@@ -26,12 +28,14 @@
 
 #include "server/context.h"
 #include "server/http.h"
+#include "server/server_stream.h"
 
 namespace indelible::server {
 
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
  public:
-  HttpSession(boost::asio::ip::tcp::socket socket, ServerContext& context);
+  // `stream` plain or TLS (before its handshake, which Start begins).
+  HttpSession(ServerStream stream, ServerContext& context);
   ~HttpSession();
 
   void Start();
@@ -47,14 +51,16 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 
   // From Exchange.
   void Send(Response response);
-  boost::asio::ip::tcp::socket ReleaseSocket();
+  ServerStream ReleaseSocket();
   ServerContext& context() { return context_; }
   // The client's address ("127.0.0.1:53412"), for logs and $audit.
   const std::string& remote_address() const { return remote_address_; }
-  // A verified client certificate's subject (RFC 2253); empty without one.
+  // The verified client certificate's subject (RFC 2253); empty without
+  // one. Set by the handshake, before the first request.
   const std::string& peer_subject() const { return peer_subject_; }
 
  private:
+  void Handshake();
   void ReadHeader();
   void OnFirstBytes(boost::beast::error_code ec, std::size_t bytes);
   void ReadHeaderRest();
@@ -70,12 +76,14 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   void RejectBody();
   void Write(Response response);
   void Close();
+  void CloseTls();
+  void CloseTcp();
   void Drain(std::size_t drained);
   void Uncount();
 
   static constexpr std::int64_t kEvicting = -1;
 
-  boost::beast::tcp_stream stream_;
+  ServerStream stream_;
   boost::beast::flat_buffer buffer_;
   ServerContext& context_;
   std::optional<http::request_parser<http::string_body>> parser_;
@@ -92,9 +100,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   bool stopping_ = false;
   bool released_ = false;  // the socket went to a streaming answer
   bool closed_ = false;
+  bool tls_up_ = false;  // the TLS handshake succeeded: close with close_notify
+  std::string peer_subject_;
   std::array<char, 16384> drain_buffer_;
   std::string remote_address_;
-  std::string peer_subject_;
   // For the access log.
   std::chrono::steady_clock::time_point started_;
   std::string method_, target_;

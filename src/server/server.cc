@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -19,6 +20,7 @@
 #include "server/routes.h"
 #include "server/security.h"
 #include "server/sse_session.h"
+#include "server/tls_context.h"
 
 namespace indelible::server {
 
@@ -54,14 +56,18 @@ Result<tcp::endpoint> ParseListen(const std::string& listen) {
 }
 
 // Accepts connections up to max_connections (connection_limit.h says what
-// happens at the cap); runs on its own strand.
+// happens at the cap); runs on its own strand. With `tls` (null: plain
+// HTTP), every connection speaks TLS with the context current when it was
+// accepted.
 class Listener : public std::enable_shared_from_this<Listener> {
  public:
-  Listener(ServerContext& context, tcp::acceptor acceptor, std::size_t max_connections)
+  Listener(ServerContext& context, tcp::acceptor acceptor, std::size_t max_connections,
+           const TlsContexts* tls)
       : context_(context),
         acceptor_(std::move(acceptor)),
         retry_(acceptor_.get_executor()),
-        max_connections_(max_connections) {}
+        max_connections_(max_connections),
+        tls_(tls) {}
 
   void Accept() {
     acceptor_.async_accept(
@@ -76,9 +82,18 @@ class Listener : public std::enable_shared_from_this<Listener> {
               std::max<std::int64_t>(0, self->context_.metrics.open_connections.load()));
           if (open >= self->max_connections_ && !EvictIdleConnection(self->context_)) {
             self->context_.metrics.shed_connections.fetch_add(1, std::memory_order_relaxed);
-            ShedConnection(std::move(socket));
+            // Under TLS a plaintext 503 would be noise to the client: close.
+            if (self->tls_ != nullptr) {
+              socket.close(ignored);
+            } else {
+              ShedConnection(std::move(socket));
+            }
+          } else if (self->tls_ != nullptr) {
+            std::make_shared<HttpSession>(ServerStream(std::move(socket), self->tls_->Current()),
+                                          self->context_)
+                ->Start();
           } else {
-            std::make_shared<HttpSession>(std::move(socket), self->context_)->Start();
+            std::make_shared<HttpSession>(ServerStream(std::move(socket)), self->context_)->Start();
           }
           self->Accept();
         });
@@ -114,6 +129,7 @@ class Listener : public std::enable_shared_from_this<Listener> {
   tcp::acceptor acceptor_;
   asio::steady_timer retry_;
   std::size_t max_connections_;
+  const TlsContexts* tls_;
   std::chrono::milliseconds backoff_{0};
   bool stopped_ = false;
 };
@@ -172,6 +188,15 @@ Status RunServer(Store& store, const ServeOptions& options) {
   AddStandardRoutes(context.router, context);
   if (Status s = AddCustomRoutes(context.router, context); !s.ok()) return s;
 
+  // TLS (tls_context.h): the files load before the port opens, or nothing
+  // listens; SIGHUP (below) loads them again.
+  std::unique_ptr<TlsContexts> tls;
+  if (options.tls.enabled()) {
+    auto first = MakeServerTlsContext(options.tls);
+    if (!first.ok()) return first.status();
+    tls = std::make_unique<TlsContexts>(options.tls, std::move(*first));
+  }
+
   tcp::acceptor acceptor(ioc);
   boost::system::error_code ec;
   acceptor.open(endpoint->protocol(), ec);
@@ -184,8 +209,24 @@ Status RunServer(Store& store, const ServeOptions& options) {
                     "pick another with --listen",
                     options.listen, ec.message()));
   const tcp::endpoint bound = acceptor.local_endpoint();
-  auto listener = std::make_shared<Listener>(context, std::move(acceptor), max_connections);
+  auto listener =
+      std::make_shared<Listener>(context, std::move(acceptor), max_connections, tls.get());
   listener->Accept();
+
+  // SIGHUP: the TLS files again, for connections accepted after it. Only
+  // under TLS: without it SIGHUP ends the process as it always did.
+  asio::signal_set reload(asio::make_strand(ioc));
+  std::function<void()> await_reload = [&] {
+    reload.async_wait([&](boost::system::error_code wait_ec, int) {
+      if (wait_ec) return;
+      tls->Reload();
+      await_reload();
+    });
+  };
+  if (tls) {
+    reload.add(SIGHUP);
+    await_reload();
+  }
 
   // After a signal, a watchdog gives connections kShutdownGrace to finish
   // (a long poll may wait up to a minute otherwise), then stops the I/O.
@@ -199,6 +240,8 @@ Status RunServer(Store& store, const ServeOptions& options) {
     if (wait_ec) return;
     std::fprintf(stderr, "indelible: shutting down: finishing appends in flight\n");
     Shutdown(context, *listener);
+    // The I/O threads return once no work is left.
+    asio::post(reload.get_executor(), [&] { reload.cancel(); });
     watchdog = std::thread([&] {
       std::unique_lock lock(done_mu);
       if (!done_cv.wait_for(lock, kShutdownGrace, [&] { return done; })) ioc.stop();
@@ -206,8 +249,8 @@ Status RunServer(Store& store, const ServeOptions& options) {
   });
 
   // Scripts and tests wait for this line (with the port, when it was 0).
-  std::printf("listening on http://%s:%u\n", bound.address().to_string().c_str(),
-              static_cast<unsigned>(bound.port()));
+  std::printf("listening on %s://%s:%u\n", tls ? "https" : "http",
+              bound.address().to_string().c_str(), static_cast<unsigned>(bound.port()));
   std::fflush(stdout);
 
   std::vector<std::thread> pool;

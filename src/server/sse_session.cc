@@ -34,12 +34,12 @@ void AppendMessage(const EventView& event, std::string* out) {
 
 }  // namespace
 
-SseSession::SseSession(asio::ip::tcp::socket socket, ServerContext& context, Source source)
-    : socket_(std::move(socket)),
+SseSession::SseSession(ServerStream stream, ServerContext& context, Source source)
+    : stream_(std::move(stream)),
       context_(context),
       source_(std::move(source)),
-      heartbeat_(socket_.get_executor()),
-      write_timer_(socket_.get_executor()) {
+      heartbeat_(stream_.get_executor()),
+      write_timer_(stream_.get_executor()) {
   context_.metrics.subscribers.fetch_add(1, std::memory_order_relaxed);
   context_.metrics.open_connections.fetch_add(1, std::memory_order_relaxed);
 }
@@ -56,7 +56,7 @@ void SseSession::Start() {
     MutexLock lock(&context_.live_mu);
     context_.sse_sessions[this] = weak_from_this();
   }
-  asio::dispatch(socket_.get_executor(), [self = shared_from_this()] {
+  asio::dispatch(stream_.get_executor(), [self = shared_from_this()] {
     // No length and no chunking: the body is the rest of the connection.
     self->text_ =
         "HTTP/1.1 200 OK\r\nServer: indelible\r\nContent-Type: text/event-stream\r\n"
@@ -68,7 +68,7 @@ void SseSession::Start() {
 }
 
 void SseSession::Stop() {
-  asio::post(socket_.get_executor(), [self = shared_from_this()] { self->Close(); });
+  asio::post(stream_.get_executor(), [self = shared_from_this()] { self->Close(); });
 }
 
 void SseSession::Pump() {
@@ -79,7 +79,7 @@ void SseSession::Pump() {
   asio::post(
       context_.reads, [self = shared_from_this(), work = asio::make_work_guard(context_.ioc)] {
         Read read = self->GuardedReadPage();
-        asio::post(self->socket_.get_executor(),
+        asio::post(self->stream_.get_executor(),
                    [self, read = std::move(read)]() mutable { self->OnRead(std::move(read)); });
       });
 }
@@ -193,7 +193,7 @@ void SseSession::Write() {
   write_timer_.async_wait([self = shared_from_this(), write](boost::system::error_code ec) {
     if (!ec && self->writing_ && self->writes_ == write) self->Close();
   });
-  asio::async_write(socket_, asio::buffer(text_),
+  asio::async_write(stream_, asio::buffer(text_),
                     [self = shared_from_this()](boost::system::error_code ec, std::size_t) {
                       self->writing_ = false;
                       self->write_timer_.cancel();
@@ -205,7 +205,7 @@ void SseSession::Write() {
 void SseSession::WaitForCommit(Position after) {
   waiting_ = true;
   std::weak_ptr<SseSession> weak = shared_from_this();
-  auto executor = socket_.get_executor();
+  auto executor = stream_.get_executor();
   ticket_ = context_.watcher.NotifyAfter(after, [weak, executor] {
     asio::post(executor, [weak] {
       if (auto self = weak.lock()) {
@@ -234,7 +234,7 @@ void SseSession::Heartbeat() {
 // Subscribers send nothing after the request; a read that ends means the
 // client went away, and only then do we learn it while idle.
 void SseSession::WatchForClose() {
-  socket_.async_read_some(asio::buffer(peek_),
+  stream_.async_read_some(asio::buffer(peek_),
                           [self = shared_from_this()](boost::system::error_code ec, std::size_t) {
                             if (ec) return self->Close();
                             self->WatchForClose();
@@ -251,8 +251,8 @@ void SseSession::Close() {
   ticket_ = 0;
   waiting_ = false;
   boost::system::error_code ec;
-  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
-  socket_.close(ec);
+  stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ec);
+  stream_.socket().close(ec);
 }
 
 }  // namespace indelible::server

@@ -15,18 +15,22 @@
 // Concurrency: the state lives on the socket's strand; reads run on the
 // read pool one at a time and post their page back; the watcher's callback
 // posts there too.
+//
+// TLS: the connection (server_stream.h) comes from the HttpSession with its
+// TLS state; a close ends it without close_notify (a read and a write may
+// be in flight, and the client resumes with Last-Event-ID either way).
 #pragma once
 
 #include <indelible/options.h>
 #include <indelible/subscription.h>
 
-#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "server/context.h"
+#include "server/server_stream.h"
 
 namespace indelible::server {
 
@@ -48,7 +52,7 @@ class SseSession : public std::enable_shared_from_this<SseSession> {
     std::shared_ptr<const auth::Principal> reader;
   };
 
-  SseSession(boost::asio::ip::tcp::socket socket, ServerContext& context, Source source);
+  SseSession(ServerStream stream, ServerContext& context, Source source);
   ~SseSession();
 
   void Start();
@@ -83,7 +87,7 @@ class SseSession : public std::enable_shared_from_this<SseSession> {
   void WatchForClose();
   void Close();
 
-  boost::asio::ip::tcp::socket socket_;
+  ServerStream stream_;
   ServerContext& context_;
   Source source_;
   std::optional<Subscription> subscription_;  // made by the first read

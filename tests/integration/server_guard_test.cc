@@ -20,7 +20,7 @@ using namespace std::chrono_literals;
 
 std::vector<HttpRoute> MisbehavingRoutes() {
   auto route = [](std::string pattern, std::function<HttpResponse(const HttpRequest&)> fn) {
-    return HttpRoute{"GET", std::move(pattern), std::move(fn)};
+    return HttpRoute{"GET", std::move(pattern), std::move(fn), "", ""};
   };
   return {
       route("/throws/int", [](const HttpRequest&) -> HttpResponse { throw 42; }),

@@ -2,8 +2,8 @@
 // child process on a free loopback port, for black-box tests.
 //
 // The server is started with `--listen 127.0.0.1:0`; it binds a free port
-// and prints "listening on http://127.0.0.1:PORT" on stdout once it accepts
-// connections. Start() waits for that line. The destructor kills the server
+// and prints "listening on http://127.0.0.1:PORT" (https:// under TLS) on
+// stdout once it accepts connections. Start() waits for that line. The destructor kills the server
 // (SIGKILL) if a test did not stop it. Not thread-safe: one test owns it.
 #pragma once
 
@@ -54,7 +54,7 @@ class ServerProcess {
     ::close(out[1]);
     stdout_fd_ = out[0];
     const auto deadline = std::chrono::steady_clock::now() + timeout;
-    const std::string marker = "listening on http://127.0.0.1:";
+    const std::string marker = "://127.0.0.1:";
     while (std::chrono::steady_clock::now() < deadline) {
       pollfd p{stdout_fd_, POLLIN, 0};
       if (::poll(&p, 1, 100) > 0) {
@@ -62,9 +62,12 @@ class ServerProcess {
         const ssize_t n = ::read(stdout_fd_, buf, sizeof(buf));
         if (n <= 0) return false;  // exited before listening
         output_.append(buf, static_cast<std::size_t>(n));
-        if (auto at = output_.find(marker); at != std::string::npos) {
+        const auto line = output_.find("listening on http");
+        if (auto at = output_.find(marker, line);
+            line != std::string::npos && at != std::string::npos) {
           const auto end = output_.find('\n', at);
           if (end == std::string::npos) continue;
+          scheme_ = output_.substr(line + 13, at - line - 13);
           port_ = std::stoi(output_.substr(at + marker.size(), end - at - marker.size()));
           return true;
         }
@@ -75,7 +78,8 @@ class ServerProcess {
 
   int port() const { return port_; }
   pid_t pid() const { return pid_; }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  // http://127.0.0.1:PORT, or https:// when the server said so.
+  std::string url() const { return scheme_ + "://127.0.0.1:" + std::to_string(port_); }
   const std::string& output() const { return output_; }
 
   // SIGTERM, then waits up to `timeout` for a clean exit. Returns the exit
@@ -120,6 +124,7 @@ class ServerProcess {
   pid_t pid_ = -1;
   int stdout_fd_ = -1;
   int port_ = 0;
+  std::string scheme_ = "http";
   std::string output_;
 };
 
