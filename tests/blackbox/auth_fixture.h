@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -228,8 +229,10 @@ class AuthServerTest : public ::testing::Test {
 
   // An append by the admin; its position.
   std::int64_t AppendAsAdmin(const std::string& stream, const std::string& type = "Happened") {
-    const HttpResponse appended =
-        http().Post("/streams/" + stream, EventJson(type), Bearer(admin_));
+    std::string path = stream;
+    for (auto at = path.find('/'); at != std::string::npos; at = path.find('/', at))
+      path.replace(at, 1, "%2F");
+    const HttpResponse appended = http().Post("/streams/" + path, EventJson(type), Bearer(admin_));
     EXPECT_EQ(appended.status, 201u) << stream << ": " << appended.body;
     const json::value body = appended.Json();
     return body.is_object() ? IntOf(body.as_object(), "position") : -1;
@@ -266,14 +269,18 @@ class AuthServerTest : public ::testing::Test {
   }
 
   // What the store holds as the admin sees it: every event of $all but the
-  // audit trail's records of failed authentications (which a 401 may
-  // append, by design), the consumer groups with their progress, and the
-  // keys without their last use (recorded by an accepted request, in the
-  // background).
+  // audit trail's records of refusals (the failed authentications a 401
+  // may append, by design; the refused acts a 403 from a handler appends,
+  // see KnownDefectARefusedActIsWrittenToTheAuditTrail), the consumer
+  // groups with their progress, and the keys without their last use
+  // (recorded by an accepted request, in the background).
   std::string Snapshot() {
     std::string out;
     for (const json::object& event : AllAs(admin_)) {
-      if (StringOf(event, "type") == "audit.auth.failures") continue;
+      const json::value* data = event.if_contains("data");
+      if (StringOf(event, "stream") == "$audit" && data != nullptr && data->is_object() &&
+          Member(*data, "outcome") == "\"unauthorized\"")
+        continue;
       out += std::to_string(IntOf(event, "position")) + " " + StringOf(event, "stream") + " " +
              StringOf(event, "type") + " " + StringOf(event, "id") + "\n";
     }
@@ -292,6 +299,24 @@ class AuthServerTest : public ::testing::Test {
         k.erase("lastUsed");
         out += "key " + json::serialize(k) + "\n";
       }
+    return out;
+  }
+
+  // The lines of `after` not in `before` ("+ ...") and those gone ("- ..."):
+  // empty when the store is unchanged.
+  static std::string Changes(const std::string& before, const std::string& after) {
+    const auto lines = [](const std::string& text) {
+      std::multiset<std::string> out;
+      std::istringstream in(text);
+      for (std::string line; std::getline(in, line);) out.insert(line);
+      return out;
+    };
+    const auto b = lines(before), a = lines(after);
+    std::string out;
+    for (const std::string& line : a)
+      if (!b.contains(line)) out += "+ " + line + "\n";
+    for (const std::string& line : b)
+      if (!a.contains(line)) out += "- " + line + "\n";
     return out;
   }
 

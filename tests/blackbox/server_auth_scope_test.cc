@@ -147,6 +147,23 @@ TEST_F(AuthScopeTest, SubscribeAllDeliversOnlyWhatThePrincipalMayRead) {
   sse.Close();
 }
 
+// Known defect (see the report of issue 19's tests): a subscription opened
+// with a key goes on after the key is revoked (or expires): "refused at
+// once" holds for new requests only, and an event stream lives for hours.
+TEST_F(AuthScopeTest, KnownDefectASubscriptionOutlivesItsRevokedKey) {
+  const std::string key = MakeKey("tail", {"reader"});
+  testutil::SseReader sse(server().port(), "/subscribe/all", Bearer(key));
+  ASSERT_TRUE(sse.ReadHead());
+  ASSERT_EQ(sse.status(), 200u);
+  AppendAsAdmin("orders-1");
+  ASSERT_TRUE(sse.NextMessage(10s)) << "the live subscription delivers";
+  ASSERT_EQ(http().Delete("/keys/tail", Bearer(admin())).status, 200u);
+  ASSERT_TRUE(IsRefusal(http().Get("/all", Bearer(key)), 401));
+  AppendAsAdmin("orders-2");
+  const auto after = sse.NextMessage(3s);
+  EXPECT_FALSE(after) << "the revoked key's subscription delivered " << after->data;
+}
+
 // --- Consumer groups ---------------------------------------------------------
 
 TEST_F(AuthScopeTest, ConsumerGroupsOnlyOverWhatThePrincipalMayRead) {
@@ -177,7 +194,7 @@ TEST_F(AuthScopeTest, ConsumerGroupsOnlyOverWhatThePrincipalMayRead) {
   // A group whose name its rules do not cover: refused whatever the filter.
   EXPECT_TRUE(IsRefusal(
       http().Request("PUT", "/consumers/payments-proj?category=orders", Bearer(ops)), 403));
-  EXPECT_EQ(Snapshot(), before);
+  EXPECT_EQ(Changes(before, Snapshot()), "");
 
   // An existing unfiltered group it may manage by name: no pull.
   MakeGroup("orders-unfiltered");
@@ -187,7 +204,7 @@ TEST_F(AuthScopeTest, ConsumerGroupsOnlyOverWhatThePrincipalMayRead) {
       http().Post("/consumers/orders-unfiltered/pull?consumer=c", "{}", Bearer(ops)), 403));
   EXPECT_TRUE(
       IsRefusal(http().Post("/consumers/payments-proj/pull?consumer=c", "{}", Bearer(ops)), 403));
-  EXPECT_EQ(Snapshot(), made) << "a refused pull leased events";
+  EXPECT_EQ(Changes(made, Snapshot()), "") << "a refused pull leased events";
   // The admin pulls it.
   EXPECT_EQ(
       http().Post("/consumers/orders-unfiltered/pull?consumer=c", "{}", Bearer(admin())).status,
@@ -299,6 +316,8 @@ TEST_F(AuthScopeTest, TheAuditTrailIsTheAdminsAlone) {
     const std::string key = MakeKey(std::string("k-") + role, {role});
     EXPECT_TRUE(IsRefusal(http().Get("/streams/$audit", Bearer(key)), 403)) << role;
     EXPECT_TRUE(IsRefusal(http().Get("/streams/$audit/head", Bearer(key)), 403)) << role;
+    EXPECT_TRUE(IsRefusal(http().Get("/streams/%24audit", Bearer(key)), 403)) << role;
+    EXPECT_TRUE(IsRefusal(http().Get("/subscribe/streams/%24audit", Bearer(key)), 403)) << role;
     EXPECT_TRUE(IsRefusal(http().Delete("/streams/$audit", Bearer(key)), 403)) << role;
     EXPECT_TRUE(
         IsRefusal(http().Post("/streams/$audit", EventJson("audit.forged"), Bearer(key)), 403))
@@ -311,6 +330,26 @@ TEST_F(AuthScopeTest, TheAuditTrailIsTheAdminsAlone) {
             400u);
   EXPECT_EQ(http().Delete("/streams/$audit", Bearer(admin())).status, 400u);
   EXPECT_EQ(http().Get("/streams/$audit/head", Bearer(admin())).status, 200u);
+}
+
+// Known defect (see the report of issue 19's tests): "401 means no or bad
+// credentials, 403 not allowed; nothing is written on either" (DESIGN.md),
+// and a 403 from the route's declared access writes nothing; but a 403 a
+// handler decides (a key with a role its maker does not hold, a group over
+// streams its maker may not read) appends an audit event with outcome
+// "unauthorized". One way or the other, the two kinds of 403 should agree.
+TEST_F(AuthScopeTest, KnownDefectARefusedActIsWrittenToTheAuditTrail) {
+  const std::string manager = MakeKey("manager", {"key-manager"});
+  const std::string ops = MakeKey("ops", {"orders-ops"});
+  const std::size_t before = StreamAsAdmin("$audit").size();
+  EXPECT_TRUE(IsRefusal(http().Delete("/streams/orders-1", Bearer(ops)), 403));  // route
+  EXPECT_EQ(StreamAsAdmin("$audit").size(), before);
+  EXPECT_TRUE(
+      IsRefusal(http().Post("/keys", R"({"name":"up","roles":["reader"]})", Bearer(manager)), 403));
+  EXPECT_TRUE(IsRefusal(http().Request("PUT", "/consumers/orders-all", Bearer(ops)), 403));
+  const auto after = StreamAsAdmin("$audit");
+  EXPECT_EQ(after.size(), before) << "a refused act was appended: "
+                                  << json::serialize(after.back());
 }
 
 TEST(AuthOffAudit, NothingIsAppendedToTheAuditTrailWithoutAuthentication) {
