@@ -21,6 +21,9 @@ constexpr std::int64_t kUseEveryMs = 60000;
 
 std::string RecordName(std::string_view id) { return fmt::format("auth/keys/{}", id); }
 std::string UseRecordName(std::string_view id) { return fmt::format("auth/key-used/{}", id); }
+std::string RevokedRecordName(std::string_view id) {
+  return fmt::format("auth/keys-revoked/{}", id);
+}
 
 std::string Hex(const unsigned char* bytes, std::size_t n) {
   static constexpr char kDigits[] = "0123456789abcdef";
@@ -197,6 +200,13 @@ Status KeyStore::Register(std::string_view key, std::string name, std::vector<st
     return Status::Invalid("key",
                            "not an API key (idl_ + 16 hex digits + _ + 43 base64url "
                            "characters); make one with `indelible keys create`");
+  auto revoked = store_.LoadRecord(RevokedRecordName(parsed->id));
+  if (!revoked.ok()) return revoked.status();
+  if (*revoked)
+    return Status::Invalid("key", fmt::format("API key {} was revoked: it cannot be registered "
+                                              "again; give a new key (or remove the key file, and "
+                                              "a new one is made)",
+                                              parsed->id));
   auto existing = Read(parsed->id);
   if (!existing.ok()) return existing.status();
   if (existing->info) {
@@ -237,7 +247,8 @@ Result<std::vector<KeyInfo>> KeyStore::List() {
   return out;
 }
 
-Result<KeyInfo> KeyStore::Revoke(std::string_view id_or_name) {
+Result<KeyInfo> KeyStore::Revoke(std::string_view id_or_name,
+                                 const std::function<Status(const KeyInfo&)>& may_revoke) {
   auto keys = List();
   if (!keys.ok()) return keys.status();
   const KeyInfo* found = nullptr;
@@ -252,6 +263,9 @@ Result<KeyInfo> KeyStore::Revoke(std::string_view id_or_name) {
                     "shows them",
                     id_or_name.substr(0, 80)));
   KeyInfo info = *found;
+  if (may_revoke)
+    if (Status s = may_revoke(info); !s.ok()) return s;
+  if (Status s = store_.SaveRecord(RevokedRecordName(info.id), info.name); !s.ok()) return s;
   if (Status s = store_.DeleteRecord(RecordName(info.id)); !s.ok()) return s;
   if (Status s = store_.DeleteRecord(UseRecordName(info.id)); !s.ok()) return s;
   MutexLock lock(&mu_);

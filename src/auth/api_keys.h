@@ -23,6 +23,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -72,8 +73,11 @@ class KeyStore {
   Status Register(std::string_view key, std::string name, std::vector<std::string> roles,
                   std::int64_t now_ms);
   Result<std::vector<KeyInfo>> List();
-  // By id or by name; not_found if no such key. The revoked key's info.
-  Result<KeyInfo> Revoke(std::string_view id_or_name);
+  // By id or by name; not_found if no such key; what `may_revoke` answers
+  // for the key if not ok. The revoked key's info. The id stays on record
+  // as revoked (`auth/keys-revoked/<id>`), so Register never brings it back.
+  Result<KeyInfo> Revoke(std::string_view id_or_name,
+                         const std::function<Status(const KeyInfo&)>& may_revoke = nullptr);
 
   // The key's info if `key` is a live key (known, secret matches, not
   // expired); unauthorized naming why not. May read the store.

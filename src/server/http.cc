@@ -69,7 +69,11 @@ std::vector<std::string> Exchange::QueryList(const std::string& key) const {
 void Exchange::Respond(Response response) {
   if (done_) return;
   done_ = true;
-  if (audit_act_.empty() || principal_ == nullptr) return session_->Send(std::move(response));
+  // A refusal (401, 403) writes nothing, as at the front door.
+  if (audit_act_.empty() || principal_ == nullptr ||
+      response.result() == http::status::unauthorized ||
+      response.result() == http::status::forbidden)
+    return session_->Send(std::move(response));
   // The act is on record before its answer leaves: a client that saw the
   // answer finds the act in $audit.
   auth::AuditEntry entry;

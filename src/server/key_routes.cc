@@ -62,7 +62,20 @@ Result<KeyRequest> ParseKeyRequest(const Exchange& exchange, const auth::RoleBoo
   return out;
 }
 
+// Without authentication anyone who reaches the server could mint an admin
+// key that counts once authentication is turned on: keys are managed with
+// it on, or from the store itself (`indelible keys --data`).
+bool RefusedWithoutAuthentication(ServerContext& context, Exchange& exchange) {
+  if (context.require_auth) return false;
+  exchange.RespondError(http::status::forbidden,
+                        Status::Unauthorized("keys are made and revoked over HTTP only with "
+                                             "authentication on (--auth); or use `indelible keys "
+                                             "create --data ...` on the store"));
+  return true;
+}
+
 void CreateKey(ServerContext& context, std::shared_ptr<Exchange> exchange) {
+  if (RefusedWithoutAuthentication(context, *exchange)) return;
   const std::int64_t now = NowMs();
   auto request = ParseKeyRequest(*exchange, context.auth->roles(), now);
   if (!request.ok()) return exchange->RespondError(request.status());
@@ -110,9 +123,24 @@ void ListKeys(ServerContext& context, std::shared_ptr<Exchange> exchange) {
 }
 
 void RevokeKey(ServerContext& context, std::shared_ptr<Exchange> exchange) {
+  if (RefusedWithoutAuthentication(context, *exchange)) return;
   boost::asio::post(context.blocking, [&context, exchange] {
     RunGuarded(*exchange, [&] {
-      auto revoked = context.auth->keys().Revoke(exchange->params()[0]);
+      // As for creating: a non-admin revokes only keys whose every role it
+      // holds, so it cannot lock out an admin.
+      const auto& caller = exchange->principal();
+      auto may_revoke = [&caller](const auth::KeyInfo& key) -> Status {
+        if (caller == nullptr || caller->grants.admin()) return Status::Ok();
+        for (const std::string& role : key.roles)
+          if (std::find(caller->roles.begin(), caller->roles.end(), role) == caller->roles.end())
+            return Status::Unauthorized(
+                fmt::format("{} may not revoke key '{}': it has role '{}', which {} does not hold",
+                            caller->name, key.name, role, caller->name));
+        return Status::Ok();
+      };
+      auto revoked = context.auth->keys().Revoke(exchange->params()[0], may_revoke);
+      if (!revoked.ok() && revoked.status().code() == ErrorCode::kUnauthorized)
+        return exchange->RespondError(http::status::forbidden, revoked.status());
       if (!revoked.ok()) return exchange->RespondError(revoked.status());
       exchange->SetAuditTarget(revoked->id);
       std::string body = revoked->ToJson();

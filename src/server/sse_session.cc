@@ -114,6 +114,18 @@ SseSession::Read SseSession::GuardedReadPage() {
 SseSession::Read SseSession::ReadPage() {
   Store& store = context_.store;
   Read read;
+  if (source_.credentials != nullptr &&
+      std::chrono::steady_clock::now() - credentials_checked_ >= context_.options.auth.key_cache) {
+    credentials_checked_ = std::chrono::steady_clock::now();
+    const std::int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                    std::chrono::system_clock::now().time_since_epoch())
+                                    .count();
+    auto still = context_.auth->Authenticate(*source_.credentials, now_ms);
+    if (!still.ok()) {
+      read.status = still.status();
+      return read;
+    }
+  }
   if (!subscription_) {
     // Where the subscription starts, as a position (the subscription's
     // `after`) and, for a stream, the first version to send.

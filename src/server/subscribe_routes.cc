@@ -28,10 +28,15 @@ Result<std::optional<std::uint64_t>> LastEventId(const Request& request) {
 
 void Begin(ServerContext& context, const std::shared_ptr<Exchange>& exchange,
            SseSession::Source source) {
-  if (const auto& principal = exchange->principal();
-      principal != nullptr && !principal->grants.admin()) {
-    if (source.stream.empty()) principal->grants.NarrowReadFilter(source.filter);
-    source.reader = principal;
+  if (const auto& principal = exchange->principal(); principal != nullptr) {
+    const Request& request = exchange->request();
+    source.credentials = std::make_shared<const auth::Credentials>(
+        auth::Credentials{std::string(request[http::field::authorization]),
+                          std::string(request["X-Api-Key"]), exchange->peer_subject()});
+    if (!principal->grants.admin()) {
+      if (source.stream.empty()) principal->grants.NarrowReadFilter(source.filter);
+      source.reader = principal;
+    }
   }
   auto stream = std::make_shared<SseSession>(exchange->TakeSocket(), context, std::move(source));
   stream->Start();

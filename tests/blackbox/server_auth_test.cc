@@ -362,14 +362,12 @@ TEST(AuthBootstrap, AKeyInTheEnvironmentBecomesAnAdminKey) {
   EXPECT_EQ(bad.err().find("hunter2"), std::string::npos) << bad.output();
 }
 
-// --- Known defects (see the report of issue 19's tests) ----------------------
-//
-// These assert what the rules promise and fail against the code as it is.
+// --- Found by these tests, fixed ---------------------------------------------
 
 // "A non-admin holding keys may only hand out roles it holds, so the keys
 // right never raises anyone above their own": but it may revoke any key,
 // the admin's (even the bootstrap key) included, and so lock the admins out.
-TEST_F(AuthKeysTest, KnownDefectAKeyManagerRevokesAnAdminsKey) {
+TEST_F(AuthKeysTest, AKeyManagerMayNotRevokeAnAdminsKey) {
   const std::string manager = MakeKey("manager", {"key-manager"});
   const HttpResponse revoked = http().Delete("/keys/bootstrap", Bearer(manager));
   EXPECT_TRUE(IsRefusal(revoked, 403)) << "a key-manager revoked the admin's key: " << revoked.body;
@@ -379,7 +377,7 @@ TEST_F(AuthKeysTest, KnownDefectAKeyManagerRevokesAnAdminsKey) {
 // A revoked bootstrap key is registered again by the next start with the
 // same --bootstrap-key-file: a revocation of a leaked admin key is undone
 // by a restart, silently.
-TEST_F(AuthServerTest, KnownDefectARevokedBootstrapKeyComesBackOnRestart) {
+TEST_F(AuthServerTest, ARevokedBootstrapKeyStaysRevokedOnRestart) {
   const std::string other = MakeKey("second-admin", {"admin"});
   ASSERT_EQ(http().Delete("/keys/bootstrap", Bearer(other)).status, 200u);
   ASSERT_TRUE(IsRefusal(http().Get("/keys", Bearer(admin())), 401));
