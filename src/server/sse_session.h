@@ -51,9 +51,9 @@ class SseSession : public std::enable_shared_from_this<SseSession> {
     // events of streams it may read are sent.
     std::shared_ptr<const auth::Principal> reader;
     // Authentication on: the credentials it was opened with, checked again
-    // before a read once `key_cache` has passed since the last check, so a
-    // revoked key or an expired token ends the subscription (the client
-    // gets the connection closed; resuming needs valid credentials).
+    // before every read (through the key cache), so a revoked key or an
+    // expired token ends the subscription (the connection closes; resuming
+    // needs valid credentials).
     std::shared_ptr<const auth::Credentials> credentials;
   };
 
@@ -106,7 +106,6 @@ class SseSession : public std::enable_shared_from_this<SseSession> {
   CommitWatcher::Ticket ticket_ = 0;
   bool waiting_ = false;         // registered with the watcher
   bool caught_up_sent_ = false;  // read pool only (one read at a time)
-  std::chrono::steady_clock::time_point credentials_checked_ = std::chrono::steady_clock::now();
   bool closed_ = false;
   char peek_[256];
 };

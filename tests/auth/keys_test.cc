@@ -151,7 +151,11 @@ TEST_F(KeyStoreTest, ARevokedKeyIsRefusedAtOnceByThisStore) {
   EXPECT_EQ(keys.Revoke("two").status().code(), ErrorCode::kNotFound);
   EXPECT_EQ(keys.Revoke("0123456789abcdef").status().code(), ErrorCode::kNotFound);
   EXPECT_TRUE(keys.List()->empty());
-  EXPECT_TRUE(store_->ListRecords("auth/")->empty()) << "its records are gone";
+  EXPECT_TRUE(store_->ListRecords("auth/keys/")->empty()) << "its records are gone";
+  EXPECT_TRUE(store_->ListRecords("auth/key-used/")->empty());
+  // The ids stay on record as revoked, so nothing registers them again.
+  EXPECT_EQ(store_->ListRecords("auth/keys-revoked/")->size(), 2u);
+  EXPECT_EQ(keys.Register(by_id.key, "again", {"admin"}, kNow).code(), ErrorCode::kInvalid);
 }
 
 TEST_F(KeyStoreTest, AKeyExpires) {

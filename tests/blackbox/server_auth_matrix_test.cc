@@ -174,8 +174,10 @@ class AuthMatrixTest : public AuthServerTest {
         break;
       case Scope::kEverywhere:
         allowed = Everywhere(who, route.right);
-        // A non-admin may hand out only roles it holds ("reader" here).
-        if (route.method == "POST") allowed = allowed && Holds(who, "reader");
+        // A non-admin may hand out, and revoke, only keys whose roles it
+        // holds ("reader" here).
+        if (route.method == "POST" || route.method == "DELETE")
+          allowed = allowed && Holds(who, "reader");
         break;
       case Scope::kSomewhere:
         allowed = Somewhere(who, route.right);
