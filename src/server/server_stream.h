@@ -51,7 +51,9 @@ class ServerStream {
                 *context_) {}
 
   ServerStream(ServerStream&&) = default;
-  ServerStream& operator=(ServerStream&&) = default;
+  // Moved into place only (construction): a variant of Beast streams
+  // cannot be move-assigned.
+  ServerStream& operator=(ServerStream&&) = delete;
 
   bool is_tls() const { return std::holds_alternative<TlsStream>(stream_); }
   executor_type get_executor() { return tcp().get_executor(); }
