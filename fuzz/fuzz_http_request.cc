@@ -25,6 +25,7 @@
 #include "server/request_parsing.h"
 #include "server/request_screen.h"
 #include "server/routes.h"
+#include "server/server_stream.h"
 
 namespace {
 
@@ -72,8 +73,8 @@ void Handle(Fixture& f, server::Request request) {
     query.emplace(std::string(param.key), param.has_value ? std::string(param.value) : "");
   server::Router::Match match = f.context->router.Find(request.method(), segments);
 
-  auto session =
-      std::make_shared<server::HttpSession>(boost::asio::ip::tcp::socket(f.ioc), *f.context);
+  auto session = std::make_shared<server::HttpSession>(
+      server::ServerStream(boost::asio::ip::tcp::socket(f.ioc)), *f.context);
   auto exchange = std::make_shared<server::Exchange>(
       session, std::move(request), std::move(match.params), std::move(query), "fuzz");
   // The parameters the routes read, with their ranges.
