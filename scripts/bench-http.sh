@@ -11,28 +11,8 @@ parent=${2:-/var/tmp}
 scripts/build.sh release indelible indelible-http-bench indelible-static-server >/dev/null
 bin=build/release
 data=$(mktemp -d "$parent/indelible-http-bench-XXXXXX")
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$data"
-}
-trap cleanup EXIT
-
-# Starts "$@" in the background with stdout to $data/$name.out, records its
-# pid, and waits for its "listening on" line; port_of NAME prints the port.
-start() {
-  local name=$1; shift
-  "$@" >"$data/$name.out" 2>"$data/$name.err" &
-  pids+=($!)
-  for _ in $(seq 100); do
-    grep -q "listening on" "$data/$name.out" 2>/dev/null && return 0
-    sleep 0.1
-  done
-  echo "bench-http: $name did not start; see $data/$name.err" >&2
-  exit 1
-}
-port_of() { grep -o '[0-9]*$' "$data/$1.out"; }
+# start, port_of, stop_all; everything stopped and removed on exit.
+source scripts/bench-servers.sh
 
 echo "# indelible-http-bench runs=$runs cores=$(nproc) load=$(cut -d' ' -f1-3 /proc/loadavg) fs=$(stat -f -c %T "$parent")"
 for run in $(seq "$runs"); do
@@ -42,9 +22,7 @@ for run in $(seq "$runs"); do
   start "static-$run" "$bin/bench/http/indelible-static-server"
   "$bin/bench/http/indelible-http-bench" --port "$(port_of "serve-$run")" \
     --static-port "$(port_of "static-$run")" | tee -a "$data/lines"
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  pids=()
+  stop_all
 done
 
 # The median of each figure over the runs (what docs/BENCHMARKS.md reports).

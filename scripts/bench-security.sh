@@ -22,34 +22,8 @@ scripts/build.sh release indelible indelible-http-bench >/dev/null
 bin=build/release
 indelible=$bin/src/cli/indelible
 data=$(mktemp -d "$parent/indelible-security-bench-XXXXXX")
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$data"
-}
-trap cleanup EXIT
-
-# Starts "$@" in the background with stdout to $data/$name.out, records its
-# pid, and waits for its "listening on" line; port_of NAME prints the port.
-start() {
-  local name=$1; shift
-  "$@" >"$data/$name.out" 2>"$data/$name.err" &
-  pids+=($!)
-  for _ in $(seq 100); do
-    grep -q "listening on" "$data/$name.out" 2>/dev/null && return 0
-    sleep 0.1
-  done
-  echo "bench-security: $name did not start; see $data/$name.err" >&2
-  cat "$data/$name.err" >&2
-  exit 1
-}
-port_of() { grep -o '[0-9]*$' "$data/$1.out"; }
-stop_all() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  pids=()
-}
+# start, port_of, stop_all; everything stopped and removed on exit.
+source scripts/bench-servers.sh
 
 # The certificate: a CA and a server certificate for 127.0.0.1 (RSA 2048,
 # what most deployments present).

@@ -76,9 +76,20 @@ bool ValidName(std::string_view name) {
   });
 }
 
+// What the record and the API share; lastUsed lives in a record of its own.
+json::object KeyFields(const KeyInfo& info) {
+  json::object out;
+  out["id"] = info.id;
+  out["name"] = info.name;
+  out["roles"] = json::array(info.roles.begin(), info.roles.end());
+  out["created"] = info.created_ms;
+  if (info.expires_ms != 0) out["expires"] = info.expires_ms;
+  out["createdBy"] = info.created_by;
+  return out;
+}
+
 std::string RecordJson(const KeyInfo& info, const std::string& hash) {
-  json::object out = json::parse(info.ToJson()).as_object();
-  out.erase("lastUsed");
+  json::object out = KeyFields(info);
   out["hash"] = hash;
   return json::serialize(out);
 }
@@ -118,14 +129,8 @@ Result<std::pair<KeyInfo, std::string>> ParseRecord(std::string_view id, std::st
 }  // namespace
 
 std::string KeyInfo::ToJson() const {
-  json::object out;
-  out["id"] = id;
-  out["name"] = name;
-  out["roles"] = json::array(roles.begin(), roles.end());
-  out["created"] = created_ms;
-  if (expires_ms != 0) out["expires"] = expires_ms;
+  json::object out = KeyFields(*this);
   out["lastUsed"] = last_used_ms == 0 ? json::value(nullptr) : json::value(last_used_ms);
-  out["createdBy"] = created_by;
   return json::serialize(out);
 }
 

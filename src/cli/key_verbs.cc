@@ -23,6 +23,7 @@
 #include "auth/api_keys.h"
 #include "auth/policy.h"
 #include "cli/cli.h"
+#include "core/clock.h"
 #include "indelible/client.h"
 
 namespace indelible::cli {
@@ -38,12 +39,6 @@ struct KeyArgs {
   std::string roles_file;
   std::string id_or_name;
 };
-
-std::int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // "90d", "12h", "30m", "45s" or plain seconds.
 Result<std::chrono::seconds> ParseDuration(const std::string& text) {
@@ -162,7 +157,7 @@ int Create(Cli& cli, const KeyArgs& args) {
   auto store = cli.OpenStore();
   if (!store.ok()) return cli.Fail(store.status());
   auth::KeyStore keys(**store, std::chrono::milliseconds(0));
-  const std::int64_t now = NowMs();
+  const std::int64_t now = UnixMillisNow();
   auto made = keys.Create(args.name, args.roles,
                           expires_in.count() > 0 ? now + expires_in.count() * 1000 : 0, "cli", now);
   if (!made.ok()) return cli.Fail(made.status());

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <boost/asio/post.hpp>
-#include <boost/json.hpp>
 #include <cstdio>
 
 #include "api/wire.h"
@@ -13,21 +12,6 @@
 #include "server/http_session.h"
 
 namespace indelible::server {
-namespace {
-
-// "ok" for a success; else the error code of the answer's JSON body.
-std::string OutcomeOf(const Response& response) {
-  if (response.result_int() < 300) return "ok";
-  boost::system::error_code ec;
-  boost::json::value body = boost::json::parse(response.body(), ec);
-  if (!ec && body.is_object())
-    if (const boost::json::value* error = body.as_object().if_contains("error");
-        error != nullptr && error->is_string())
-      return std::string(error->as_string());
-  return std::to_string(response.result_int());
-}
-
-}  // namespace
 
 Exchange::Exchange(std::shared_ptr<HttpSession> session, Request request,
                    std::vector<std::string> params, std::multimap<std::string, std::string> query,
@@ -82,7 +66,9 @@ void Exchange::Respond(Response response) {
   entry.source = source_;
   entry.target = audit_target_.empty() && !params_.empty() ? params_.front() : audit_target_;
   entry.status = response.result_int();
-  entry.outcome = OutcomeOf(response);
+  entry.outcome = error_ != ErrorCode::kOk      ? std::string(ErrorCodeName(error_))
+                  : response.result_int() < 300 ? "ok"
+                                                : std::to_string(response.result_int());
   entry.request_id = request_id_;
   ServerContext& context = session_->context();
   boost::asio::post(context.blocking, [&context, session = session_, entry = std::move(entry),
@@ -97,10 +83,6 @@ void Exchange::Respond(Response response) {
 void Exchange::Audit(std::string act, std::string target) {
   audit_act_ = std::move(act);
   audit_target_ = std::move(target);
-}
-
-bool Exchange::MayRead(std::string_view stream) const {
-  return principal_ == nullptr || principal_->grants.Allows(auth::Right::kRead, stream);
 }
 
 void Exchange::RespondJson(http::status status, std::string body) {
@@ -129,7 +111,10 @@ void Exchange::Fail(std::string_view what) noexcept {
   }
 }
 
-void Exchange::RecordError(ErrorCode code) { session_->context().metrics.RecordError(code); }
+void Exchange::RecordError(ErrorCode code) {
+  error_ = code;
+  session_->context().metrics.RecordError(code);
+}
 
 void Exchange::RespondError(http::status code, const Status& status) {
   RecordError(status.code());

@@ -75,8 +75,6 @@ class Exchange {
 
   // Who sent it: null when authentication is off (docs/SECURITY.md).
   const std::shared_ptr<const auth::Principal>& principal() const { return principal_; }
-  // The principal may read the stream (always, when authentication is off).
-  bool MayRead(std::string_view stream) const;
   // The client's address ("127.0.0.1:53412").
   const std::string& source() const { return source_; }
   // An audited route's answer is appended to $audit (with this target:
@@ -98,6 +96,8 @@ class Exchange {
   std::shared_ptr<const auth::Principal> principal_;
   std::string source_;
   std::string audit_act_, audit_target_;
+  // The error this exchange answered (RecordError), for $audit's outcome.
+  ErrorCode error_ = ErrorCode::kOk;
   // Keeps the I/O threads running while an answer is pending elsewhere (an
   // append on the blocking pool), so shutdown finishes appends in flight.
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;

@@ -9,6 +9,7 @@
 
 #include "api/wire.h"
 #include "auth/audit.h"
+#include "core/clock.h"
 #include "core/event_json.h"
 #include "server/request_screen.h"
 #include "server/routes.h"
@@ -27,12 +28,6 @@ std::string NextRequestId() {
       std::chrono::system_clock::now().time_since_epoch() / std::chrono::milliseconds(1));
   static std::atomic<std::uint64_t> counter{0};
   return fmt::format("{:x}-{}", epoch, counter.fetch_add(1, std::memory_order_relaxed) + 1);
-}
-
-std::int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 // Failed authentications from one address within a minute: the 10th,
@@ -273,7 +268,7 @@ void HttpSession::Dispatch(Request request) {
     const Request& sent = exchange->request();
     auth::Credentials credentials{std::string(sent[http::field::authorization]),
                                   std::string(sent["X-Api-Key"]), peer_subject_};
-    const std::int64_t now = NowMs();
+    const std::int64_t now = UnixMillisNow();
     if (auto fast = context_.auth->TryFast(credentials, now))
       return Authorize(std::move(exchange), match, std::move(*fast));
     // An API key not in the cache: its record is read off the I/O thread
@@ -327,9 +322,9 @@ void HttpSession::Authorize(std::shared_ptr<Exchange> exchange, const Router::Ma
     return exchange->RespondError(http::status::forbidden, *denied);
   }
   context_.metrics.RecordPrincipal(caller->name, /*denied=*/false);
-  if (!caller->key_id.empty() && context_.auth->keys().UseDue(caller->key_id, NowMs()))
+  if (!caller->key_id.empty() && context_.auth->keys().UseDue(caller->key_id, UnixMillisNow()))
     asio::post(context_.blocking, [&context = context_, id = caller->key_id] {
-      context.auth->keys().RecordUse(id, NowMs());
+      context.auth->keys().RecordUse(id, UnixMillisNow());
     });
   exchange->SetPrincipal(std::move(caller));
   if (!match.access->audit.empty()) exchange->Audit(match.access->audit, {});

@@ -10,6 +10,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/json.hpp>
 
+#include "core/clock.h"
 #include "core/event_json.h"
 #include "server/routes.h"
 
@@ -17,12 +18,6 @@ namespace indelible::server {
 namespace {
 
 namespace json = boost::json;
-
-std::int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 struct KeyRequest {
   std::string name;
@@ -76,7 +71,7 @@ bool RefusedWithoutAuthentication(ServerContext& context, Exchange& exchange) {
 
 void CreateKey(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   if (RefusedWithoutAuthentication(context, *exchange)) return;
-  const std::int64_t now = NowMs();
+  const std::int64_t now = UnixMillisNow();
   auto request = ParseKeyRequest(*exchange, context.auth->roles(), now);
   if (!request.ok()) return exchange->RespondError(request.status());
   const auto& caller = exchange->principal();

@@ -4,6 +4,8 @@
 
 #include <cstdio>
 
+#include "core/clock.h"
+
 namespace indelible::server {
 
 Status SetUpSecurity(ServerContext& context, const boost::asio::ip::tcp::endpoint& endpoint) {
@@ -43,11 +45,8 @@ Status SetUpSecurity(ServerContext& context, const boost::asio::ip::tcp::endpoin
   auto authenticator = auth::Authenticator::Make(context.store, settings);
   if (!authenticator.ok()) return authenticator.status();
   context.auth = std::move(*authenticator);
-  const std::int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                               std::chrono::system_clock::now().time_since_epoch())
-                               .count();
   if (Status s = auth::BootstrapAdminKey(context.auth->keys(), auth.bootstrap_key_file,
-                                         auth.bootstrap_key_env, now);
+                                         auth.bootstrap_key_env, UnixMillisNow());
       !s.ok())
     return s;
   if (!context.require_auth) return Status::Ok();

@@ -88,12 +88,11 @@ class Listener : public std::enable_shared_from_this<Listener> {
             } else {
               ShedConnection(std::move(socket));
             }
-          } else if (self->tls_ != nullptr) {
-            std::make_shared<HttpSession>(ServerStream(std::move(socket), self->tls_->Current()),
-                                          self->context_)
-                ->Start();
           } else {
-            std::make_shared<HttpSession>(ServerStream(std::move(socket)), self->context_)->Start();
+            ServerStream stream = self->tls_ != nullptr
+                                      ? ServerStream(std::move(socket), self->tls_->Current())
+                                      : ServerStream(std::move(socket));
+            std::make_shared<HttpSession>(std::move(stream), self->context_)->Start();
           }
           self->Accept();
         });

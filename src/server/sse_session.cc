@@ -8,6 +8,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 
+#include "core/clock.h"
 #include "core/event_json.h"
 
 namespace indelible::server {
@@ -115,12 +116,9 @@ SseSession::Read SseSession::ReadPage() {
   Store& store = context_.store;
   Read read;
   if (source_.credentials != nullptr) {
-    const std::int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                    std::chrono::system_clock::now().time_since_epoch())
-                                    .count();
     // From the key cache when it can (a lookup and a hash): a revocation on
     // this server emptied the cache, so it is seen before the next event.
-    auto still = context_.auth->Authenticate(*source_.credentials, now_ms);
+    auto still = context_.auth->Authenticate(*source_.credentials, UnixMillisNow());
     if (!still.ok()) {
       read.status = still.status();
       return read;

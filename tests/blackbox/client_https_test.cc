@@ -1,6 +1,6 @@
 // The C++ client and the CLI over https, end to end: the real `indelible
-// serve` behind a TLS-terminating proxy (testutil/tls_proxy.h; the server
-// has no TLS of its own yet, issue 19) with a certificate for 127.0.0.1
+// serve` behind a TLS-terminating proxy (testutil/tls_proxy.h; the
+// server's own TLS is server_tls_test.cc) with a certificate for 127.0.0.1
 // signed by a CA made here. Appends, reads, a Server-Sent Events
 // subscription and OpenRemoteStore travel over real TLS; without the CA, or
 // by another host name, the client refuses the server.
@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 
+#include "blackbox/https_round_trip.h"
 #include "indelible/client.h"
 #include "testutil/cli_runner.h"
 #include "testutil/server_process.h"
@@ -22,12 +23,7 @@ namespace {
 
 using std::chrono::milliseconds;
 
-EventData Event(std::string type) {
-  EventData event;
-  event.type = std::move(type);
-  event.data = "{}";
-  return event;
-}
+using testutil::Event;
 
 class ClientHttpsTest : public ::testing::Test {
  protected:
@@ -58,33 +54,7 @@ TEST_F(ClientHttpsTest, AppendReadAndSubscribeOverTls) {
   auto client = Client::Connect(proxy_->url(), Trusting());
   ASSERT_TRUE(client.ok()) << client.status().ToString();
   EXPECT_EQ((*client)->url(), proxy_->url());
-  auto appended = (*client)->Append("order-1", Expected::no_stream(), {Event("Placed")});
-  ASSERT_TRUE(appended.ok()) << appended.status().ToString();
-  auto conflict = (*client)->Append("order-1", Expected::no_stream(), {Event("Placed")});
-  ASSERT_FALSE(conflict.ok());
-  EXPECT_EQ(conflict.status().code(), ErrorCode::kConflict);
-
-  auto page = (*client)->ReadStream("order-1");
-  ASSERT_TRUE(page.ok()) << page.status().ToString();
-  ASSERT_EQ(page->events.size(), 1u);
-  EXPECT_EQ(page->events[0].type, "Placed");
-
-  // Server-Sent Events over TLS: the stored event, then a live one.
-  auto subscription = (*client)->SubscribeAll();
-  ASSERT_TRUE(subscription.ok()) << subscription.status().ToString();
-  auto first = (*subscription)->Next(milliseconds(5000));
-  ASSERT_TRUE(first.ok()) << first.status().ToString();
-  ASSERT_TRUE(first->has_value());
-  EXPECT_EQ((*first)->stream, "order-1");
-  ASSERT_TRUE((*client)->Append("order-2", Expected::any(), {Event("Live")}).ok());
-  std::optional<RecordedEvent> live;
-  for (int i = 0; i < 50 && !live; ++i) {
-    auto next = (*subscription)->Next(milliseconds(100));
-    ASSERT_TRUE(next.ok()) << next.status().ToString();
-    live = std::move(*next);
-  }
-  ASSERT_TRUE(live.has_value()) << "the live event did not arrive over TLS";
-  EXPECT_EQ(live->type, "Live");
+  testutil::AppendReadAndSubscribe(**client);
 }
 
 TEST_F(ClientHttpsTest, RemoteStoreOverTls) {

@@ -26,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "blackbox/https_round_trip.h"
 #include "indelible/client.h"
 #include "server/server_stream.h"
 #include "server/tls_context.h"
@@ -44,12 +45,7 @@ namespace http = boost::beast::http;
 using std::chrono::milliseconds;
 using tcp = asio::ip::tcp;
 
-EventData Event(std::string type) {
-  EventData event;
-  event.type = std::move(type);
-  event.data = "{}";
-  return event;
-}
+using testutil::Event;
 
 // One keep-alive HTTPS connection, synchronous. `error` says what failed.
 class TlsConnection {
@@ -169,33 +165,8 @@ TEST_F(ServerTlsTest, ClientAppendsReadsAndSubscribesOverHttps) {
   Start();
   auto client = Client::Connect(server_->url(), Trusting());
   ASSERT_TRUE(client.ok()) << client.status().ToString();
-  ASSERT_TRUE((*client)->Append("order-1", Expected::no_stream(), {Event("Placed")}).ok());
-  auto conflict = (*client)->Append("order-1", Expected::no_stream(), {Event("Placed")});
-  ASSERT_FALSE(conflict.ok());
-  EXPECT_EQ(conflict.status().code(), ErrorCode::kConflict);
-  auto page = (*client)->ReadStream("order-1");
-  ASSERT_TRUE(page.ok()) << page.status().ToString();
-  ASSERT_EQ(page->events.size(), 1u);
-  EXPECT_EQ(page->events[0].type, "Placed");
-
-  // Server-Sent Events over the server's TLS: the stored event, then a
-  // live one.
-  auto subscription = (*client)->SubscribeAll();
-  ASSERT_TRUE(subscription.ok()) << subscription.status().ToString();
-  auto first = (*subscription)->Next(milliseconds(5000));
-  ASSERT_TRUE(first.ok()) << first.status().ToString();
-  ASSERT_TRUE(first->has_value());
-  EXPECT_EQ((*first)->stream, "order-1");
-  ASSERT_TRUE((*client)->Append("order-2", Expected::any(), {Event("Live")}).ok());
-  std::optional<RecordedEvent> live;
-  for (int i = 0; i < 50 && !live; ++i) {
-    auto next = (*subscription)->Next(milliseconds(100));
-    ASSERT_TRUE(next.ok()) << next.status().ToString();
-    live = std::move(*next);
-  }
-  ASSERT_TRUE(live.has_value()) << "the live event did not arrive over TLS";
-  EXPECT_EQ(live->type, "Live");
-  subscription->reset();
+  testutil::AppendReadAndSubscribe(**client);
+  client->reset();
   EXPECT_EQ(server_->Terminate(), 0);
 }
 
