@@ -183,7 +183,7 @@ TEST(Timeouts, ServerThatNeverAnswers) {
   EXPECT_NE(e.status.message().find("no answer from " + server.url() + " within 200 ms"),
             std::string::npos)
       << e.status.message();
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
 }
 
 TEST(Timeouts, TlsHandshakeThatNeverCompletes) {
