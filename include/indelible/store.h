@@ -82,6 +82,28 @@ struct StreamHead {
   StreamVersion first_version;
 };
 
+// One stream as a listing shows it (Store::ListStreams).
+struct StreamInfo {
+  std::string stream;
+  StreamVersion version;  // last version (the tombstone's if deleted)
+  Position position;      // of the last event (0 on a store whose $all lags: DynamoDB)
+  bool deleted = false;
+  std::int64_t last_write_ms = 0;  // the last event's timestamp, Unix ms
+};
+
+struct ListStreamsOptions {
+  std::string prefix;    // names that start with it; empty: every name
+  std::string category;  // names of this category (DESIGN.md); empty: every category
+  std::string after;     // names that sort after it: the previous page's `next`
+  std::size_t limit = 100;
+};
+
+struct StreamList {
+  std::vector<StreamInfo> streams;  // in name order (bytewise)
+  // Pass as `after` to read the next page; nullopt when nothing follows.
+  std::optional<std::string> next;
+};
+
 // What a backend promises about positions.
 struct StoreTraits {
   // True: a commit's positions are known when Commit returns (embedded,
@@ -266,6 +288,13 @@ class Store {
   };
   virtual Result<StateAndEvents> ReadStateAndEvents(std::string_view stream);
 
+  // The streams, in name order, a page at a time: a page costs one seek per
+  // name range (a category is three: `C`, `C-...`, `C/...`) and `limit`
+  // entries, never a walk over every stream. Deleted streams are listed
+  // (deleted = true); `$` streams too. invalid for a category holding `-`
+  // or `/`, a limit of 0, or a backend that keeps no listing.
+  virtual Result<StreamList> ListStreams(const ListStreamsOptions& options = {});
+
   virtual StoreTraits traits() const { return {}; }
 
   // Safe to call from any thread at any time; the counters are read one by
@@ -293,6 +322,13 @@ class Store {
   // Several such commits, results in order. The default runs
   // CommitValidated for each in turn.
   virtual std::vector<Result<CommitResult>> CommitEachValidated(std::vector<CommitRequest> commits);
+
+  // What ListStreams is built on: the streams whose names start with
+  // `prefix` and sort after `after`, in name order, at most `limit`. The
+  // default answers invalid (the backend keeps no listing).
+  virtual Result<std::vector<StreamInfo>> ListStreamRange(std::string_view prefix,
+                                                          std::string_view after,
+                                                          std::size_t limit);
 
  private:
   Limits limits_;

@@ -117,3 +117,69 @@ Result<std::vector<RecordedEvent>> ReadAllEvents(Store& store, const ReadAllOpti
 }
 
 }  // namespace indelible
+
+namespace indelible {
+namespace {
+
+// One name range a listing walks: names starting with `prefix`, or the one
+// name `prefix` itself when `exact`.
+struct NameRange {
+  std::string prefix;
+  bool exact = false;
+};
+
+// The ranges of names that match both filters, in name order. A category C
+// holds C itself, then C-..., then C/... ('-' sorts before '/'); a prefix
+// narrows each range, or rules it out.
+std::vector<NameRange> RangesOf(const ListStreamsOptions& options) {
+  const std::string& prefix = options.prefix;
+  if (options.category.empty()) return {NameRange{prefix, false}};
+  const std::string& category = options.category;
+  std::vector<NameRange> ranges;
+  if (category.starts_with(prefix)) ranges.push_back({category, true});
+  for (const char separator : {'-', '/'}) {
+    const std::string under = category + separator;
+    if (prefix.starts_with(under)) {
+      ranges.push_back({prefix, false});
+    } else if (under.starts_with(prefix)) {
+      ranges.push_back({under, false});
+    }
+  }
+  return ranges;
+}
+
+}  // namespace
+
+Result<StreamList> Store::ListStreams(const ListStreamsOptions& options) {
+  if (options.limit == 0) return Status::Invalid("limit", "a listing needs a limit of at least 1");
+  if (options.category.find_first_of("-/") != std::string::npos)
+    return Status::Invalid("category",
+                           fmt::format("'{}' is not a category: a category is the part of a "
+                                       "stream name before the first '-' or '/'",
+                                       options.category.substr(0, 256)));
+  // One more than asked, to know whether a next page exists.
+  const std::size_t wanted = options.limit + 1;
+  StreamList list;
+  for (const NameRange& range : RangesOf(options)) {
+    if (list.streams.size() == wanted) break;
+    auto found = ListStreamRange(range.prefix, options.after,
+                                 range.exact ? 1 : wanted - list.streams.size());
+    if (!found.ok()) return found.status();
+    for (StreamInfo& info : *found) {
+      if (range.exact && info.stream != range.prefix) continue;
+      list.streams.push_back(std::move(info));
+    }
+  }
+  if (list.streams.size() > options.limit) {
+    list.streams.resize(options.limit);
+    list.next = list.streams.back().stream;
+  }
+  return list;
+}
+
+Result<std::vector<StreamInfo>> Store::ListStreamRange(std::string_view, std::string_view,
+                                                       std::size_t) {
+  return Status::Invalid("store", "this store keeps no stream listing");
+}
+
+}  // namespace indelible

@@ -77,6 +77,8 @@ class EmbeddedStore final : public Store {
   Result<std::vector<std::pair<std::string, std::string>>> ListRecords(
       std::string_view prefix) override;
   Status DeleteRecord(std::string_view name) override;
+  Result<std::vector<StreamInfo>> ListStreamRange(std::string_view prefix, std::string_view after,
+                                                  std::size_t limit) override;
   StoreStats stats() const override {
     return {commits_.load(std::memory_order_relaxed), events_.load(std::memory_order_relaxed),
             syncs_.load(std::memory_order_relaxed)};

@@ -4,6 +4,7 @@
 
 #include <deque>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "core/clock.h"
@@ -70,7 +71,9 @@ class MemoryStore final : public Store {
         result.appends[a] = StateOnlyResult(append, next);
         continue;
       }
-      StreamState& stream = streams_[append.stream];
+      auto [slot, created] = streams_.try_emplace(append.stream);
+      if (created) names_.insert(append.stream);
+      StreamState& stream = slot->second;
       const StreamVersion first_version(next.version.value() + 1 -
                                         static_cast<std::int64_t>(append.events.size()));
       for (std::size_t e = 0; e < append.events.size(); ++e) {
@@ -120,6 +123,19 @@ class MemoryStore final : public Store {
       return Status::NotFound(fmt::format("stream '{}' does not exist", Printable(stream)));
     const HeadState& h = it->second.head;
     return StreamHead{h.version, h.position, h.deleted, h.first_version};
+  }
+
+  Result<std::vector<StreamInfo>> ListStreamRange(std::string_view prefix, std::string_view after,
+                                                  std::size_t limit) override {
+    MutexLock lock(&mu_);
+    std::vector<StreamInfo> found;
+    auto it = after < prefix ? names_.lower_bound(prefix) : names_.upper_bound(after);
+    for (; it != names_.end() && it->starts_with(prefix) && found.size() < limit; ++it) {
+      const HeadState& head = streams_.at(*it).head;
+      found.push_back(StreamInfo{*it, head.version, head.position, head.deleted,
+                                 log_[head.position.value() - 1].timestamp_ms});
+    }
+    return found;
   }
 
   Result<std::unique_ptr<StreamCursor>> ReadStream(std::string_view stream,
@@ -209,6 +225,7 @@ class MemoryStore final : public Store {
   CondVar committed_;
   std::deque<RecordedEvent> log_ GUARDED_BY(mu_);  // log_[p - 1] holds position p
   std::unordered_map<std::string, StreamState> streams_ GUARDED_BY(mu_);
+  std::set<std::string, std::less<>> names_ GUARDED_BY(mu_);  // streams_'s keys, in order
   std::unordered_map<EventId, IdRecord> ids_ GUARDED_BY(mu_);
   std::uint64_t commits_ GUARDED_BY(mu_) = 0;
   std::map<std::string, std::string> records_ GUARDED_BY(mu_);
