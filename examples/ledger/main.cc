@@ -2,6 +2,7 @@
 // end, on the entity API (account.h): rules with an overdraft, an outbound
 // accountOverdrawn event, append_to, recalculate. Prints what happens in the
 // reference's format, one line per step.
+#include <indelible/client.h>
 #include <indelible/entity.h>
 #include <indelible/store.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <boost/json.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <random>
 
@@ -97,14 +99,30 @@ int Run(indelible::Store& store, const std::string& account_id) {
 int main(int argc, char** argv) {
   CLI::App app{"indelible-ledger: the reference bank-account ledger on indelible entities"};
   std::string store_url;
+  std::string server_url;
   std::string account_id = std::to_string(std::random_device()() % 1000000);
   app.add_option("--store", store_url,
                  "store URL (file:PATH, memory: or dynamodb://HOST:PORT?...); default: a "
                  "temporary embedded store");
+  app.add_option("--url", server_url,
+                 "an `indelible serve` to write to instead (http://HOST:PORT); the API key, if "
+                 "it asks for one, from $INDELIBLE_API_KEY")
+      ->excludes("--store");
   app.add_option("--account-id", account_id, "account id (default: random)");
   CLI11_PARSE(app, argc, argv);
 
   std::filesystem::path temporary;
+  if (!server_url.empty()) {
+    // The same entities over HTTP: each command is one POST /commits.
+    indelible::ClientOptions options;
+    if (const char* key = std::getenv("INDELIBLE_API_KEY")) options.credential = key;
+    auto store = indelible::OpenRemoteStore(server_url, options);
+    if (!store.ok()) {
+      std::fprintf(stderr, "indelible-ledger: %s\n", store.status().ToString().c_str());
+      return 1;
+    }
+    return Run(**store, account_id);
+  }
   if (store_url.empty()) {
     std::string pattern = (std::filesystem::temp_directory_path() / "indelible-ledger-XXXXXX");
     if (mkdtemp(pattern.data()) == nullptr) {

@@ -158,6 +158,14 @@ class Client {
 
   // GET /streams/{stream}/head. not_found if the stream never existed.
   Result<StreamHead> Head(std::string_view stream);
+  // POST /commits: several streams, each with its own expectation, events and
+  // state record, all or nothing (Store::Commit's semantics). Events without
+  // an id get one first, so a resent commit is an idempotent retry.
+  Result<CommitResult> Commit(std::vector<AppendRequest> appends);
+  // GET /streams/{stream}/state; nullopt when the stream has no state record.
+  Result<std::optional<StateRecord>> ReadState(std::string_view stream);
+  // GET /streams: a page of the listing (Store::ListStreams).
+  Result<StreamList> ListStreams(const ListStreamsOptions& options = {});
 
   // GET /streams/{stream}: one page of at most min(options.limit,
   // kMaxPageEvents) events. not_found as Store::ReadStream.
@@ -224,10 +232,13 @@ class Client {
 
 // A Store whose every call is a request to the server at `url` (as
 // Client::Connect). What differs from a local store:
-// - Commit takes exactly one append (the HTTP API v1 appends to one stream per
-//   request); a commit over several streams is invalid. A commit of one
-//   `$deleted` event with allow_reserved is sent as DELETE (what
-//   Store::Delete does); the server then makes the tombstone's id itself.
+// - Commit sends one append without a state record as POST /streams/{stream}
+//   and anything else (several streams, state records) as one POST
+//   /commits, all or nothing on the server; ReadState is GET
+//   /streams/{stream}/state and ListStreams GET /streams, so entities
+//   (entity.h) work over a server. A commit of one `$deleted` event with
+//   allow_reserved is sent as DELETE (what Store::Delete does); the server
+//   then makes the tombstone's id itself.
 // - CommitOptions::keep_timestamps is invalid: the server stamps every event
 //   with its commit time and the API has no way to ask otherwise.
 // - ReadStream and ReadAll cursors read page by page (kRemotePageEvents at a

@@ -26,8 +26,8 @@
 // stream may also carry events the entity does not interpret.
 //
 // Backends: any Store that keeps state records and commits several streams
-// atomically (memory, embedded). A remote store (client.h) keeps no state
-// records and answers invalid.
+// atomically: memory, embedded, DynamoDB, and a remote store (client.h),
+// whose commits are one POST /commits each.
 //
 // Concurrency: an Entity is safe to use from many threads at once, provided
 // its rules are (pure rules are). The Store and the Rules must outlive it.

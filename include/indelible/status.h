@@ -47,8 +47,9 @@ class [[nodiscard]] Status {
   static Status NotFound(std::string message, bool deleted = false);
   // actual_version: the stream's last version, or nullopt when the stream
   // does not exist. deleted: the stream exists only as a tombstone.
+  // stream: the stream whose expectation failed (a commit names several).
   static Status Conflict(std::string message, std::optional<std::int64_t> actual_version,
-                         bool deleted = false);
+                         bool deleted = false, std::string stream = {});
   // field: the name of the offending input ("stream", "events[3].id", ...).
   static Status Invalid(std::string field, std::string message);
   static Status TooLarge(std::string field, std::string message);
@@ -66,6 +67,8 @@ class [[nodiscard]] Status {
   std::optional<std::int64_t> actual_version() const { return actual_version_; }
   // NotFound and Conflict: the stream exists only as a tombstone.
   bool deleted() const { return deleted_; }
+  // Conflicts: the stream whose expectation failed, when known.
+  const std::string& stream() const { return stream_; }
 
   // "conflict: stream 'a' is at version 3, expected 2" style, for humans.
   std::string ToString() const;
@@ -78,6 +81,7 @@ class [[nodiscard]] Status {
   std::string field_;
   std::optional<std::int64_t> actual_version_;
   bool deleted_ = false;
+  std::string stream_;
 };
 
 }  // namespace indelible

@@ -111,7 +111,7 @@ Status StatusFromAnswer(unsigned http_status, std::string_view body) {
     if (const json::value* v = object->if_contains("actualVersion");
         v != nullptr && (v->is_int64() || v->is_uint64()))
       actual = v->to_number<std::int64_t>();
-    return Status::Conflict(std::move(message), actual, deleted);
+    return Status::Conflict(std::move(message), actual, deleted, StringMember(*object, "stream"));
   }
   if (error == "invalid") return Status::Invalid(std::move(field), std::move(message));
   if (error == "too_large") return Status::TooLarge(std::move(field), std::move(message));

@@ -67,6 +67,10 @@ std::string StatusToJson(const Status& status) {
   if (status.code() == ErrorCode::kConflict) {
     out += R"(,"actualVersion":)";
     out += status.actual_version() ? std::to_string(*status.actual_version()) : "null";
+    if (!status.stream().empty()) {
+      out += R"(,"stream":)";
+      AppendQuoted(status.stream(), &out);
+    }
   }
   if (status.deleted()) out += R"(,"deleted":true)";
   out += '}';

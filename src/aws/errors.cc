@@ -51,7 +51,8 @@ Status Annotate(const Status& status, std::string_view note) {
     case ErrorCode::kNotFound:
       return Status::NotFound(std::move(message), status.deleted());
     case ErrorCode::kConflict:
-      return Status::Conflict(std::move(message), status.actual_version(), status.deleted());
+      return Status::Conflict(std::move(message), status.actual_version(), status.deleted(),
+                              status.stream());
     case ErrorCode::kInvalid:
       return Status::Invalid(status.field(), std::move(message));
     case ErrorCode::kTooLarge:

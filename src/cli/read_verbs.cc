@@ -1,7 +1,9 @@
-// read, head, all, tail.
+// read, head, all, tail, streams.
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 
+#include "api/commits.h"
 #include "api/wire.h"
 #include "cli/cli.h"
 #include "core/event_json.h"
@@ -94,6 +96,40 @@ int RunTail(const Cli& cli, const TailArgs& args) {
 
 }  // namespace
 
+struct StreamsArgs {
+  ListStreamsOptions filter;
+  std::size_t limit = SIZE_MAX;
+};
+
+// Every stream that matches, a page of 1000 at a time, until `limit`.
+int RunStreams(const Cli& cli, const StreamsArgs& args) {
+  auto store = cli.OpenReader();
+  if (!store.ok()) return cli.Fail(store.status());
+  ListStreamsOptions options = args.filter;
+  std::size_t shown = 0;
+  while (shown < args.limit) {
+    options.limit = std::min<std::size_t>(1000, args.limit - shown);
+    auto page = (*store)->ListStreams(options);
+    if (!page.ok()) return cli.Fail(page.status());
+    for (const StreamInfo& info : page->streams) {
+      if (cli.json) {
+        std::string line;
+        api::AppendStreamInfoJson(info, &line);
+        std::printf("%s\n", line.c_str());
+      } else {
+        std::printf("%s version %lld position %llu last write %lld%s\n", info.stream.c_str(),
+                    static_cast<long long>(info.version.value()),
+                    static_cast<unsigned long long>(info.position.value()),
+                    static_cast<long long>(info.last_write_ms), info.deleted ? " (deleted)" : "");
+      }
+    }
+    shown += page->streams.size();
+    if (!page->next) break;
+    options.after = *page->next;
+  }
+  return 0;
+}
+
 void AddReadVerbs(CLI::App& app, Cli& cli) {
   auto read = std::make_shared<ReadArgs>();
   CLI::App* r = app.add_subcommand("read", "read a stream's events");
@@ -124,6 +160,15 @@ void AddReadVerbs(CLI::App& app, Cli& cli) {
       return 0;
     };
   });
+
+  auto streams = std::make_shared<StreamsArgs>();
+  CLI::App* l = app.add_subcommand("streams", "list the streams in name order");
+  l->add_option("--prefix", streams->filter.prefix, "only names that start with this");
+  l->add_option("--category", streams->filter.category,
+                "only this category (the name before the first '-' or '/')");
+  l->add_option("--after", streams->filter.after, "only names after this one (to go on)");
+  l->add_option("--limit", streams->limit, "at most this many streams");
+  l->callback([&cli, streams] { cli.run = [&cli, streams] { return RunStreams(cli, *streams); }; });
 
   auto all = std::make_shared<AllArgs>();
   CLI::App* a = app.add_subcommand("all", "read $all, every event in position order");

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "api/commits.h"
 #include "api/wire.h"
 #include "client/client_impl.h"
 #include "core/event_json.h"
@@ -116,6 +117,49 @@ Result<AppendResult> Client::Delete(std::string_view stream, Expected expected) 
   if (!answer.ok()) return answer.status();
   if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
   return api::AppendResultFromJson(answer->body());
+}
+
+Result<CommitResult> Client::Commit(std::vector<AppendRequest> appends) {
+  // As Append: the store's checks here, ids made before the first send.
+  const Limits unlimited{SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX};
+  if (Status s = ValidateCommit(appends, unlimited, CommitOptions{}); !s.ok()) return s;
+  net::Request request = impl_->MakeRequest(http::verb::post, "/commits");
+  request.set(http::field::content_type, kJsonContentType);
+  request.body() = api::CommitToJson(appends);
+  request.prepare_payload();
+  auto answer = impl_->Call(request, /*retry_safe=*/true);
+  if (!answer.ok()) return answer.status();
+  if (Status s = Expect(*answer, http::status::created); !s.ok()) return s;
+  return api::CommitResultFromJson(answer->body());
+}
+
+Result<std::optional<StateRecord>> Client::ReadState(std::string_view stream) {
+  if (Status s = ValidateStreamName(stream, /*allow_reserved=*/true); !s.ok()) return s;
+  auto answer = impl_->Call(impl_->MakeRequest(http::verb::get, StreamPath(stream) + "/state"),
+                            /*retry_safe=*/true);
+  if (!answer.ok()) return answer.status();
+  if (answer->result() == http::status::not_found) {
+    Status missing = Expect(*answer, http::status::ok);
+    // An unknown route is a server without state records, not a missing one.
+    if (missing.message().find("state record") == std::string::npos) return missing;
+    return std::optional<StateRecord>();
+  }
+  if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
+  auto record = api::StateRecordFromJson(answer->body());
+  if (!record.ok()) return record.status();
+  return std::optional<StateRecord>(std::move(*record));
+}
+
+Result<StreamList> Client::ListStreams(const ListStreamsOptions& options) {
+  std::string target = "/streams";
+  AddQuery(&target, "limit", std::to_string(options.limit));
+  if (!options.prefix.empty()) AddQuery(&target, "prefix", options.prefix);
+  if (!options.category.empty()) AddQuery(&target, "category", options.category);
+  if (!options.after.empty()) AddQuery(&target, "after", options.after);
+  auto answer = impl_->Call(impl_->MakeRequest(http::verb::get, target), /*retry_safe=*/true);
+  if (!answer.ok()) return answer.status();
+  if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
+  return api::StreamListFromJson(answer->body());
 }
 
 Result<StreamHead> Client::Head(std::string_view stream) {

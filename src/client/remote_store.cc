@@ -29,30 +29,45 @@ class RemoteStore final : public Store {
           "keep_timestamps",
           "the server stamps every event with its own commit time; the HTTP API cannot keep "
           "original timestamps (use a local store, --data, to keep them)");
-    if (appends.size() != 1)
-      return Status::Invalid(
-          "appends", appends.empty()
-                         ? "a commit needs at least one append"
-                         : fmt::format("a commit over {} streams cannot be sent to a server: the "
-                                       "HTTP API (v1) appends to one stream per request",
-                                       appends.size()));
-    AppendRequest& append = appends.front();
-    if (append.state)
-      return Status::Invalid("state",
-                             "state records cannot be sent to a server: the HTTP API (v1) has no "
-                             "route for them (use a local store, --data)");
     // Store::Delete commits a tombstone; the API has a route for it.
-    const bool tombstone = options.allow_reserved && append.events.size() == 1 &&
-                           append.events.front().type == kDeletedEventType;
-    auto result = tombstone
-                      ? client_->Delete(append.stream, append.expected)
-                      : client_->Append(append.stream, append.expected, std::move(append.events));
+    const bool tombstone = options.allow_reserved && appends.size() == 1 &&
+                           appends.front().events.size() == 1 &&
+                           appends.front().events.front().type == kDeletedEventType;
+    if (tombstone) {
+      auto deleted = client_->Delete(appends.front().stream, appends.front().expected);
+      if (!deleted.ok()) return deleted.status();
+      Remember(deleted->position);
+      CommitResult commit;
+      commit.position = deleted->position;
+      commit.appends.push_back(std::move(*deleted));
+      return commit;
+    }
+    // One stream without a state record: POST /streams/{stream}, which
+    // servers before /commits have too.
+    if (appends.size() == 1 && !appends.front().state) {
+      AppendRequest& append = appends.front();
+      auto appended = client_->Append(append.stream, append.expected, std::move(append.events));
+      if (!appended.ok()) return appended.status();
+      Remember(appended->position);
+      CommitResult commit;
+      commit.position = appended->position;
+      commit.appends.push_back(std::move(*appended));
+      return commit;
+    }
+    // Several streams, or state records: one POST /commits, all or nothing
+    // on the server.
+    auto result = client_->Commit(std::move(appends));
     if (!result.ok()) return result.status();
     Remember(result->position);
-    CommitResult commit;
-    commit.position = result->position;
-    commit.appends.push_back(std::move(*result));
-    return commit;
+    return result;
+  }
+
+  Result<std::optional<StateRecord>> ReadState(std::string_view stream) override {
+    return client_->ReadState(stream);
+  }
+
+  Result<StreamList> ListStreams(const ListStreamsOptions& options) override {
+    return client_->ListStreams(options);
   }
 
   Result<StreamHead> Head(std::string_view stream) override { return client_->Head(stream); }

@@ -35,10 +35,11 @@ Status Status::NotFound(std::string message, bool deleted) {
 }
 
 Status Status::Conflict(std::string message, std::optional<std::int64_t> actual_version,
-                        bool deleted) {
+                        bool deleted, std::string stream) {
   Status s(ErrorCode::kConflict, std::move(message));
   s.actual_version_ = actual_version;
   s.deleted_ = deleted;
+  s.stream_ = std::move(stream);
   return s;
 }
 

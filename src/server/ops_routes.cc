@@ -5,6 +5,10 @@
 #include "server/routes.h"
 
 namespace indelible::server {
+
+// docs/openapi.json, embedded at build time (CMakeLists.txt).
+extern const std::string_view kOpenApiDocument;
+
 namespace {
 
 // Per consumer group open in this server: lag, in flight, redeliveries,
@@ -80,6 +84,12 @@ void AddOpsRoutes(Router& router, ServerContext& context) {
                           context.watcher.waiting());
     exchange->Respond(std::move(response));
   });
+  // The API's description: open like /health, since it says nothing about
+  // the data and a client generator may need it before it has credentials.
+  router.Add(http::verb::get, "/openapi.json", Access::Open(),
+             [](std::shared_ptr<Exchange> exchange) {
+               exchange->RespondJson(http::status::ok, std::string(kOpenApiDocument));
+             });
 }
 
 }  // namespace indelible::server

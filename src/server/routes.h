@@ -6,18 +6,22 @@
 
 namespace indelible::server {
 
-void AddStreamRoutes(Router& router, ServerContext& context);     // /streams/...
-void AddAllRoutes(Router& router, ServerContext& context);        // /all
-void AddSubscribeRoutes(Router& router, ServerContext& context);  // /subscribe/...
-void AddOpsRoutes(Router& router, ServerContext& context);        // /health, /metrics
-void AddConsumerRoutes(Router& router, ServerContext& context);   // /consumers/...
-void AddKeyRoutes(Router& router, ServerContext& context);        // /keys, /auth/whoami
+void AddStreamRoutes(Router& router, ServerContext& context);      // /streams/...
+void AddStreamInfoRoutes(Router& router, ServerContext& context);  // /streams, .../state
+void AddCommitRoutes(Router& router, ServerContext& context);      // /commits
+void AddAllRoutes(Router& router, ServerContext& context);         // /all
+void AddSubscribeRoutes(Router& router, ServerContext& context);   // /subscribe/...
+void AddOpsRoutes(Router& router, ServerContext& context);         // /health, /metrics
+void AddConsumerRoutes(Router& router, ServerContext& context);    // /consumers/...
+void AddKeyRoutes(Router& router, ServerContext& context);         // /keys, /auth/whoami
 // ServeOptions::routes, the program's own (custom_routes.cc); invalid for
 // a route whose right is not one.
 Status AddCustomRoutes(Router& router, ServerContext& context);
 
 inline void AddStandardRoutes(Router& router, ServerContext& context) {
   AddStreamRoutes(router, context);
+  AddStreamInfoRoutes(router, context);
+  AddCommitRoutes(router, context);
   AddAllRoutes(router, context);
   AddSubscribeRoutes(router, context);
   AddOpsRoutes(router, context);

@@ -5,6 +5,7 @@
 #include <boost/url/encode.hpp>
 #include <boost/url/rfc/pchars.hpp>
 
+#include "api/commits.h"
 #include "api/wire.h"
 #include "core/event_json.h"
 #include "server/event_page.h"
@@ -49,15 +50,18 @@ void Append(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   const Request& request = exchange->request();
   auto expected = ExpectedFromHeaders(request);
   if (!expected.ok()) return exchange->RespondError(expected.status());
-  auto events = EventsFromJson(request.body());
-  if (!events.ok()) return exchange->RespondError(events.status());
+  // One event, an array, or {"events":[...],"state":{...}} with the
+  // stream's state record.
+  auto body = api::AppendBodyFromJson(request.body());
+  if (!body.ok()) return exchange->RespondError(body.status());
   std::size_t bytes = 0;
-  for (const auto& e : *events) bytes += e.data.size() + e.metadata.size() + e.type.size();
+  for (const auto& e : body->events) bytes += e.data.size() + e.metadata.size() + e.type.size();
 
   // The append waits for its group commit's sync: the batcher gathers it
   // with the other connections' appends, off the I/O threads.
   CommitRequest commit;
-  commit.appends.push_back(AppendRequest{exchange->params()[0], *expected, std::move(*events)});
+  commit.appends.push_back(AppendRequest{exchange->params()[0], *expected, std::move(body->events),
+                                         std::move(body->state)});
   const std::size_t count = commit.appends.front().events.size();
   context.batcher.Submit(
       std::move(commit), [&context, exchange, count, bytes,

@@ -13,7 +13,7 @@ Status ConflictAt(const AppendRequest& append, const std::optional<HeadState>& h
   if (head) actual = head->version.value();
   return Status::Conflict(fmt::format("stream '{}' {}; expected {}", Printable(append.stream),
                                       state, append.expected.ToString()),
-                          actual, head && head->deleted);
+                          actual, head && head->deleted, append.stream);
 }
 
 }  // namespace

@@ -93,6 +93,27 @@ TEST_F(CliRemoteTest, AppendReadHeadAllAndDeleteInTextAndJson) {
   EXPECT_NE(Cli("head acc-1").out.find("(deleted)"), std::string::npos);
 }
 
+// `streams` pages through GET /streams (1000 at a time) and prints the same
+// lines as against a folder; filters pass through.
+TEST_F(CliRemoteTest, StreamsListsByNameWithFilters) {
+  for (const char* stream : {"orders-2", "orders-1", "pay-1", "orders/eu"})
+    ASSERT_EQ(Cli(std::string("append '") + stream + "' --type T").exit_code, 0);
+  ASSERT_EQ(Cli("delete pay-1").exit_code, 0);
+  Outcome all = Cli("streams");
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  ASSERT_EQ(Lines(all.out), 4u) << all.out;
+  EXPECT_TRUE(all.out.starts_with("orders-1 version 0 position 2 last write ")) << all.out;
+  EXPECT_NE(all.out.find("\npay-1 version 1 position 5 last write "), std::string::npos) << all.out;
+  EXPECT_TRUE(all.out.ends_with(" (deleted)\n")) << all.out;
+  Outcome category = Cli("--json streams --category orders --after orders-1 --limit 1");
+  ASSERT_EQ(category.exit_code, 0) << category.err;
+  EXPECT_TRUE(category.out.starts_with(R"({"stream":"orders-2","version":0,"position":1,)"))
+      << category.out;
+  EXPECT_EQ(Lines(category.out), 1u);
+  Outcome bad = Cli("streams --category a-b");
+  EXPECT_EQ(bad.exit_code, 2) << bad.out << bad.err;
+}
+
 TEST_F(CliRemoteTest, StreamNamesArePercentEncoded) {
   for (const std::string stream : {"BANK_ACCOUNT/123", "a b?c#d%e&f=g+h", "caf\xc3\xa9-1"}) {
     Outcome a = Cli("--json append '" + stream + "' --type T --expected no_stream");

@@ -266,34 +266,83 @@ TEST_F(ClientTest, ASubscriptionFromTheEndSeesOnlyNewEvents) {
   EXPECT_EQ((*next)->version, StreamVersion(2));
 }
 
-TEST_F(ClientTest, TheRemoteStoreRefusesWhatHttpCannotCarry) {
+TEST_F(ClientTest, TheRemoteStoreCommitsSeveralStreamsWithStateRecords) {
   auto store = OpenRemoteStore(server_->url());
   ASSERT_TRUE(store.ok()) << store.status().ToString();
+  // Two streams and a state record: one POST /commits, all or nothing.
   std::vector<AppendRequest> two;
-  two.push_back(AppendRequest{"a", Expected::any(), {Event("T")}});
+  two.push_back(AppendRequest{"a", Expected::no_stream(), {Event("T"), Event("U")}});
+  two.back().state = StateUpdate{R"({"n":2})", 3};
   two.push_back(AppendRequest{"b", Expected::any(), {Event("T")}});
-  auto multi = (*store)->Commit(std::move(two));
-  EXPECT_EQ(multi.status().code(), ErrorCode::kInvalid);
-  EXPECT_NE(multi.status().message().find("one stream per request"), std::string::npos);
+  for (AppendRequest& append : two)
+    for (EventData& event : append.events) event.id = EventId::Random();  // kept for the retry
+  auto both = (*store)->Commit(two);
+  ASSERT_TRUE(both.ok()) << both.status().ToString();
+  ASSERT_EQ(both->appends.size(), 2u);
+  EXPECT_EQ(both->appends[0].last_version, StreamVersion(1));
+  EXPECT_EQ(both->appends[1].stream, "b");
+  EXPECT_EQ(both->position, Position(3));
+  // The same ids again: an idempotent retry, nothing written.
+  auto again = (*store)->Commit(two);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_TRUE(again->appends[0].replayed && again->appends[1].replayed);
+  EXPECT_EQ((*store)->LastPosition(), Position(3));
+
+  auto state = (*store)->ReadState("a");
+  ASSERT_TRUE(state.ok() && state->has_value()) << state.status().ToString();
+  EXPECT_EQ((*state)->data, R"({"n":2})");
+  EXPECT_EQ((*state)->schema, 3u);
+  EXPECT_EQ((*state)->version, StreamVersion(1));
+  auto none = (*store)->ReadState("b");
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_FALSE(none->has_value());
+  // A record that is not JSON travels as base64 and comes back byte for byte.
+  std::vector<AppendRequest> binary;
+  binary.push_back(AppendRequest{"b", Expected::exactly(StreamVersion(0)), {}});
+  binary.back().state = StateUpdate{std::string("\x00\xff raw", 6), 1};
+  ASSERT_TRUE((*store)->Commit(binary).ok());
+  auto raw = (*store)->ReadState("b");
+  ASSERT_TRUE(raw.ok() && raw->has_value());
+  EXPECT_EQ((*raw)->data, std::string("\x00\xff raw", 6));
+
+  // The second stream's expectation fails: a conflict naming it, nothing
+  // written to the first.
+  std::vector<AppendRequest> stale;
+  stale.push_back(AppendRequest{"a", Expected::any(), {Event("T")}});
+  stale.push_back(AppendRequest{"b", Expected::exactly(StreamVersion(7)), {Event("T")}});
+  auto conflict = (*store)->Commit(std::move(stale));
+  EXPECT_EQ(conflict.status().code(), ErrorCode::kConflict);
+  EXPECT_EQ(conflict.status().stream(), "b");
+  EXPECT_EQ(conflict.status().actual_version(), 0);
+  EXPECT_EQ((*store)->LastPosition(), Position(3));
+
+  // The listing, paged.
+  ListStreamsOptions first_page;
+  first_page.limit = 1;
+  auto page = (*store)->ListStreams(first_page);
+  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  ASSERT_EQ(page->streams.size(), 1u);
+  EXPECT_EQ(page->streams[0].stream, "a");
+  ASSERT_TRUE(page->next.has_value());
+  first_page.after = *page->next;
+  auto rest = (*store)->ListStreams(first_page);
+  ASSERT_TRUE(rest.ok() && rest->streams.size() == 1u);
+  EXPECT_EQ(rest->streams[0].stream, "b");
+
+  // What HTTP still cannot carry is refused, not dropped.
   std::vector<AppendRequest> one;
   one.push_back(AppendRequest{"a", Expected::any(), {Event("T")}});
   CommitOptions keep;
   keep.keep_timestamps = true;
   EXPECT_EQ((*store)->Commit(std::move(one), keep).status().code(), ErrorCode::kInvalid);
   EXPECT_EQ((*store)->Check().code(), ErrorCode::kInvalid);
-  // State records have no route yet: refused, not dropped.
-  AppendRequest with_state{"a", Expected::any(), {Event("T")}};
-  with_state.state = StateUpdate{"{}", 1};
-  auto stated = (*store)->Commit({with_state});
-  EXPECT_EQ(stated.status().code(), ErrorCode::kInvalid);
-  EXPECT_NE(stated.status().message().find("state records"), std::string::npos);
-  EXPECT_EQ((*store)->ReadState("a").status().code(), ErrorCode::kInvalid);
-  EXPECT_EQ((*store)->LastPosition(), Position(0));  // nothing was written
   // Store::Delete goes through Commit and becomes DELETE.
-  ASSERT_TRUE((*store)->Append("a", Expected::any(), {Event("T")}).ok());
-  auto deleted = (*store)->Delete("a", Expected::exactly(StreamVersion(0)));
+  auto deleted = (*store)->Delete("a", Expected::exactly(StreamVersion(1)));
   ASSERT_TRUE(deleted.ok()) << deleted.status().ToString();
-  EXPECT_EQ(deleted->last_version, StreamVersion(1));
+  EXPECT_EQ(deleted->last_version, StreamVersion(2));
+  auto gone = (*store)->ReadState("a");
+  ASSERT_TRUE(gone.ok());
+  EXPECT_FALSE(gone->has_value()) << "a delete drops the state record";
 }
 
 TEST_F(ClientTest, TransportFailuresAreUnavailable) {

@@ -1,7 +1,9 @@
 // indelible-ledger (examples/ledger) end to end: the real binary prints the
 // reference ledger's steps exactly, on its default temporary store, on
-// memory: and on a folder that the test then opens to check what it wrote.
+// memory:, on a folder that the test then opens to check what it wrote,
+// and over a server (OpenRemoteStore: the entities' commits over HTTP).
 #include <gtest/gtest.h>
+#include <indelible/client.h>
 #include <indelible/store.h>
 
 #include <boost/json.hpp>
@@ -11,6 +13,7 @@
 
 #include "testutil/cli_runner.h"
 #include "testutil/dynamodb_server.h"
+#include "testutil/server_process.h"
 #include "testutil/temp_dir.h"
 
 namespace indelible {
@@ -68,16 +71,9 @@ TEST(LedgerTest, PrintsTheReferenceStepsOnDynamoDb) {
   ASSERT_TRUE(state.ok() && state->has_value()) << "the state record rides in the tip";
 }
 
-TEST(LedgerTest, WritesTheAccountAndOneOutboundEventToAFolder) {
-  testutil::TempDir scratch;
-  const std::string dir = scratch.Sub("data");
-  ExpectReferenceOutput(RunLedger("--store file:" + dir, scratch));
-
-  auto opened = Store::Open("file:" + dir);
-  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
-  Store& store = **opened;
-  EXPECT_TRUE(store.Check().ok()) << store.Check().ToString();
-
+// What the ledger wrote, read back through `store`: the account's seven
+// events, its outbound event caused by B, the state record of the last one.
+void ExpectWhatTheLedgerWrote(Store& store) {
   // Creation, owner, A and B (one append), C, D, E: versions 0..6; F was
   // rejected and left nothing.
   auto account = ReadStreamEvents(store, "BANK_ACCOUNT/123456");
@@ -110,6 +106,31 @@ TEST(LedgerTest, WritesTheAccountAndOneOutboundEventToAFolder) {
   EXPECT_EQ(
       (*state)->data,
       R"({"id":"123456","ownerFirst":"John","ownerLast":"Brown","balance":0,"minimumBalance":-1000})");
+}
+
+TEST(LedgerTest, WritesTheAccountAndOneOutboundEventToAFolder) {
+  testutil::TempDir scratch;
+  const std::string dir = scratch.Sub("data");
+  ExpectReferenceOutput(RunLedger("--store file:" + dir, scratch));
+
+  auto opened = Store::Open("file:" + dir);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  Store& store = **opened;
+  EXPECT_TRUE(store.Check().ok()) << store.Check().ToString();
+  ExpectWhatTheLedgerWrote(store);
+}
+
+// The same entities over HTTP (--url: OpenRemoteStore), each command one
+// POST /commits: the same lines, and the server holds the same data.
+TEST(LedgerTest, PrintsTheReferenceStepsOverAServer) {
+  testutil::TempDir scratch;
+  testutil::ServerProcess server(INDELIBLE_PATH,
+                                 {"serve", "--store", "file:" + scratch.Sub("data")});
+  ASSERT_TRUE(server.Start()) << server.output();
+  ExpectReferenceOutput(RunLedger("--url " + server.url(), scratch));
+  auto remote = OpenRemoteStore(server.url());
+  ASSERT_TRUE(remote.ok()) << remote.status().ToString();
+  ExpectWhatTheLedgerWrote(**remote);
 }
 
 }  // namespace

@@ -147,6 +147,55 @@ TEST_F(AuthScopeTest, SubscribeAllDeliversOnlyWhatThePrincipalMayRead) {
   sse.Close();
 }
 
+// --- The API beyond single streams ---------------------------------------------
+
+// A commit needs the write right on every stream it names: one stream out
+// of reach refuses the whole commit (403), and nothing is written.
+TEST_F(AuthScopeTest, ACommitNeedsTheWriteRightOnEveryStream) {
+  const std::string orders = MakeKey("orders", {"orders-writer"});
+  const std::string reader = MakeKey("reader", {"reader"});
+  const std::string mine = R"({"stream":"orders-1","events":[{"type":"Placed"}]})";
+  const std::string theirs = R"({"stream":"payments-1","events":[{"type":"Paid"}]})";
+  const std::string before = Snapshot();
+  EXPECT_TRUE(IsRefusal(
+      http().Post("/commits", R"({"appends":[)" + mine + "," + theirs + "]}", Bearer(orders)),
+      403));
+  EXPECT_TRUE(
+      IsRefusal(http().Post("/commits", R"({"appends":[)" + mine + "]}", Bearer(reader)), 403));
+  EXPECT_TRUE(IsRefusal(http().Post("/commits", R"({"appends":[)" + mine + "]}"), 401));
+  EXPECT_EQ(Snapshot(), before) << "a refused commit wrote something";
+  const HttpResponse allowed =
+      http().Post("/commits", R"({"appends":[)" + mine + "]}", Bearer(orders));
+  EXPECT_EQ(allowed.status, 201u) << allowed.body;
+  // The state record is read like the stream.
+  EXPECT_TRUE(IsError(http().Get("/streams/orders-1/state", Bearer(reader)), 404, "not_found"));
+  EXPECT_TRUE(IsRefusal(http().Get("/streams/orders-1/state"), 401));
+}
+
+// The listing shows a principal only the streams it may read; `$` streams
+// only to admins.
+TEST_F(AuthScopeTest, TheListingShowsOnlyWhatThePrincipalMayRead) {
+  const std::string analyst = MakeKey("analyst", {"analyst"});  // read: prefix "orders-"
+  AppendAsAdmin("orders-1");
+  AppendAsAdmin("orders/eu");
+  AppendAsAdmin("payments-1");
+  const auto names = [&](const std::string& key) {
+    std::vector<std::string> out;
+    const json::value page = http().Get("/streams?limit=1000", Bearer(key)).Json();
+    for (const json::value& info : page.at("streams").as_array())
+      out.push_back(StringOf(info.as_object(), "stream"));
+    return out;
+  };
+  EXPECT_EQ(names(analyst), (std::vector<std::string>{"orders-1"}));
+  const std::vector<std::string> all = names(admin());
+  EXPECT_EQ(all.front(), "$audit") << "the key made above was audited";
+  EXPECT_EQ(std::vector<std::string>(all.begin() + 1, all.end()),
+            (std::vector<std::string>{"orders-1", "orders/eu", "payments-1"}));
+  const std::string payer = MakeKey("payer", {"orders-ops"});  // consumers+read on orders
+  EXPECT_EQ(names(payer), (std::vector<std::string>{"orders-1", "orders/eu"}));
+  EXPECT_TRUE(IsRefusal(http().Get("/streams"), 401));
+}
+
 // A subscription opened with a key ends once the key is revoked (or
 // expires): it checks its credentials again before a read once the key
 // cache time passed, so it delivers nothing after the revocation.
