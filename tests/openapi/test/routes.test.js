@@ -130,6 +130,11 @@ describe('without credentials', () => {
     await expect(201, s, 'POST', T, '/streams/acct-1', {
       json: { events: [event('Deposited')], state: { data: Buffer.from('raw').toString('base64'), dataEncoding: 'base64', schema: 2 } },
     });
+    // State only: no events, the version the state covers named by If-Match.
+    await expect(201, s, 'POST', T, '/streams/acct-3', { json: { events: [event('Opened')] } });
+    await expect(201, s, 'POST', T, '/streams/acct-3', { json: { events: [], state: { data: { n: 3 }, schema: 1 } }, headers: { 'If-Match': '"0"' } });
+    await expect(400, s, 'POST', T, '/streams/acct-3', { json: { events: [] } });
+    await expect(400, s, 'POST', T, '/streams/acct-3', { json: { events: [event()], state: { schema: 1 } } });
   });
 
   test('GET /streams/{stream}: pages, directions, deleted, 400, 404', async () => {
@@ -187,6 +192,13 @@ describe('without credentials', () => {
     assert.deepEqual([body.data, body.schema, body.version], [{ balance: 5 }, 3, 0]);
     const raw = await expect(200, s, 'GET', T, '/streams/acct-1/state');
     assert.equal(raw.body.dataEncoding, 'base64');
+    assert.equal(raw.body.data, Buffer.from('raw').toString('base64'));
+    const only = await expect(200, s, 'GET', T, '/streams/acct-3/state');
+    assert.deepEqual([only.body.data, only.body.version], [{ n: 3 }, 0]);
+    // Deleted since: no state.
+    await expect(201, s, 'POST', '/streams/{stream}', '/streams/acct-4', { json: { events: [event()], state: { data: 1, schema: 1 } } });
+    await expect(200, s, 'DELETE', '/streams/{stream}', '/streams/acct-4');
+    await expect(404, s, 'GET', T, '/streams/acct-4/state');
     await expect(404, s, 'GET', T, '/streams/order-1/state');
     await expect(404, s, 'GET', T, '/streams/never-written/state');
   });
@@ -255,9 +267,13 @@ describe('without credentials', () => {
     const after2 = checkSse(T, resumed);
     assert.ok(after2[0].position > 2);
     // from=end: nothing stored is sent; a commit comes live.
-    const live = subscribe(s, '/subscribe/all?from=end', { count: 1, ms: 5000 });
-    await new Promise((r) => setTimeout(r, 300));
-    await expect(201, s, 'POST', '/streams/{stream}', '/streams/live-1', { json: event('Live') });
+    // (Appends until one arrives: the subscription finds "end" on its first read, whenever that runs.)
+    let done = false;
+    const live = subscribe(s, '/subscribe/all?from=end', { count: 1, ms: 10000 }).finally(() => (done = true));
+    for (let i = 0; i < 40 && !done; i++) {
+      await expect(201, s, 'POST', '/streams/{stream}', '/streams/live-1', { json: event('Live') });
+      await Promise.race([live, new Promise((r) => setTimeout(r, 250))]);
+    }
     const liveEvents = checkSse(T, await live);
     assert.equal(liveEvents[0]?.stream, 'live-1');
     for (const h of [{ 'Last-Event-ID': 'abc' }, { 'Last-Event-ID': '-1' }])
@@ -277,11 +293,14 @@ describe('without credentials', () => {
     await expect(400, s, 'GET', T, `/subscribe/streams/${enc('bad\u0001name')}`);
   });
 
-  test('GET /health, GET /metrics, GET /openapi.json', async () => {
+  test('GET /health, GET /metrics', async () => {
     const h = await expect(200, s, 'GET', '/health', '/health');
     assert.equal(h.body.status, 'ok');
     const m = await expect(200, s, 'GET', '/metrics', '/metrics');
     assert.match(m.body, /^# (HELP|TYPE) /m);
+  });
+
+  test('GET /openapi.json (issue 20) serves docs/openapi.json', async () => {
     const o = await expect(200, s, 'GET', '/openapi.json', '/openapi.json');
     assert.deepEqual(o.body, doc, 'GET /openapi.json serves docs/openapi.json');
   });
@@ -356,7 +375,7 @@ describe('without credentials', () => {
     [d] = await pull('gp');
     await expect(200, s, 'POST', '/consumers/{group}/nack', '/consumers/gp/nack', { json: { position: d.event.position, reason: 'park it' } });
     let status;
-    for (let i = 0; i < 50; i++) {
+    for (let i = 0; i < 100; i++) {
       status = (await expect(200, s, 'GET', G, '/consumers/gp')).body;
       if (status.parked.events > 0) break;
       await new Promise((r) => setTimeout(r, 50));
@@ -500,6 +519,22 @@ describe('with --auth', () => {
     await expect(404, s, 'DELETE', '/keys/{key}', `/keys/${reader.id}`, { headers: admin });
     await expect(200, s, 'DELETE', '/keys/{key}', '/keys/writer-1', { headers: admin });
     await expect(401, s, 'GET', '/streams/{stream}', '/streams/order-1', { headers: r });
+  });
+
+  test('issue 20 routes with roles: commits need write, listings hide $ streams', async () => {
+    const admin = bearer(s.adminKey);
+    const made = await expect(201, s, 'POST', '/keys', '/keys', { headers: admin, json: { name: 'reader-2', roles: ['reader'] } });
+    const r = bearer(made.body.key);
+    const commit = { appends: [{ stream: 'order-9', events: [event()] }] };
+    await expect(403, s, 'POST', '/commits', '/commits', { headers: r, json: commit });
+    await expect(201, s, 'POST', '/commits', '/commits', { headers: admin, json: commit });
+    await expect(403, s, 'POST', '/commits', '/commits', { headers: r, json: { appends: [{ stream: '$audit', events: [event()] }] } });
+    await expect(404, s, 'GET', '/streams/{stream}/state', '/streams/order-9/state', { headers: r });
+    const mine = await expect(200, s, 'GET', '/streams', '/streams', { headers: r });
+    assert.ok(mine.body.streams.some((x) => x.stream === 'order-9'));
+    assert.ok(mine.body.streams.every((x) => !x.stream.startsWith('$')), 'a reader sees no $ streams');
+    const all = await expect(200, s, 'GET', '/streams', `/streams?prefix=${enc('$')}`, { headers: admin });
+    assert.ok(all.body.streams.some((x) => x.stream === '$audit'), 'an admin sees $audit');
   });
 });
 
