@@ -216,7 +216,7 @@ describe('without credentials', () => {
     const rest = await expect(200, s, 'GET', T, `/streams?prefix=order&after=${enc(page.body.next)}`);
     assert.ok(rest.body.streams.every((x) => x.stream > page.body.next));
     await expect(200, s, 'GET', T, '/streams?category=acct');
-    for (const q of ['limit=0', 'limit=1001']) await expect(400, s, 'GET', T, `/streams?${q}`);
+    for (const q of ['limit=0', 'limit=1001', 'category=a-b', 'category=a%2Fb']) await expect(400, s, 'GET', T, `/streams?${q}`);
   });
 
   test('POST /commits (issue 20)', async () => {
@@ -231,6 +231,12 @@ describe('without credentials', () => {
     assert.deepEqual(body.appends.map((a) => a.stream), ['bank-1', 'outbox-bank-1']);
     const again = await expect(201, s, 'POST', T, '/commits', { json: commit });
     assert.equal(again.res.headers['idempotent-replay'], 'true');
+    assert.ok(again.body.appends.every((a) => a.replayed === true));
+    assert.deepEqual(again.body, { ...body, appends: body.appends.map((a) => ({ ...a, replayed: true })) });
+    const unknown = await expect(400, s, 'POST', T, '/commits', { json: { appends: [{ stream: 'bank-3', expectd: 'any', events: [event()] }] } });
+    assert.equal(unknown.body.field, 'appends[0].expectd');
+    const badEvent = await expect(400, s, 'POST', T, '/commits', { json: { appends: [{ stream: 'bank-3' }, { stream: 'bank-4', events: [{ data: 1 }] }] } });
+    assert.equal(badEvent.body.field, 'appends[1].events[0].type');
     const conflict = await expect(409, s, 'POST', T, '/commits', {
       json: { appends: [{ stream: 'outbox-bank-1', events: [event()] }, { stream: 'bank-1', expected: 7, events: [event()] }] },
     });
