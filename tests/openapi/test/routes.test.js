@@ -1,0 +1,592 @@
+// Every operation of docs/openapi.json against a real `indelible serve`:
+// each answer's status, headers and body are checked against the
+// operation's response in the document (lib/oas.js check()). One server
+// without credentials (with --allow-origin, for CORS) and one with --auth
+// (401, 403, keys). At the end: every operation must have had a validated
+// success answer, and the main errors a validated answer each.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import net from 'node:net';
+import { doc, check, checkComponent, covered, componentCovered, operations, validate, deref } from '../lib/oas.js';
+import { startServer, request, rawRequest, subscribe } from '../lib/server.js';
+
+const ALLOWED_ORIGIN = 'http://allowed.example';
+// Small limits make 413 and the group cap cheap to reach.
+const LIMITS = ['--max-append-bytes', '65536', '--max-event-bytes', '16384', '--max-consumer-groups', '6'];
+
+// A request checked against the document's operation METHOD template.
+async function call(server, method, template, target, opts = {}) {
+  const res = await request(server, method, target, opts);
+  const body = check(method, template, res);
+  return { res, body };
+}
+
+// As call(), and the status must be `status`.
+async function expect(status, server, method, template, target, opts = {}) {
+  const { res, body } = await call(server, method, template, target, opts);
+  assert.equal(res.status, status, `${method} ${target}: expected ${status}, got ${res.status} ${res.body.slice(0, 300)}`);
+  return { res, body };
+}
+
+// Runs fn for each item, collecting failures, so that one route's failure
+// does not hide the others'; fails at the end listing them all.
+async function each(items, fn) {
+  const failures = [];
+  for (const item of items) {
+    try {
+      await fn(item);
+    } catch (e) {
+      failures.push(`${Array.isArray(item) ? item[0] : item}: ${e.message.split('\n')[0]}`);
+    }
+  }
+  if (failures.length > 0) assert.fail(`${failures.length} failed:\n${failures.join('\n')}`);
+}
+
+const event = (type = 'Thing.Happened', extra = {}) => ({ id: randomUUID(), type, data: { n: 1 }, metadata: { by: 'test' }, ...extra });
+const enc = encodeURIComponent;
+
+// Checks an SSE answer: the head against the document, then each message:
+// `id:` is the event's position, `data:` one line of an Event.
+function checkSse(template, sub, { stream } = {}) {
+  check('GET', template, sub);
+  const media = deref(doc.paths[template].get.responses['200']).content['text/event-stream'];
+  const events = [];
+  for (const m of sub.messages.filter((x) => x.data !== undefined)) {
+    assert.ok(!m.data.includes('\n'), 'data: is one line');
+    assert.equal(m.other, undefined, `unexpected SSE line ${m.other}`);
+    const value = JSON.parse(m.data);
+    validate(media['x-event-data'], value, `${template} SSE data`);
+    assert.equal(m.id, String(value.position), 'id: is the event position');
+    if (stream) assert.equal(value.stream, stream);
+    events.push(value);
+  }
+  return events;
+}
+
+describe('without credentials', () => {
+  let s;
+  before(async () => {
+    s = await startServer(['--allow-origin', ALLOWED_ORIGIN, ...LIMITS]);
+  });
+  after(async () => {
+    await s?.stop();
+  });
+
+  test('POST /streams/{stream}: append, replay, conflicts, invalid, 413, 415', async () => {
+    const T = '/streams/{stream}';
+    const { res, body } = await expect(201, s, 'POST', T, '/streams/order-1', { json: event() });
+    assert.equal(res.headers.etag, '"0"');
+    assert.equal(res.headers.location, '/streams/order-1');
+    assert.deepEqual([body.firstVersion, body.lastVersion], [0, 0]);
+    const batch = [event(), event('Other.Thing')];
+    await expect(201, s, 'POST', T, '/streams/order-1', { json: batch });
+    const replay = await expect(201, s, 'POST', T, '/streams/order-1', { json: batch });
+    assert.equal(replay.res.headers['idempotent-replay'], 'true');
+    // An encoded name, base64 data.
+    const bin = await expect(201, s, 'POST', T, `/streams/${enc('order/2')}`, {
+      json: { type: 'Blob', contentType: 'application/octet-stream', dataEncoding: 'base64', data: Buffer.from([0, 1, 2, 255]).toString('base64') },
+    });
+    assert.equal(bin.body.stream, 'order/2');
+    assert.equal(bin.res.headers.location, '/streams/order%2F2');
+    await expect(201, s, 'POST', T, '/streams/order-1', { json: event(), headers: { 'If-Match': '"2"' } });
+    await expect(201, s, 'POST', T, '/streams/fresh-1', { json: event(), headers: { 'If-None-Match': '*' } });
+    await expect(201, s, 'POST', T, '/streams/fresh-1', { json: event(), headers: { 'If-Match': '*' } });
+
+    const c1 = await expect(409, s, 'POST', T, '/streams/order-1', { json: event(), headers: { 'If-Match': '"0"' } });
+    assert.equal(c1.body.actualVersion, 3);
+    assert.equal(c1.res.headers.etag, '"3"');
+    const c2 = await expect(409, s, 'POST', T, '/streams/nothing-here', { json: event(), headers: { 'If-Match': '"0"' } });
+    assert.equal(c2.body.actualVersion, null);
+    await expect(409, s, 'POST', T, '/streams/order-1', { json: event(), headers: { 'If-None-Match': '*' } });
+
+    const missingType = await expect(400, s, 'POST', T, '/streams/order-1', { json: { data: {} } });
+    assert.equal(missingType.body.field, 'type');
+    await expect(400, s, 'POST', T, '/streams/order-1', { json: [] });
+    await expect(400, s, 'POST', T, '/streams/order-1', { body: '{"type":', headers: { 'Content-Type': 'application/json' } });
+    await expect(400, s, 'POST', T, `/streams/${enc('$reserved')}`, { json: event() });
+    const weak = await expect(400, s, 'POST', T, '/streams/order-1', { json: event(), headers: { 'If-Match': 'W/"1"' } });
+    assert.equal(weak.body.field, 'If-Match');
+    await expect(400, s, 'POST', T, '/streams/order-1', { json: event(), headers: { 'If-Match': '"1"', 'If-None-Match': '*' } });
+
+    await expect(413, s, 'POST', T, '/streams/order-1', { json: event('Big', { data: 'x'.repeat(20000) }) });
+    const m415 = await expect(415, s, 'POST', T, '/streams/order-1', { body: '{"type":"A"}', headers: { 'Content-Type': 'text/plain' } });
+    assert.equal(m415.body.field, 'Content-Type');
+    await expect(415, s, 'POST', T, '/streams/order-1', { body: '{"type":"A"}' });
+    // Over twice --max-append-bytes: refused on the headers, the body unread.
+    const big = await rawRequest(
+      s,
+      `POST /streams/order-1 HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n`,
+    );
+    assert.equal(big.status, 413);
+    check('POST', T, big);
+  });
+
+  test('POST /streams/{stream} with the envelope and a state record (issue 20)', async () => {
+    const T = '/streams/{stream}';
+    const { res } = await expect(201, s, 'POST', T, '/streams/acct-1', {
+      json: { events: [event('Opened')], state: { data: { balance: 0 }, schema: 1 } },
+    });
+    assert.equal(res.headers.etag, '"0"');
+    await expect(201, s, 'POST', T, '/streams/acct-1', {
+      json: { events: [event('Deposited')], state: { data: Buffer.from('raw').toString('base64'), dataEncoding: 'base64', schema: 2 } },
+    });
+    // State only: no events, the version the state covers named by If-Match.
+    await expect(201, s, 'POST', T, '/streams/acct-3', { json: { events: [event('Opened')] } });
+    await expect(201, s, 'POST', T, '/streams/acct-3', { json: { events: [], state: { data: { n: 3 }, schema: 1 } }, headers: { 'If-Match': '"0"' } });
+    await expect(400, s, 'POST', T, '/streams/acct-3', { json: { events: [] } });
+    await expect(400, s, 'POST', T, '/streams/acct-3', { json: { events: [event()], state: { schema: 1 } } });
+  });
+
+  test('GET /streams/{stream}: pages, directions, deleted, 400, 404', async () => {
+    const T = '/streams/{stream}';
+    const { res, body } = await expect(200, s, 'GET', T, '/streams/order-1');
+    assert.equal(res.headers.etag, '"3"');
+    assert.equal(body.events.length, 4);
+    assert.equal(body.nextVersion, null);
+    const page = await expect(200, s, 'GET', T, '/streams/order-1?from=1&limit=2');
+    assert.deepEqual(page.body.events.map((e) => e.version), [1, 2]);
+    assert.equal(page.body.nextVersion, 3);
+    const back = await expect(200, s, 'GET', T, '/streams/order-1?direction=backward&limit=2');
+    assert.deepEqual(back.body.events.map((e) => e.version), [3, 2]);
+    const bin = await expect(200, s, 'GET', T, `/streams/${enc('order/2')}`);
+    assert.equal(bin.body.events[0].dataEncoding, 'base64');
+    assert.equal(bin.body.events[0].data, Buffer.from([0, 1, 2, 255]).toString('base64'));
+    for (const q of ['limit=0', 'limit=10001', 'from=-1', 'direction=up', 'includeDeleted=yes', 'from=x'])
+      await expect(400, s, 'GET', T, `/streams/order-1?${q}`);
+    const nf = await expect(404, s, 'GET', T, '/streams/never-written');
+    assert.equal(nf.body.deleted, undefined);
+  });
+
+  test('GET /streams/{stream}/head', async () => {
+    const T = '/streams/{stream}/head';
+    const { res, body } = await expect(200, s, 'GET', T, '/streams/order-1/head');
+    assert.equal(res.headers.etag, `"${body.version}"`);
+    assert.equal(body.deleted, false);
+    await expect(404, s, 'GET', T, '/streams/never-written/head');
+  });
+
+  test('DELETE /streams/{stream}, then reads of a deleted stream', async () => {
+    const T = '/streams/{stream}';
+    await expect(201, s, 'POST', T, '/streams/gone-1', { json: event() });
+    await expect(409, s, 'DELETE', T, '/streams/gone-1', { headers: { 'If-Match': '"7"' } });
+    await expect(400, s, 'DELETE', T, '/streams/gone-1', { headers: { 'If-None-Match': '*' } });
+    const { res } = await expect(200, s, 'DELETE', T, '/streams/gone-1', { headers: { 'If-Match': '"0"' } });
+    assert.ok(res.headers.etag);
+    const deleted = await expect(404, s, 'GET', T, '/streams/gone-1');
+    assert.equal(deleted.body.deleted, true);
+    const withTombstone = await expect(200, s, 'GET', T, '/streams/gone-1?includeDeleted=true');
+    assert.ok(withTombstone.body.events.length >= 1);
+    const head = await expect(200, s, 'GET', '/streams/{stream}/head', '/streams/gone-1/head');
+    assert.equal(head.body.deleted, true);
+    await call(s, 'DELETE', T, '/streams/never-written');
+    await expect(200, s, 'DELETE', T, '/streams/fresh-1');
+  });
+
+  test('GET /streams/{stream}/state (issue 20)', async () => {
+    const T = '/streams/{stream}/state';
+    await expect(201, s, 'POST', '/streams/{stream}', '/streams/acct-2', {
+      json: { events: [event('Opened')], state: { data: { balance: 5 }, schema: 3 } },
+    });
+    const { res, body } = await expect(200, s, 'GET', T, '/streams/acct-2/state');
+    assert.equal(res.headers.etag, '"0"');
+    assert.deepEqual([body.data, body.schema, body.version], [{ balance: 5 }, 3, 0]);
+    const raw = await expect(200, s, 'GET', T, '/streams/acct-1/state');
+    assert.equal(raw.body.dataEncoding, 'base64');
+    assert.equal(raw.body.data, Buffer.from('raw').toString('base64'));
+    const only = await expect(200, s, 'GET', T, '/streams/acct-3/state');
+    assert.deepEqual([only.body.data, only.body.version], [{ n: 3 }, 0]);
+    // Deleted since: no state.
+    await expect(201, s, 'POST', '/streams/{stream}', '/streams/acct-4', { json: { events: [event()], state: { data: 1, schema: 1 } } });
+    await expect(200, s, 'DELETE', '/streams/{stream}', '/streams/acct-4');
+    await expect(404, s, 'GET', T, '/streams/acct-4/state');
+    await expect(404, s, 'GET', T, '/streams/order-1/state');
+    await expect(404, s, 'GET', T, '/streams/never-written/state');
+  });
+
+  test('GET /streams (issue 20)', async () => {
+    const T = '/streams';
+    const all = await expect(200, s, 'GET', T, '/streams');
+    const names = all.body.streams.map((x) => x.stream);
+    assert.deepEqual(names, [...names].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))));
+    assert.ok(names.includes('order-1'));
+    const page = await expect(200, s, 'GET', T, '/streams?prefix=order&limit=1');
+    assert.equal(page.body.streams.length, 1);
+    assert.equal(typeof page.body.next, 'string');
+    const rest = await expect(200, s, 'GET', T, `/streams?prefix=order&after=${enc(page.body.next)}`);
+    assert.ok(rest.body.streams.every((x) => x.stream > page.body.next));
+    await expect(200, s, 'GET', T, '/streams?category=acct');
+    for (const q of ['limit=0', 'limit=1001', 'category=a-b', 'category=a%2Fb']) await expect(400, s, 'GET', T, `/streams?${q}`);
+  });
+
+  test('POST /commits (issue 20)', async () => {
+    const T = '/commits';
+    const commit = {
+      appends: [
+        { stream: 'bank-1', expected: 'no_stream', events: [event('Opened')], state: { data: { balance: 0 }, schema: 1 } },
+        { stream: 'outbox-bank-1', events: [event('Notify')] },
+      ],
+    };
+    const { body } = await expect(201, s, 'POST', T, '/commits', { json: commit });
+    assert.deepEqual(body.appends.map((a) => a.stream), ['bank-1', 'outbox-bank-1']);
+    const again = await expect(201, s, 'POST', T, '/commits', { json: commit });
+    assert.equal(again.res.headers['idempotent-replay'], 'true');
+    assert.ok(again.body.appends.every((a) => a.replayed === true));
+    assert.deepEqual(again.body, { ...body, appends: body.appends.map((a) => ({ ...a, replayed: true })) });
+    const unknown = await expect(400, s, 'POST', T, '/commits', { json: { appends: [{ stream: 'bank-3', expectd: 'any', events: [event()] }] } });
+    assert.equal(unknown.body.field, 'appends[0].expectd');
+    const badEvent = await expect(400, s, 'POST', T, '/commits', { json: { appends: [{ stream: 'bank-3' }, { stream: 'bank-4', events: [{ data: 1 }] }] } });
+    assert.equal(badEvent.body.field, 'appends[1].events[0].type');
+    const conflict = await expect(409, s, 'POST', T, '/commits', {
+      json: { appends: [{ stream: 'outbox-bank-1', events: [event()] }, { stream: 'bank-1', expected: 7, events: [event()] }] },
+    });
+    assert.equal(conflict.body.stream, 'bank-1');
+    assert.equal(conflict.body.actualVersion, 0);
+    const bad = await expect(400, s, 'POST', T, '/commits', { json: { appends: [{ stream: 'bank-1', expected: 'sometimes', events: [event()] }] } });
+    assert.equal(bad.body.field, 'appends[0].expected');
+    await expect(400, s, 'POST', T, '/commits', { json: { appends: [] } });
+    await expect(413, s, 'POST', T, '/commits', { json: { appends: [{ stream: 'bank-2', events: [event('Big', { data: 'x'.repeat(20000) })] }] } });
+    await expect(415, s, 'POST', T, '/commits', { body: JSON.stringify(commit), headers: { 'Content-Type': 'text/plain' } });
+  });
+
+  test('GET /all: pages, filters, long poll, 400', async () => {
+    const T = '/all';
+    const { body } = await expect(200, s, 'GET', T, '/all');
+    assert.ok(body.events.length >= 5);
+    const page = await expect(200, s, 'GET', T, '/all?from=2&limit=2');
+    assert.deepEqual(page.body.events.map((e) => e.position), [2, 3]);
+    assert.equal(page.body.next, 4);
+    const filtered = await expect(200, s, 'GET', T, '/all?category=order&type=Other.Thing,Thing.Happened&prefix=order-');
+    assert.ok(filtered.body.events.length >= 1);
+    assert.ok(filtered.body.events.every((e) => e.stream.startsWith('order-')));
+    const waited = await expect(200, s, 'GET', T, `/all?from=${body.next + 1000}&waitMs=50`);
+    assert.deepEqual(waited.body.events, []);
+    for (const q of ['limit=0', 'limit=10001', 'from=-1', 'waitMs=60001', 'waitMs=x']) await expect(400, s, 'GET', T, `/all?${q}`);
+  });
+
+  test('GET /subscribe/all (SSE)', async () => {
+    const T = '/subscribe/all';
+    const sub = await subscribe(s, '/subscribe/all?from=1', { count: 3 });
+    assert.equal(sub.status, 200);
+    const events = checkSse(T, sub);
+    assert.deepEqual(events.slice(0, 3).map((e) => e.position), [1, 2, 3]);
+    const resumed = await subscribe(s, '/subscribe/all?category=order', { headers: { 'Last-Event-ID': '2' }, count: 1 });
+    const after2 = checkSse(T, resumed);
+    assert.ok(after2[0].position > 2);
+    // from=end: nothing stored is sent; a commit comes live.
+    // (Appends until one arrives: the subscription finds "end" on its first read, whenever that runs.)
+    let done = false;
+    const live = subscribe(s, '/subscribe/all?from=end', { count: 1, ms: 10000 }).finally(() => (done = true));
+    for (let i = 0; i < 40 && !done; i++) {
+      await expect(201, s, 'POST', '/streams/{stream}', '/streams/live-1', { json: event('Live') });
+      await Promise.race([live, new Promise((r) => setTimeout(r, 250))]);
+    }
+    const liveEvents = checkSse(T, await live);
+    assert.equal(liveEvents[0]?.stream, 'live-1');
+    for (const h of [{ 'Last-Event-ID': 'abc' }, { 'Last-Event-ID': '-1' }])
+      await expect(400, s, 'GET', T, '/subscribe/all', { headers: h });
+    await expect(400, s, 'GET', T, '/subscribe/all?from=-5');
+  });
+
+  test('GET /subscribe/streams/{stream} (SSE)', async () => {
+    const T = '/subscribe/streams/{stream}';
+    const sub = await subscribe(s, '/subscribe/streams/order-1?from=1', { count: 2 });
+    const events = checkSse(T, sub, { stream: 'order-1' });
+    assert.deepEqual(events.slice(0, 2).map((e) => e.version), [1, 2]);
+    const enc2 = await subscribe(s, `/subscribe/streams/${enc('order/2')}`, { count: 1 });
+    checkSse(T, enc2, { stream: 'order/2' });
+    await expect(400, s, 'GET', T, '/subscribe/streams/order-1?from=x');
+    await expect(400, s, 'GET', T, '/subscribe/streams/order-1', { headers: { 'Last-Event-ID': 'x' } });
+    await expect(400, s, 'GET', T, `/subscribe/streams/${enc('bad\u0001name')}`);
+  });
+
+  test('GET /health, GET /metrics', async () => {
+    const h = await expect(200, s, 'GET', '/health', '/health');
+    assert.equal(h.body.status, 'ok');
+    const m = await expect(200, s, 'GET', '/metrics', '/metrics');
+    assert.match(m.body, /^# (HELP|TYPE) /m);
+  });
+
+  test('GET /openapi.json (issue 20) serves docs/openapi.json', async () => {
+    const o = await expect(200, s, 'GET', '/openapi.json', '/openapi.json');
+    assert.deepEqual(o.body, doc, 'GET /openapi.json serves docs/openapi.json');
+  });
+
+  test('consumer groups: create, describe, list, pull, ack, nack, delete, errors', async () => {
+    const G = '/consumers/{group}';
+    const created = await expect(201, s, 'PUT', G, '/consumers/g1?category=order&maxAttempts=3&initialBackoffMs=0&leaseMs=60000');
+    assert.equal(created.body.group, 'g1');
+    await expect(200, s, 'PUT', G, '/consumers/g1?category=order&maxAttempts=3&initialBackoffMs=0&leaseMs=60000');
+    const other = await expect(409, s, 'PUT', G, '/consumers/g1?category=other');
+    assert.equal(other.body.error, 'conflict');
+    for (const q of ['maxAttempts=0', 'leaseMs=0', 'start=-1', 'policy=drop', 'maxBackoffMs=86400001'])
+      await expect(400, s, 'PUT', G, `/consumers/gx?${q}`);
+    await expect(400, s, 'PUT', G, `/consumers/${enc('bad name')}`);
+
+    const list = await expect(200, s, 'GET', '/consumers', '/consumers');
+    assert.ok(list.body.consumers.some((c) => c.group === 'g1'));
+    const d = await expect(200, s, 'GET', G, '/consumers/g1');
+    assert.equal(d.body.waiting, 0);
+    const w = await expect(200, s, 'GET', G, '/consumers/g1?waitFor=1000000&timeout=50');
+    assert.equal(w.body.reached, false);
+    for (const q of ['waitFor=-1', 'timeout=60001']) await expect(400, s, 'GET', G, `/consumers/g1?${q}`);
+    await expect(404, s, 'GET', G, '/consumers/nope');
+
+    const P = '/consumers/{group}/pull';
+    const pulled = await expect(200, s, 'POST', P, '/consumers/g1/pull?consumer=w1&max=2&ordered=true');
+    assert.equal(pulled.body.deliveries.length, 2);
+    const [first, second] = pulled.body.deliveries.map((x) => x.event.position);
+    await expect(400, s, 'POST', P, '/consumers/g1/pull');
+    for (const q of ['max=0', 'waitMs=60001', 'ordered=maybe']) await expect(400, s, 'POST', P, `/consumers/g1/pull?consumer=w1&${q}`);
+    await expect(404, s, 'POST', P, '/consumers/nope/pull?consumer=w1');
+
+    const A = '/consumers/{group}/ack';
+    const acked = await expect(200, s, 'POST', A, '/consumers/g1/ack', { json: { positions: [first] } });
+    assert.ok(acked.body.checkpoint >= first);
+    await expect(400, s, 'POST', A, '/consumers/g1/ack', { json: { positions: [] } });
+    await expect(400, s, 'POST', A, '/consumers/g1/ack', { json: { positions: [0] } });
+    await expect(400, s, 'POST', A, '/consumers/g1/ack', { json: [1] });
+    await expect(415, s, 'POST', A, '/consumers/g1/ack', { body: '{"positions":[1]}', headers: { 'Content-Type': 'text/plain' } });
+    await expect(404, s, 'POST', A, '/consumers/nope/ack', { json: { positions: [1] } });
+
+    const N = '/consumers/{group}/nack';
+    await expect(200, s, 'POST', N, '/consumers/g1/nack', { json: { position: second, reason: 'test' } });
+    await expect(400, s, 'POST', N, '/consumers/g1/nack', { json: { position: second } }); // no longer in flight
+    await expect(400, s, 'POST', N, '/consumers/g1/nack', { json: {} });
+    await expect(400, s, 'POST', N, '/consumers/g1/nack', { json: { position: second, reason: 5 } });
+    await expect(404, s, 'POST', N, '/consumers/nope/nack', { json: { position: 1 } });
+
+    const del = await expect(200, s, 'DELETE', G, '/consumers/g1');
+    assert.equal(del.body.deleted, 'g1');
+    await expect(404, s, 'DELETE', G, '/consumers/g1');
+  });
+
+  test('consumer groups: blocked (retry, skip), parked (replay), the group cap', async () => {
+    const G = '/consumers/{group}';
+    await expect(201, s, 'PUT', G, '/consumers/gb?prefix=order-1&maxAttempts=1&initialBackoffMs=0');
+    const pull = async (g) => (await expect(200, s, 'POST', '/consumers/{group}/pull', `/consumers/${g}/pull?consumer=w&max=1&waitMs=2000`)).body.deliveries;
+    let [d] = await pull('gb');
+    await expect(400, s, 'POST', '/consumers/{group}/retry', '/consumers/gb/retry'); // not blocked
+    await expect(400, s, 'POST', '/consumers/{group}/skip', '/consumers/gb/skip');
+    await expect(200, s, 'POST', '/consumers/{group}/nack', '/consumers/gb/nack', { json: { position: d.event.position } });
+    const blocked = await expect(200, s, 'GET', G, '/consumers/gb');
+    assert.equal(blocked.body.blocked?.position, d.event.position);
+    await expect(200, s, 'POST', '/consumers/{group}/retry', '/consumers/gb/retry');
+    [d] = await pull('gb');
+    await expect(200, s, 'POST', '/consumers/{group}/nack', '/consumers/gb/nack', { json: { position: d.event.position } });
+    const skipped = await expect(200, s, 'POST', '/consumers/{group}/skip', '/consumers/gb/skip');
+    assert.equal(skipped.body.blocked, null);
+    for (const v of ['retry', 'skip', 'replay']) await expect(404, s, 'POST', `/consumers/{group}/${v}`, `/consumers/nope/${v}`);
+
+    await expect(201, s, 'PUT', G, '/consumers/gp?prefix=order-1&maxAttempts=1&initialBackoffMs=0&policy=park');
+    [d] = await pull('gp');
+    await expect(200, s, 'POST', '/consumers/{group}/nack', '/consumers/gp/nack', { json: { position: d.event.position, reason: 'park it' } });
+    let status;
+    for (let i = 0; i < 100; i++) {
+      status = (await expect(200, s, 'GET', G, '/consumers/gp')).body;
+      if (status.parked.events > 0) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(status.parked.events, 1);
+    const parked = await expect(200, s, 'GET', '/streams/{stream}', `/streams/${enc('$parked-gp')}`);
+    assert.equal(parked.body.events[0].metadata.$parked.group, 'gp');
+    const replaying = await expect(200, s, 'POST', '/consumers/{group}/replay', '/consumers/gp/replay');
+    assert.equal(replaying.body.parked.replaying, true);
+    const again = await pull('gp');
+    assert.equal(again[0].parkedVersion, 0);
+    assert.equal(again[0].event.position, d.event.position);
+
+    // The cap (--max-consumer-groups 6): gb, gp and four more.
+    const made = [];
+    let capped;
+    for (let i = 0; i < 6 && !capped; i++) {
+      const { res, body } = await call(s, 'PUT', G, `/consumers/cap${i}`);
+      if (res.status === 409) capped = body;
+      else made.push(`cap${i}`);
+    }
+    assert.equal(capped?.error, 'too_large');
+    for (const g of [...made, 'gb', 'gp']) await expect(200, s, 'DELETE', G, `/consumers/${g}`);
+  });
+
+  test('keys without --auth: listed, not made or revoked (403); whoami', async () => {
+    const list = await expect(200, s, 'GET', '/keys', '/keys');
+    assert.deepEqual(list.body.keys, []);
+    await expect(403, s, 'POST', '/keys', '/keys', { json: { name: 'k', roles: ['reader'] } });
+    await expect(403, s, 'DELETE', '/keys/{key}', '/keys/k');
+    const who = await expect(200, s, 'GET', '/auth/whoami', '/auth/whoami');
+    assert.deepEqual(who.body, { authentication: false });
+  });
+
+  test('before any route: Host and Origin (403), 431, unknown route (404), 405', async () => {
+    const host = await expect(403, s, 'GET', '/health', '/health', { headers: { Host: 'attacker.example' } });
+    assert.equal(host.body.error, 'unauthorized');
+    await expect(200, s, 'GET', '/health', '/health', { headers: { Host: 'localhost:1' } });
+    await expect(403, s, 'POST', '/streams/{stream}', '/streams/order-1', { json: event(), headers: { Origin: 'http://evil.example' } });
+    await expect(201, s, 'POST', '/streams/{stream}', '/streams/order-1', { json: event(), headers: { Origin: ALLOWED_ORIGIN } });
+    const same = `http://127.0.0.1:${s.port}`;
+    await expect(201, s, 'POST', '/streams/{stream}', '/streams/order-1', { json: event(), headers: { Origin: same } });
+    const cors = await expect(200, s, 'GET', '/streams/{stream}', '/streams/order-1', { headers: { Origin: ALLOWED_ORIGIN } });
+    assert.equal(cors.res.headers['access-control-allow-origin'], ALLOWED_ORIGIN);
+
+    const huge = await rawRequest(s, `GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(70 * 1024)}\r\n\r\n`);
+    assert.equal(huge.status, 431);
+    check('GET', '/health', huge);
+
+    checkComponent('UnknownRoute', 404, await request(s, 'GET', '/no/such/route'));
+    checkComponent('UnknownRoute', 404, await request(s, 'GET', '/streams/a/b/c'));
+    const m405 = checkComponent('MethodNotAllowed', 405, await request(s, 'PATCH', '/streams/order-1'));
+    assert.equal(m405.field, 'method');
+    // Every path: a method it does not describe is 405 with Allow = the described ones.
+    await each(Object.entries(doc.paths), async ([template, item]) => {
+      const target = template.replace('{stream}', 'order-1').replace('{group}', 'g1').replace('{key}', 'k');
+      const res = await request(s, 'PATCH', target);
+      checkComponent('MethodNotAllowed', 405, res);
+      const described = Object.keys(item).filter((k) => ['get', 'put', 'post', 'delete'].includes(k)).map((k) => k.toUpperCase());
+      assert.deepEqual(res.headers.allow.split(', ').sort(), described.sort(), `Allow of ${template}`);
+    });
+  });
+
+  test('CORS preflight (OPTIONS) on every path', async () => {
+    await each(Object.entries(doc.paths), async ([template, item]) => {
+      assert.ok(item.options, 'no OPTIONS operation');
+      const target = template.replace('{stream}', 'order-1').replace('{group}', 'g1').replace('{key}', 'k');
+      const pre = await expect(204, s, 'OPTIONS', template, target, {
+        headers: { Origin: ALLOWED_ORIGIN, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' },
+      });
+      assert.equal(pre.res.headers['access-control-allow-origin'], ALLOWED_ORIGIN);
+      assert.ok(pre.res.headers['access-control-allow-methods']);
+      await expect(403, s, 'OPTIONS', template, target, { headers: { Origin: 'http://evil.example', 'Access-Control-Request-Method': 'POST' } });
+      await expect(405, s, 'OPTIONS', template, target);
+    });
+  });
+});
+
+describe('with --auth', () => {
+  let s;
+  let reader;
+  const bearer = (key) => ({ Authorization: `Bearer ${key}` });
+  before(async () => {
+    s = await startServer(LIMITS, { auth: true });
+  });
+  after(async () => {
+    await s?.stop();
+  });
+
+  test('every operation but the open ones answers 401 without credentials', async () => {
+    const guarded = [...operations()].filter(([, op]) => !(Array.isArray(op.security) && op.security.length === 0));
+    await each(guarded, async ([key, op]) => {
+      const [method, template] = key.split(' ');
+      const target = template.replace('{stream}', 'order-1').replace('{group}', 'g1').replace('{key}', 'k');
+      const opts = op.requestBody ? { json: template === '/commits' ? { appends: [] } : { type: 'T', positions: [1], position: 1, name: 'n', roles: ['reader'] } } : {};
+      const { res } = await call(s, method, template, target, opts);
+      assert.equal(res.status, 401, `${key} without credentials: ${res.status} ${res.body}`);
+      assert.equal(res.headers['www-authenticate'], 'Bearer realm="indelible"');
+    });
+    await expect(401, s, 'GET', '/streams/{stream}', '/streams/order-1', { headers: bearer('idl_0000000000000000_' + 'a'.repeat(43)) });
+    await expect(401, s, 'GET', '/streams/{stream}', '/streams/order-1', { headers: { Authorization: 'Basic dTpw' } });
+    await expect(200, s, 'GET', '/health', '/health');
+    await expect(200, s, 'GET', '/openapi.json', '/openapi.json');
+  });
+
+  test('keys: create, list, whoami, 403 for a reader, revoke', async () => {
+    const admin = bearer(s.adminKey);
+    const who = await expect(200, s, 'GET', '/auth/whoami', '/auth/whoami', { headers: admin });
+    assert.equal(who.body.principal, 'key:bootstrap');
+    const made = await expect(201, s, 'POST', '/keys', '/keys', { headers: admin, json: { name: 'reader-1', roles: ['reader'], expiresInSeconds: 3600 } });
+    assert.equal(made.res.headers['cache-control'], 'no-store');
+    reader = made.body;
+    await expect(409, s, 'POST', '/keys', '/keys', { headers: admin, json: { name: 'reader-1', roles: ['reader'] } });
+    for (const bad of [{ name: 'x', roles: ['wizard'] }, { name: 'x', roles: [] }, { roles: ['reader'] }, { name: 'x', roles: ['reader'], expiresInSeconds: 0 }])
+      await expect(400, s, 'POST', '/keys', '/keys', { headers: admin, json: bad });
+    const writer = await expect(201, s, 'POST', '/keys', '/keys', { headers: admin, json: { name: 'writer-1', roles: ['writer'] } });
+    const list = await expect(200, s, 'GET', '/keys', '/keys', { headers: { 'X-Api-Key': s.adminKey } });
+    assert.ok(list.body.keys.some((k) => k.id === reader.id));
+
+    const r = bearer(reader.key);
+    const rwho = await expect(200, s, 'GET', '/auth/whoami', '/auth/whoami', { headers: r });
+    assert.deepEqual(rwho.body.roles, ['reader']);
+    await expect(403, s, 'POST', '/streams/{stream}', '/streams/order-1', { headers: r, json: event() });
+    await expect(201, s, 'POST', '/streams/{stream}', '/streams/order-1', { headers: bearer(writer.body.key), json: event() });
+    await expect(200, s, 'GET', '/streams/{stream}', '/streams/order-1', { headers: r });
+    await expect(403, s, 'DELETE', '/streams/{stream}', '/streams/order-1', { headers: r });
+    await expect(403, s, 'GET', '/streams/{stream}', `/streams/${enc('$audit')}`, { headers: r });
+    await expect(200, s, 'GET', '/streams/{stream}', `/streams/${enc('$audit')}`, { headers: admin });
+    await expect(403, s, 'GET', '/metrics', '/metrics', { headers: r });
+    await expect(403, s, 'GET', '/keys', '/keys', { headers: r });
+    await expect(403, s, 'POST', '/keys', '/keys', { headers: r, json: { name: 'r2', roles: ['reader'] } });
+    await expect(403, s, 'PUT', '/consumers/{group}', '/consumers/g1', { headers: r });
+    await expect(403, s, 'GET', '/consumers', '/consumers', { headers: r });
+    const sub = await subscribe(s, '/subscribe/all', { headers: r, count: 1 });
+    checkSse('/subscribe/all', sub);
+    await expect(200, s, 'GET', '/all', '/all', { headers: r });
+    await expect(200, s, 'GET', '/metrics', '/metrics', { headers: admin });
+
+    const revoked = await expect(200, s, 'DELETE', '/keys/{key}', `/keys/${reader.id}`, { headers: admin });
+    assert.equal(revoked.body.revoked, true);
+    await expect(404, s, 'DELETE', '/keys/{key}', `/keys/${reader.id}`, { headers: admin });
+    await expect(200, s, 'DELETE', '/keys/{key}', '/keys/writer-1', { headers: admin });
+    await expect(401, s, 'GET', '/streams/{stream}', '/streams/order-1', { headers: r });
+  });
+
+  test('issue 20 routes with roles: commits need write, listings hide $ streams', async () => {
+    const admin = bearer(s.adminKey);
+    const made = await expect(201, s, 'POST', '/keys', '/keys', { headers: admin, json: { name: 'reader-2', roles: ['reader'] } });
+    const r = bearer(made.body.key);
+    const commit = { appends: [{ stream: 'order-9', events: [event()] }] };
+    await expect(403, s, 'POST', '/commits', '/commits', { headers: r, json: commit });
+    await expect(201, s, 'POST', '/commits', '/commits', { headers: admin, json: commit });
+    await expect(403, s, 'POST', '/commits', '/commits', { headers: r, json: { appends: [{ stream: '$audit', events: [event()] }] } });
+    await expect(404, s, 'GET', '/streams/{stream}/state', '/streams/order-9/state', { headers: r });
+    const mine = await expect(200, s, 'GET', '/streams', '/streams', { headers: r });
+    assert.ok(mine.body.streams.some((x) => x.stream === 'order-9'));
+    assert.ok(mine.body.streams.every((x) => !x.stream.startsWith('$')), 'a reader sees no $ streams');
+    const all = await expect(200, s, 'GET', '/streams', `/streams?prefix=${enc('$')}`, { headers: admin });
+    assert.ok(all.body.streams.some((x) => x.stream === '$audit'), 'an admin sees $audit');
+  });
+});
+
+describe('at --max-connections', () => {
+  let s;
+  before(async () => {
+    s = await startServer(['--max-connections', '1']);
+  });
+  after(async () => {
+    await s?.stop();
+  });
+
+  test('a connection past the cap is 503 with Retry-After', async () => {
+    // A subscriber holds the one place (busy: it is never evicted).
+    const holder = net.connect(s.port, s.host);
+    await new Promise((resolve, reject) => {
+      holder.once('data', resolve);
+      holder.once('error', reject);
+      holder.write('GET /subscribe/all HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    });
+    try {
+      const health = await expect(503, s, 'GET', '/health', '/health');
+      assert.equal(health.body.error, 'unavailable');
+      assert.equal(health.res.headers['retry-after'], '1');
+      await expect(503, s, 'POST', '/streams/{stream}', '/streams/order-1', { json: event() });
+    } finally {
+      holder.destroy();
+    }
+  });
+});
+
+// (a) Every operation of the document had a validated success answer, and
+// the errors each route is known to give were validated at least once.
+test('coverage: every operation was exercised and validated', () => {
+  const missing = [];
+  for (const [key, op] of operations()) {
+    const statuses = covered.get(key);
+    if (!statuses) missing.push(`${key}: never exercised`);
+    else if (![...statuses].some((x) => x >= 200 && x < 300))
+      missing.push(`${key}: no validated success (got ${[...statuses].join(', ')})`);
+    void op;
+  }
+  for (const name of ['UnknownRoute', 'MethodNotAllowed'])
+    if (!componentCovered.has(name)) missing.push(`components.responses.${name}: never validated`);
+  const report = [...operations().keys()].map((k) => `${k}: ${[...(covered.get(k) ?? [])].sort().join(' ')}`).join('\n');
+  console.log(`validated statuses per operation:\n${report}`);
+  if (missing.length > 0) assert.fail(`operations of docs/openapi.json not exercised and validated:\n${missing.join('\n')}`);
+});
