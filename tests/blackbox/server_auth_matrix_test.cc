@@ -103,6 +103,13 @@ const std::vector<Route>& Routes() {
       {"GET", "/streams/{s}", "", Scope::kStream, "read", 200, 200},
       {"DELETE", "/streams/{s}", "", Scope::kStream, "delete", 200, 400},
       {"GET", "/streams/{s}/head", "", Scope::kStream, "read", 200, 200},
+      // No state record was written: allowed is 404.
+      {"GET", "/streams/{s}/state", "", Scope::kStream, "read", 404, 404},
+      // A commit needs the write right on each stream it names (one here).
+      {"POST", "/commits", R"({"appends":[{"stream":"{s}","events":[{"type":"Tried"}]}]})",
+       Scope::kStream, "write", 201, 400},
+      {"GET", "/streams", "", Scope::kSomewhere, "read", 200, 0},
+      {"GET", "/openapi.json", "", Scope::kOpen, "", 200, 0},
       {"GET", "/subscribe/streams/{s}", "", Scope::kStream, "subscribe", 200, 200},
       {"GET", "/all", "", Scope::kSomewhere, "read", 200, 0},
       {"GET", "/subscribe/all", "", Scope::kSomewhere, "subscribe", 200, 0},
@@ -212,6 +219,7 @@ TEST_F(AuthMatrixTest, EveryRouteEveryRoleAllowedAndDeniedNames) {
           name = category == "$audit" ? category : category + "-m" + std::to_string(n);
           if (category != "$audit" && route.method != "POST") AppendAsAdmin(name);
           Replace(path, "{s}", name);
+          Replace(body, "{s}", name);
         }
         if (route.scope == Scope::kGroup) {
           name = category + "-g" + std::to_string(n);

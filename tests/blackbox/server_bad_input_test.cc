@@ -244,7 +244,7 @@ TEST_F(BadInputTest, WriteThatIsNotJsonIs415) {
 }
 
 TEST_F(BadInputTest, UnknownRouteIs404) {
-  for (const char* target : {"/", "/nope", "/streams", "/streams/s/tail", "/streams/s/head/x",
+  for (const char* target : {"/", "/nope", "/stream", "/streams/s/tail", "/streams/s/head/x",
                              "/all/more", "/v2/streams/s"}) {
     EXPECT_TRUE(IsError(http().Get(target), 404, "not_found")) << target;
   }
