@@ -4,6 +4,8 @@
 //   ReadStream  one Query (stream from `from` up to its tip), plus a GetItem
 //               of the head when the Query stopped before the tip
 //   Head        one GetItem; ReadState one GetItem
+//   ListStreams a page: one Query of the listing index, one BatchGetItem
+//               of the tips per 100 streams
 //   ReadAll     Queries of the $all table, a page at a time
 //   checkpoints one request each on <prefix>checkpoints
 // Positions come from the indexer (indexer.h): AppendResult and stream
@@ -198,6 +200,25 @@ class DynamoDbStore final : public Store {
                             plan->high, std::move(first_page));
   }
 
+  // One Query of the listing index and one BatchGetItem of the tips (per
+  // 100 streams); StreamTable::ListStreams. On a table that got the index
+  // when this version first opened it, unavailable until DynamoDB has
+  // built it (one DescribeTable per listing until then).
+  Result<std::vector<StreamInfo>> ListStreamRange(std::string_view prefix, std::string_view after,
+                                                  std::size_t limit) override {
+    if (!list_index_active_.load(std::memory_order_acquire)) {
+      auto status = IndexStatus(*client_, events_.table(), std::string(kListIndex));
+      if (!status.ok()) return status.status();
+      if (*status != "ACTIVE")
+        return Status::Unavailable(fmt::format(
+            "the stream listing's index {} on table {} is {}: DynamoDB builds it on a table made "
+            "before it (docs/DYNAMODB.md, \"Listing streams\"); list again when it is ACTIVE",
+            kListIndex, events_.table(), status->empty() ? "missing" : *status));
+      list_index_active_.store(true, std::memory_order_release);
+    }
+    return events_.ListStreams(prefix, after, limit);
+  }
+
   Result<std::unique_ptr<AllCursor>> ReadAll(const ReadAllOptions& options) override {
     if (!no_index_.ok()) return no_index_;
     return MakeAllCursor(all_, options, LastPosition());
@@ -366,6 +387,7 @@ class DynamoDbStore final : public Store {
   std::unique_ptr<Indexer> indexer_;
   bool follower_ = false;
   Status no_index_;
+  std::atomic<bool> list_index_active_{false};  // seen ACTIVE once: stays so
   std::atomic<std::uint64_t> commits_{0};
   std::atomic<std::uint64_t> events_written_{0};
   mutable Mutex follow_mu_;

@@ -50,10 +50,12 @@ struct StreamTable::Write {
       const std::int64_t first = first_version();
       json::array envelopes;
       std::int64_t bytes = 0;
+      std::int64_t written = now;  // the last event's timestamp
       for (const auto& event : append->events) {
         const std::int64_t at = keep_timestamps && event.timestamp_ms ? *event.timestamp_ms : now;
         envelopes.push_back(json::object{{"M", Envelope(event, at)}});
         bytes += TipBytes(event);
+        written = at;
       }
       names["#a"] = AppendAttribute(first);
       names["#b"] = "bytes";
@@ -70,7 +72,9 @@ struct StreamTable::Write {
       names["#fi"] = "firsts";
       values[":fi"] = json::object{{"SS", json::array{append->events[0].id.ToString()}}};
       values[":fid"] = S(append->events[0].id.ToString());
-      set = "SET #h = :h, #d = :d, #a = :a";
+      names["#w"] = kWrittenAttribute;
+      values[":w"] = N(written);
+      set = "SET #h = :h, #d = :d, #a = :a, #w = :w";
       tail = " ADD #b :b, #c :one, #fi :fi";
       // `first` changes only when a life starts (new stream, or after a
       // tombstone); a live append need not know it.
@@ -107,6 +111,14 @@ struct StreamTable::Write {
         add_set("#st = :st");
         removes = {"#sn"};
       }
+    }
+    if (!head) {
+      // A new stream: its tip joins the listing index (the one index write
+      // a stream costs; later appends leave the index's keys alone).
+      names["#lk"] = kListKey;
+      values[":lk"] = S(kListValue);
+      set += set.empty() ? "SET " : ", ";
+      set += "#lk = :lk";
     }
     for (std::size_t i = 0; i < removes.size(); ++i)
       tail += (i == 0 ? " REMOVE " : ", ") + removes[i];
@@ -181,13 +193,16 @@ StreamTable::StreamTable(aws::Client& client, StreamTableOptions options)
     : client_(client), options_(std::move(options)) {}
 
 TableSpec StreamTable::Spec() const {
-  return TableSpec{options_.table,
-                   std::string(kStreamKey),
-                   'S',
-                   std::string(kVersionKey),
-                   'N',
-                   /*change_stream=*/true,
-                   /*ttl_attribute=*/std::string(kExpiresAttribute)};
+  return TableSpec{
+      options_.table,
+      std::string(kStreamKey),
+      'S',
+      std::string(kVersionKey),
+      'N',
+      /*change_stream=*/true,
+      /*ttl_attribute=*/std::string(kExpiresAttribute),
+      TableSpec::Index{std::string(kListIndex), std::string(kListKey), std::string(kStreamKey)},
+      [this] { return AddListKeys().status(); }};
 }
 
 Status StreamTable::CreateOrCheck() { return CreateOrCheckTable(client_, Spec()).status(); }

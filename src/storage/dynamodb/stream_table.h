@@ -122,6 +122,26 @@ class StreamTable {
   // items too). Consistent reads. For the $all rebuild.
   Result<std::map<std::string, StreamHead>> ScanHeads();
 
+  // The streams whose names start with `prefix` and sort (bytewise) after
+  // `after`, in name order, at most `limit` (Store::ListStreamRange): one
+  // Query of the listing index (kListIndex; more only past 1 MB of keys)
+  // and one consistent BatchGetItem of the tips per 100 streams, for head,
+  // deleted and `written` (position 0: $all has the positions). A tip
+  // written before `written` was costs one Query more (its last event).
+  // The index is eventually consistent: a stream made a moment ago may be
+  // missing. invalid for a prefix or `after` that is not UTF-8 (DynamoDB
+  // keys are). REQUIRES: the index is ACTIVE (IndexStatus).
+  Result<std::vector<StreamInfo>> ListStreams(std::string_view prefix, std::string_view after,
+                                              std::size_t limit);
+
+  // Gives every tip without the listing index's partition attribute (a tip
+  // written before the index was) that attribute: one Scan of the table and
+  // one UpdateItem per such tip. Idempotent, safe beside writers. Returns
+  // how many tips it changed. Spec()'s before_adding_index runs it.
+  Result<std::size_t> AddListKeys() const;
+
+  const std::string& table() const { return options_.table; }
+
   // Moves up to 100 of the oldest appends held in the tip to event items of
   // their own: WriteEventItems, then one conditional tip update. Returns how
   // many events moved (0 if another writer moved them first). Safe to run

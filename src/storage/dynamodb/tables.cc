@@ -20,6 +20,32 @@ json::array KeySchema(const TableSpec& spec) {
   return keys;
 }
 
+json::object IndexDefinition(const TableSpec::Index& index) {
+  return {{"IndexName", index.name},
+          {"KeySchema", json::array{{{"AttributeName", index.hash_key}, {"KeyType", "HASH"}},
+                                    {{"AttributeName", index.range_key}, {"KeyType", "RANGE"}}}},
+          {"Projection", {{"ProjectionType", "KEYS_ONLY"}}}};
+}
+
+// Adds {name: type} to AttributeDefinitions unless it is there already (a
+// table key that is also an index key is defined once).
+void Define(json::array& attributes, const std::string& name, char type) {
+  for (const auto& a : attributes)
+    if (a.is_object() && StringAt(a.get_object(), "AttributeName") == name) return;
+  attributes.push_back({{"AttributeName", name}, {"AttributeType", std::string(1, type)}});
+}
+
+// The description of the table's global secondary index `name`; null if
+// the table has none of that name.
+const json::object* FindIndex(const json::object& table, std::string_view name) {
+  const auto* indexes = table.if_contains("GlobalSecondaryIndexes");
+  if (indexes == nullptr || !indexes->is_array()) return nullptr;
+  for (const auto& index : indexes->get_array())
+    if (index.is_object() && StringAt(index.get_object(), "IndexName") == name)
+      return &index.get_object();
+  return nullptr;
+}
+
 json::object StreamSpecification() {
   return {{"StreamEnabled", true}, {"StreamViewType", "NEW_AND_OLD_IMAGES"}};
 }
@@ -83,11 +109,16 @@ Result<std::string> CreateOrCheckTable(aws::Client& client, const TableSpec& spe
     if (!spec.range_key.empty())
       attributes.push_back(
           {{"AttributeName", spec.range_key}, {"AttributeType", std::string(1, spec.range_type)}});
+    if (spec.index) {
+      Define(attributes, spec.index->hash_key, 'S');
+      Define(attributes, spec.index->range_key, 'S');
+    }
     json::object request{{"TableName", spec.name},
                          {"BillingMode", "PAY_PER_REQUEST"},
                          {"AttributeDefinitions", std::move(attributes)},
                          {"KeySchema", KeySchema(spec)}};
     if (spec.change_stream) request["StreamSpecification"] = StreamSpecification();
+    if (spec.index) request["GlobalSecondaryIndexes"] = json::array{IndexDefinition(*spec.index)};
     aws::Reply created = client.Call("CreateTable", request);
     // ResourceInUseException (conflict): another process created it at the
     // same moment. Ours or theirs, the checks below judge the table.
@@ -96,7 +127,9 @@ Result<std::string> CreateOrCheckTable(aws::Client& client, const TableSpec& spe
     described = client.Call("DescribeTable", {{"TableName", spec.name}});
   }
   bool stream_requested = false;
-  int stream_refused_at = -1;  // the round whose UpdateTable was refused
+  int stream_refused_at = -1;   // the round whose UpdateTable was refused
+  int index_requested_at = -1;  // the round whose UpdateTable asked for the index
+  std::string add_index_error;  // what refused it
   for (int i = 0;; ++i) {
     // DescribeTable is eventually consistent: just after CreateTable (ours
     // or another's) it may not know the table yet. Wait as for CREATING.
@@ -152,13 +185,80 @@ Result<std::string> CreateOrCheckTable(aws::Client& client, const TableSpec& spe
       described = client.Call("DescribeTable", {{"TableName", spec.name}});
       continue;
     }
-    if (active && !spec.ttl_attribute.empty())
-      if (Status s = EnableTtl(client, spec); !s.ok()) return s;
-    if (active) return spec.change_stream ? arn : std::string();
+    const json::object* index = spec.index ? FindIndex(table, spec.index->name) : nullptr;
+    if (index != nullptr) {
+      const std::string expected_index_keys =
+          json::serialize(IndexDefinition(*spec.index).at("KeySchema"));
+      const json::value* index_keys = index->if_contains("KeySchema");
+      if (index_keys != nullptr && json::serialize(*index_keys) != expected_index_keys)
+        return Status::Invalid(
+            "table",
+            fmt::format("table {} has an index {} with keys {}, not {}", spec.name,
+                        spec.index->name, json::serialize(*index_keys), expected_index_keys));
+    }
+    const std::string result = spec.change_stream ? arn : std::string();
+    if (active) {
+      if (!spec.ttl_attribute.empty())
+        if (Status s = EnableTtl(client, spec); !s.ok()) return s;
+      if (!spec.index || index != nullptr) return result;
+      if (index_requested_at < 0) {
+        // A table made before the index (an older version): give the items
+        // written before it what the index needs, then add it. DynamoDB
+        // backfills it from the items that carry its keys; the open does
+        // not wait for that (IndexStatus says when it is ACTIVE), nor for
+        // the table, which may show UPDATING meanwhile.
+        index_requested_at = i;
+        if (spec.before_adding_index)
+          if (Status s = spec.before_adding_index(); !s.ok()) return s;
+        json::array attributes;
+        Define(attributes, spec.index->hash_key, 'S');
+        Define(attributes, spec.index->range_key, 'S');
+        aws::Reply updated = client.Call(
+            "UpdateTable", {{"TableName", spec.name},
+                            {"AttributeDefinitions", std::move(attributes)},
+                            {"GlobalSecondaryIndexUpdates",
+                             json::array{json::object{{"Create", IndexDefinition(*spec.index)}}}}});
+        if (updated.ok()) return result;
+        // Another process asked first: ValidationException (the index
+        // exists), ResourceInUseException (the table is UPDATING), or on
+        // AWS LimitExceededException (one index built at a time), which
+        // the client retries and then calls unavailable. The description
+        // (looked at again for 5 s) says how it ended.
+        if (updated.status.code() != ErrorCode::kInvalid &&
+            updated.status.code() != ErrorCode::kConflict &&
+            updated.status.code() != ErrorCode::kUnavailable)
+          return updated.status;
+        add_index_error = updated.status.ToString();
+      }
+    }
+    if (index_requested_at >= 0) {
+      if (index != nullptr) return result;  // another process added it
+      if (i - index_requested_at >= 50)
+        return Status::Unavailable(fmt::format(
+            "table {} lacks the index {} and adding it failed ({}); add it by hand (aws dynamodb "
+            "update-table --table-name {} --attribute-definitions AttributeName={},"
+            "AttributeType=S AttributeName={},AttributeType=S --global-secondary-index-updates "
+            "'[{{\"Create\":{}}}]') and open the store again",
+            spec.name, spec.index->name, add_index_error, spec.name, spec.index->hash_key,
+            spec.index->range_key, json::serialize(IndexDefinition(*spec.index))));
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      described = client.Call("DescribeTable", {{"TableName", spec.name}});
+      continue;
+    }
     if (i == 600) return Status::Unavailable("table " + spec.name + " never became ACTIVE");
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     described = client.Call("DescribeTable", {{"TableName", spec.name}});
   }
+}
+
+Result<std::string> IndexStatus(aws::Client& client, const std::string& table,
+                                const std::string& index) {
+  aws::Reply described = client.Call("DescribeTable", {{"TableName", table}});
+  if (!described.ok()) return described.status;
+  const json::object* found = ObjectAt(described.body, "Table");
+  if (found == nullptr) return Status::Internal("DescribeTable answered without a Table");
+  const json::object* description = FindIndex(*found, index);
+  return description == nullptr ? std::string() : StringAt(*description, "IndexStatus");
 }
 
 Status BatchWrite(aws::Client& client, const std::string& table, json::array requests) {

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <boost/json/array.hpp>
+#include <functional>
+#include <optional>
 #include <string>
 
 #include "aws/client.h"
@@ -23,6 +25,20 @@ struct TableSpec {
   // Turn on the table's TTL on this attribute (Unix seconds; DynamoDB
   // deletes an item some time after it passed). Empty: leave TTL alone.
   std::string ttl_attribute;
+  // A global secondary index the table keeps, projection KEYS_ONLY, both
+  // keys of type S: made with the table, or added to an existing table
+  // that lacks it (UpdateTable; DynamoDB then backfills it from the items
+  // that carry both keys).
+  struct Index {
+    std::string name;
+    std::string hash_key;
+    std::string range_key;
+  };
+  std::optional<Index> index;
+  // Run before the index is added to an existing table (not on a new one):
+  // what the items written before the index need to be in it (the events
+  // table gives its older tips the index's partition attribute).
+  std::function<Status()> before_adding_index;
 };
 
 // Creates the table with on-demand billing (PAY_PER_REQUEST) and waits until
@@ -33,10 +49,18 @@ struct TableSpec {
 // once all succeed. A refusal that says another got there first (the table
 // exists, the stream or TTL is already on, the table is busy) is judged by
 // the end state DescribeTable and DescribeTimeToLive then show.
+// With an index, a table that lacks it gets it (before_adding_index, then
+// UpdateTable; a concurrent opener's refusal is judged by the end state);
+// the open does not wait for the index to be ACTIVE: IndexStatus tells.
 // Returns the table's LatestStreamArn: empty without change_stream, or where
 // the endpoint keeps no change streams (dynalite accepts the request and
 // ignores it).
 Result<std::string> CreateOrCheckTable(aws::Client& client, const TableSpec& spec);
+
+// The status of the table's global secondary index `index`: "ACTIVE",
+// "CREATING", ...; "" when the table has no such index. One DescribeTable.
+Result<std::string> IndexStatus(aws::Client& client, const std::string& table,
+                                const std::string& index);
 
 // Writes up to 25 PutRequests or DeleteRequests to `table` with one
 // BatchWriteItem, sending what the server left unprocessed again (with a

@@ -188,6 +188,7 @@ Result<Tip> ParseTip(std::string_view stream, const json::object& item) {
   tip.head.first_version = StreamVersion(*first);
   tip.head.deleted = deleted_flag->get_bool();
   tip.bytes = GetN(item, "bytes").value_or(0);
+  tip.written_ms = GetN(item, kWrittenAttribute);
   for (const auto& [name, value] : item) {
     if (name.size() < 2 || name[0] != 'a' || !value.is_object()) continue;
     std::int64_t first_version = 0;

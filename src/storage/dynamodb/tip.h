@@ -36,6 +36,18 @@ inline constexpr std::int64_t kTipVersion = 9007199254740991;
 inline constexpr std::string_view kStreamKey = "stream";
 inline constexpr std::string_view kVersionKey = "version";
 
+// The stream listing (docs/DYNAMODB.md, "Listing streams"): a global
+// secondary index over the tips alone, made sparse by an attribute only a
+// tip carries (written by a stream's first append, never changed), keyed
+// by it and the stream name, projection KEYS_ONLY, so that later appends,
+// which change neither key, do not write the index.
+inline constexpr std::string_view kListIndex = "streams_by_name";
+inline constexpr std::string_view kListKey = "lk";
+inline constexpr std::string_view kListValue = "streams";
+// The tip's `written` (N): the Unix ms timestamp of the stream's last event,
+// set by every append of events. Tips written before it lack it.
+inline constexpr std::string_view kWrittenAttribute = "written";
+
 // One append still held in the tip: its events carry versions
 // first, first + 1, ...
 struct TipAppend {
@@ -82,6 +94,9 @@ struct Tip {
   // The state record is in snapshot items (StreamTable::LoadSnapshot reads
   // them into `state`); nullopt: in `state`, or none.
   std::optional<SnapshotRef> snapshot;
+  // The last event's timestamp (`written`); nullopt on a tip written before
+  // the attribute was (docs/DYNAMODB.md).
+  std::optional<std::int64_t> written_ms;
 };
 
 // "a<first>": the tip attribute holding the append whose first event has
