@@ -76,9 +76,9 @@ export class Consumers {
     return (await this.transport.request<{ consumers: ConsumerStatus[] }>('GET', '/consumers')).json.consumers;
   }
 
-  async delete(group: string): Promise<{ deleted: boolean }> {
+  async delete(group: string): Promise<{ deleted: string }> {
     // Deleting twice is a 404 the second time: retry only when surely not done.
-    return (await this.transport.request<{ deleted: boolean }>('DELETE', groupPath(group), { idempotent: false })).json;
+    return (await this.transport.request<{ deleted: string }>('DELETE', groupPath(group), { idempotent: false })).json;
   }
 
   /** A batch of deliveries, leased to `consumer`. */
