@@ -4,7 +4,7 @@ import { decodeAppend, decodeEvent, decodeState, encodeEvent, encodeState } from
 import { Consumers } from './consumers.js';
 import { NotFoundError } from './errors.js';
 import { streamPath, Transport, type Query } from './http.js';
-import { subscribe } from './sse.js';
+import { subscribe, type SubscribeOptions } from './sse.js';
 import { Worker, type Handler, type WorkerOptions } from './worker.js';
 import type {
   AllFilter,
@@ -168,12 +168,12 @@ export class Client {
    * resumes after drops and server restarts without gap or duplicate.
    * Ends on `signal` or when the loop is left.
    */
-  subscribeAll(options: { from?: number | 'end'; signal?: AbortSignal } & AllFilter = {}): AsyncGenerator<RecordedEvent> {
+  subscribeAll(options: SubscribeOptions & AllFilter = {}): AsyncGenerator<RecordedEvent> {
     return subscribe(this.transport, '/subscribe/all', filterQuery(options), options);
   }
 
   /** One stream's events from version `from` (default 0) or 'end', then live; waits for a stream that does not exist yet. */
-  subscribeStream(stream: string, options: { from?: number | 'end'; signal?: AbortSignal } = {}): AsyncGenerator<RecordedEvent> {
+  subscribeStream(stream: string, options: SubscribeOptions = {}): AsyncGenerator<RecordedEvent> {
     return subscribe(this.transport, '/subscribe' + streamPath(stream), {}, options);
   }
 

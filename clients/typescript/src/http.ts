@@ -220,7 +220,7 @@ export class Transport {
     } catch (err) {
       if (options.signal?.aborted) throw options.signal.reason;
       if (timeout.aborted) throw networkError(`${method} ${path}: no answer within ${this.timeoutMs + (options.waitMs ?? 0)} ms`, err);
-      throw networkError(`${method} ${path}: ${describe(err)}`, err);
+      throw connectionError(`${method} ${path}`, err);
     }
     let json: unknown;
     try {
@@ -245,7 +245,7 @@ export class Transport {
       res = await this.send({ method: 'GET', url: this.url(path, query), headers: await this.headers(headers, false), signal });
     } catch (err) {
       if (signal.aborted) throw signal.reason;
-      throw networkError(`GET ${path}: ${describe(err)}`, err);
+      throw connectionError(`GET ${path}`, err);
     }
     if (res.status < 200 || res.status >= 300) {
       let json: unknown;
@@ -258,6 +258,19 @@ export class Transport {
     }
     return res;
   }
+}
+
+/**
+ * The error for a request that got no answer: UnavailableError (retried),
+ * except when the server's certificate does not verify, which no retry
+ * mends: then an IndelibleError with code `tls`.
+ */
+function connectionError(what: string, err: unknown): IndelibleError {
+  const code = errorCode(err) ?? '';
+  if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|HOSTNAME|ERR_TLS_|ERR_SSL_/.test(code)) {
+    return new IndelibleError(`${what}: TLS: ${describe(err)} (give the server's CA with the \`ca\` option)`, 0, 'tls', { cause: err });
+  }
+  return networkError(`${what}: ${describe(err)}`, err);
 }
 
 export function describe(err: unknown): string {

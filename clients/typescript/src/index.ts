@@ -18,7 +18,7 @@ export {
   InternalError,
 } from './errors.js';
 export { parseSse } from './sse.js';
-export type { SseItem, SseMessage } from './sse.js';
+export type { SseItem, SseMessage, SubscribeOptions } from './sse.js';
 export type {
   AllFilter,
   AppendResult,

@@ -80,6 +80,38 @@ export async function* parseSse(body: AsyncIterable<Uint8Array>): AsyncGenerator
 export interface SubscribeOptions {
   from?: number | 'end';
   signal?: AbortSignal;
+  /**
+   * Reconnect when the server sends nothing (not even its heartbeat, every
+   * 15 s by default) for this long while the subscriber waits: a connection
+   * that died without a close (a NAT or proxy dropped it) never ends on its
+   * own. Default 45000; keep it above the server's --heartbeat-ms.
+   */
+  idleTimeoutMs?: number;
+}
+
+/**
+ * The body, but failing when a chunk takes longer than `ms` to come. Only
+ * the time spent waiting on the network counts: a caller that is slow to
+ * ask for the next event does not trip it.
+ */
+async function* watchdog(body: AsyncIterable<Uint8Array>, ms: number, onIdle: () => void): AsyncGenerator<Uint8Array> {
+  const it = body[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const timer = setTimeout(onIdle, ms);
+      let r: IteratorResult<Uint8Array>;
+      try {
+        r = await it.next();
+      } finally {
+        clearTimeout(timer);
+      }
+      if (r.done) return;
+      yield r.value;
+    }
+  } finally {
+    // Not awaited: the connection is being closed anyway, and a cancel must not hang the caller.
+    void Promise.resolve(it.return?.()).catch(() => {});
+  }
 }
 
 const MIN_BACKOFF_MS = 100;
@@ -120,6 +152,7 @@ export async function* subscribe(transport: Transport, path: string, query: Quer
         from = undefined;
       }
     }
+    const idleTimeoutMs = options.idleTimeoutMs ?? 45000;
     let backoff = MIN_BACKOFF_MS;
     while (!outer.signal.aborted) {
       const connection = new AbortController();
@@ -131,7 +164,8 @@ export async function* subscribe(transport: Transport, path: string, query: Quer
         if (last !== undefined) headers['last-event-id'] = String(last);
         else if (from !== undefined) q.from = String(from);
         const res = await transport.open(path, q, headers, connection.signal);
-        for await (const item of parseSse(res.body)) {
+        const body = watchdog(res.body, idleTimeoutMs, () => connection.abort(new Error('no data or heartbeat from the server')));
+        for await (const item of parseSse(body)) {
           // Anything from the server shows the connection works: back-off starts over.
           backoff = MIN_BACKOFF_MS;
           if (item.kind !== 'message') continue;

@@ -12,6 +12,7 @@ export class CuttingProxy {
   private cutNext: ((requestLine: string) => boolean) | undefined;
   private readonly server: net.Server;
   private readonly sockets = new Set<net.Socket>();
+  private readonly frozen = new WeakSet<net.Socket>();
   port = 0;
 
   constructor(private readonly targetPort: number) {
@@ -33,12 +34,22 @@ export class CuttingProxy {
     this.cutNext = match;
   }
 
+  /**
+   * The connections open now go silent both ways without closing: what a
+   * connection looks like after a NAT or proxy on the way forgot it. New
+   * connections work.
+   */
+  freeze(): void {
+    for (const s of this.sockets) this.frozen.add(s);
+  }
+
   private accept(client: net.Socket): void {
     const upstream = net.connect(this.targetPort, '127.0.0.1');
     this.sockets.add(client);
     this.sockets.add(upstream);
     let cutting = false;
     client.on('data', (chunk: Buffer) => {
+      if (this.frozen.has(client)) return;
       const text = chunk.toString('latin1');
       for (const m of text.matchAll(/^(GET|POST|PUT|DELETE|HEAD|OPTIONS) [^\r\n]+/gm)) {
         this.requests.push(m[0]);
@@ -50,6 +61,7 @@ export class CuttingProxy {
       upstream.write(chunk);
     });
     upstream.on('data', (chunk: Buffer) => {
+      if (this.frozen.has(upstream)) return;
       if (cutting) {
         // The server answered (so it did the work); the client never hears of it.
         this.cuts++;

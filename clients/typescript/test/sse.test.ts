@@ -6,6 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client, InvalidError, parseSse, type RecordedEvent, type SseItem } from '../src/index.js';
 import { Server, collect, sleep, tempDir, unique } from './server.js';
+import { CuttingProxy } from './proxy.js';
 import { rmSync } from 'node:fs';
 
 let server: Server;
@@ -127,6 +128,54 @@ test('resumes after the server is killed and restarted on the same folder and po
   }
   assert.deepEqual(seen.map((e) => (e.data as { i: number }).i), [...Array(15).keys()]);
   assert.deepEqual(seen.map((e) => e.position), [...Array(15).keys()].map((i) => i + 1));
+});
+
+test('a connection that goes silent (no heartbeat) is replaced: nothing lost, nothing twice', async () => {
+  const s = await Server.start({ args: ['--heartbeat-ms', '100'] });
+  const proxy = await new CuttingProxy(s.port).listen();
+  const c = new Client(proxy.url);
+  const direct = new Client(s.url);
+  const stream = unique('silent-');
+  const seen: RecordedEvent[] = [];
+  const controller = new AbortController();
+  const done = (async () => {
+    for await (const e of c.subscribeStream(stream, { idleTimeoutMs: 1000, signal: controller.signal })) seen.push(e);
+  })();
+  try {
+    await direct.append(stream, [{ type: 'A' }, { type: 'B' }]);
+    await waitUntil(() => seen.length >= 2);
+    proxy.freeze();
+    await direct.append(stream, [{ type: 'C' }, { type: 'D' }]);
+    await waitUntil(() => seen.length >= 4, 10000);
+    await direct.append(stream, { type: 'E' });
+    await waitUntil(() => seen.length >= 5);
+    await sleep(200);
+  } finally {
+    controller.abort();
+    await done;
+    await proxy.close();
+    await s.stop();
+  }
+  assert.deepEqual(seen.map((e) => e.type), ['A', 'B', 'C', 'D', 'E']);
+  assert.ok(proxy.requests.filter((l) => l.startsWith('GET /subscribe/')).length >= 2, 'it reconnected');
+});
+
+test('a slow consumer is not taken for a silent connection', async () => {
+  const stream = unique('slow-');
+  for (const type of ['A', 'B', 'C']) await client.append(stream, { type });
+  const proxy = await new CuttingProxy(server.port).listen();
+  const seen: string[] = [];
+  try {
+    for await (const e of new Client(proxy.url).subscribeStream(stream, { idleTimeoutMs: 200 })) {
+      seen.push(e.type);
+      if (seen.length === 3) break;
+      await sleep(400); // longer than the idle timeout, spent in the caller
+    }
+  } finally {
+    await proxy.close();
+  }
+  assert.deepEqual(seen, ['A', 'B', 'C']);
+  assert.equal(proxy.requests.filter((l) => l.startsWith('GET /subscribe/')).length, 1, 'one connection all along');
 });
 
 async function waitUntil(cond: () => boolean, timeoutMs = 15000): Promise<void> {
