@@ -7,8 +7,6 @@ import * as http from 'node:http';
 import {
   Client,
   ConflictError,
-  ForbiddenError,
-  IndelibleError,
   InternalError,
   InvalidError,
   NotFoundError,
@@ -16,14 +14,15 @@ import {
   TooLargeError,
   UnavailableError,
 } from '../src/index.js';
-import { Server, collect, unique } from './server.js';
+import { Server, collect, sleep, unique } from './server.js';
+import { CuttingProxy } from './proxy.js';
 
 let server: Server;
 let client: Client;
 
 before(async () => {
-  // A small page budget, so byte-budgeted short pages happen in these tests.
-  server = await Server.start({ args: ['--max-page-bytes', '2048'] });
+  // Small page and scan budgets, so short and empty pages happen in these tests.
+  server = await Server.start({ args: ['--max-page-bytes', '2048', '--max-scan-events', '4'] });
   client = new Client(server.url);
 });
 after(async () => {
@@ -117,8 +116,11 @@ test('readStream pages forward and backward, from a version, through short byte-
   // ~300 bytes each: a 2 KiB page holds a few, so pages are cut by bytes, not by count.
   const pad = 'x'.repeat(300);
   await client.append(stream, Array.from({ length: 25 }, (_, i) => ({ type: 'N', data: { i, pad } })));
-  const forward = await collect(client.readStream(stream, { pageSize: 10 }));
+  const proxy = await new CuttingProxy(server.port).listen();
+  const forward = await collect(new Client(proxy.url).readStream(stream, { pageSize: 10 }));
+  await proxy.close();
   assert.deepEqual(forward.map((e) => e.version), [...Array(25).keys()]);
+  assert.ok(proxy.requests.length > 3, `pages cut by bytes: ${proxy.requests.length} requests`);
   const backward = await collect(client.readStream(stream, { direction: 'backward', pageSize: 7 }));
   assert.deepEqual(backward.map((e) => e.version), [...Array(25).keys()].reverse());
   const fromTen = await collect(client.readStream(stream, { from: 10, pageSize: 4 }));
@@ -166,9 +168,15 @@ test('readAll: position order, filters by category, prefix and type, paging thro
     await client.append(`${cat}-${i % 2}`, [{ type: i % 3 === 0 ? 'Rare' : 'Common', data: { i } }]);
     await client.append(`${other}-x`, { type: 'Rare', data: { i } });
   }
-  const mine = await collect(client.readAll({ from: start, category: cat, pageSize: 2 }));
-  assert.deepEqual(mine.map((e) => (e.data as { i: number }).i), [0, 1, 2, 3, 4, 5]);
-  const positions = mine.map((e) => e.position);
+  // --max-scan-events 4: a filtered page looks at 4 events at most, so some pages come back empty.
+  const proxy = await new CuttingProxy(server.port).listen();
+  const mine = await collect(new Client(proxy.url).readAll({ from: start, category: cat, type: 'Rare' }));
+  await proxy.close();
+  assert.deepEqual(mine.map((e) => (e.data as { i: number }).i), [0, 3]);
+  assert.ok(proxy.requests.length >= 3, `several pages: ${proxy.requests.length}`);
+  const mineAll = await collect(client.readAll({ from: start, category: cat, pageSize: 2 }));
+  assert.deepEqual(mineAll.map((e) => (e.data as { i: number }).i), [0, 1, 2, 3, 4, 5]);
+  const positions = mineAll.map((e) => e.position);
   assert.deepEqual(positions, [...positions].sort((a, b) => a - b));
   const rare = await collect(client.readAll({ from: start, category: [cat, other], type: 'Rare', pageSize: 1 }));
   assert.equal(rare.length, 2 + 6);
@@ -187,11 +195,13 @@ test('health says ok and the last position', async () => {
   assert.equal(typeof h.lastPosition, 'number');
 });
 
-test('errors from real answers: invalid (field), too_large, forbidden (foreign Origin is not sent), unavailable', async () => {
+test('errors from real answers: invalid (with its field), too_large, reserved names, no server at all', async () => {
   const bad = await client.append('bad\u0001name', { type: 'A' }).catch((e: unknown) => e);
   assert.ok(bad instanceof InvalidError, String(bad));
   assert.equal(bad.status, 400);
   assert.equal(bad.code, 'invalid');
+  assert.equal(bad.field, 'stream');
+  assert.match(bad.message, /control character/);
 
   const big = await client.append(unique('big-'), Array.from({ length: 1001 }, () => ({ type: 'A' }))).catch((e: unknown) => e);
   assert.ok(big instanceof TooLargeError, String(big));
@@ -199,7 +209,8 @@ test('errors from real answers: invalid (field), too_large, forbidden (foreign O
 
   // `$` streams are the store's: writing one is refused.
   const reserved = await client.append('$mine', { type: 'A' }).catch((e: unknown) => e);
-  assert.ok(reserved instanceof IndelibleError && (reserved instanceof InvalidError || reserved instanceof ForbiddenError), String(reserved));
+  assert.ok(reserved instanceof InvalidError, String(reserved));
+  assert.equal(reserved.field, 'stream');
 
   // Nothing listens on a port of a stopped server: no answer at all.
   const dead = await Server.start();
@@ -212,6 +223,40 @@ test('errors from real answers: invalid (field), too_large, forbidden (foreign O
   assert.equal(err.status, 0);
   assert.equal(err.code, 'unavailable');
   assert.ok(Date.now() - t0 >= 50, 'retried after a back-off');
+});
+
+test('a real 503 (the server at --max-connections) is UnavailableError, and is retried until it passes', async () => {
+  const s = await Server.start({ args: ['--max-connections', '1', '--max-consumer-groups', '1'] });
+  try {
+    const holder = new Client(s.url);
+    const stream = unique('busy-');
+    await holder.append(stream, { type: 'A' });
+    const controller = new AbortController();
+    // A subscription holds the one connection; it is never idle.
+    const subscribed = (async () => {
+      for await (const _ of holder.subscribeStream(stream, { signal: controller.signal })) void _;
+    })();
+    await sleep(200);
+    const err = await new Client(s.url, { retries: 0 }).head(stream).catch((e: unknown) => e);
+    assert.ok(err instanceof UnavailableError, String(err));
+    assert.equal(err.status, 503);
+    assert.equal(err.code, 'unavailable');
+    // With retries, the append goes through once the connection is free.
+    setTimeout(() => controller.abort(), 150);
+    const r = await new Client(s.url, { retries: 6 }).append(stream, { type: 'B' });
+    assert.equal(r.lastVersion, 1);
+    await subscribed;
+
+    // 409 too_large: one group more than --max-consumer-groups.
+    const c = new Client(s.url);
+    await c.consumers.create(unique('g-'));
+    const tooMany = await c.consumers.create(unique('g-')).catch((e: unknown) => e);
+    assert.ok(tooMany instanceof TooLargeError, String(tooMany));
+    assert.equal(tooMany.status, 409);
+    assert.equal(tooMany.code, 'too_large');
+  } finally {
+    await s.stop();
+  }
 });
 
 test('errors the stream server never gives (422 rejected, 500 internal, 503) map from their answers', async () => {
