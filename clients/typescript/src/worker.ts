@@ -68,7 +68,15 @@ export class Worker {
     this.concurrency = Math.max(1, options.concurrency ?? 1);
     this.batch = Math.max(1, Math.min(10000, options.batch ?? 100));
     this.waitMs = Math.max(0, Math.min(60000, options.waitMs ?? 1000));
-    this.onError = options.onError ?? ((err, event) => console.error(`indelible worker ${group}/${this.consumer}:`, event ? `event ${event.stream}@${event.version}:` : '', describe(err)));
+    const onError = options.onError ?? ((err, event) => console.error(`indelible worker ${group}/${this.consumer}:`, event ? `event ${event.stream}@${event.version}:` : '', describe(err)));
+    // A throwing onError must not take the worker's bookkeeping down with it.
+    this.onError = (err, event) => {
+      try {
+        onError(err, event);
+      } catch {
+        /* ignored */
+      }
+    };
     this.done = this.run();
     // `done` is for whoever wants it; an unobserved failure must not crash the process.
     this.done.catch(() => {});
