@@ -69,7 +69,10 @@ export class ForbiddenError extends IndelibleError {}
 /** 422 `rejected`: a rule refused the command. */
 export class RejectedError extends IndelibleError {}
 /** 503, or no answer at all (connection refused or dropped, timeout): safe to retry. */
-export class UnavailableError extends IndelibleError {}
+export class UnavailableError extends IndelibleError {
+  /** The server's `Retry-After`, in ms, when it gave one. */
+  retryAfterMs?: number;
+}
 /** 500 `internal`: a bug on the server; `requestId` finds it in the log. */
 export class InternalError extends IndelibleError {}
 

@@ -198,7 +198,9 @@ export class Transport {
         // the work, so only an idempotent request goes again.
         const surelyNothingDone = err.status === 503 || NOT_SENT.has(errorCode(err) ?? '');
         if (!idempotent && !surelyNothingDone) throw err;
-        await sleep(this.backoff(attempt + 1), options.signal);
+        // The server's Retry-After counts (up to 5 s): it knows when it will have room.
+        const wait = Math.max(this.backoff(attempt + 1), Math.min(err.retryAfterMs ?? 0, 5000));
+        await sleep(wait, options.signal);
       }
     }
   }
@@ -228,9 +230,7 @@ export class Transport {
     } catch {
       json = undefined;
     }
-    if (res.status < 200 || res.status >= 300) {
-      throw errorFromResponse(res.status, json as ErrorBody | undefined, res.header('x-request-id') ?? undefined);
-    }
+    if (res.status < 200 || res.status >= 300) throw responseError(res, json);
     if (json === undefined) throw new IndelibleError(`${method} ${path}: the answer is not JSON`, res.status, 'internal');
     return { status: res.status, header: res.header, json: json as T };
   }
@@ -254,10 +254,17 @@ export class Transport {
       } catch {
         json = undefined;
       }
-      throw errorFromResponse(res.status, json as ErrorBody | undefined, res.header('x-request-id') ?? undefined);
+      throw responseError(res, json);
     }
     return res;
   }
+}
+
+function responseError(res: RawResponse, json: unknown): IndelibleError {
+  const err = errorFromResponse(res.status, json as ErrorBody | undefined, res.header('x-request-id') ?? undefined);
+  const retryAfter = Number(res.header('retry-after') ?? NaN); // seconds; the HTTP-date form is not used by indelible
+  if (err instanceof UnavailableError && Number.isFinite(retryAfter) && retryAfter >= 0) err.retryAfterMs = retryAfter * 1000;
+  return err;
 }
 
 /**

@@ -241,11 +241,21 @@ test('a real 503 (the server at --max-connections) is UnavailableError, and is r
     assert.ok(err instanceof UnavailableError, String(err));
     assert.equal(err.status, 503);
     assert.equal(err.code, 'unavailable');
-    // With retries, the append goes through once the connection is free.
+    assert.equal(err.retryAfterMs, 1000);
+    // With retries, the append goes through once the connection is free (after Retry-After).
     setTimeout(() => controller.abort(), 150);
+    const t0 = Date.now();
     const r = await new Client(s.url, { retries: 6 }).append(stream, { type: 'B' });
     assert.equal(r.lastVersion, 1);
+    assert.ok(Date.now() - t0 >= 900, 'waited as Retry-After said');
     await subscribed;
+    // Leaving a subscription's loop closes its connection: the one slot is free again.
+    for await (const e of holder.subscribeStream(stream)) {
+      assert.equal(e.version, 0);
+      break;
+    }
+    await sleep(100);
+    assert.equal((await new Client(s.url, { retries: 0 }).head(stream)).version, 1);
 
     // 409 too_large: one group more than --max-consumer-groups.
     const c = new Client(s.url);
