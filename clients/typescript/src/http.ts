@@ -208,13 +208,15 @@ export class Transport {
   private async once<T>(method: string, path: string, options: RequestOptions, body: string | undefined): Promise<JsonResponse<T>> {
     const timeout = AbortSignal.timeout(this.timeoutMs + (options.waitMs ?? 0));
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    // Outside the try: a token function that fails is the caller's error, not the network's.
+    const headers = await this.headers(options.headers, body !== undefined);
     let res: RawResponse;
     let text: string;
     try {
       res = await this.send({
         method,
         url: this.url(path, options.query),
-        headers: await this.headers(options.headers, body !== undefined),
+        headers,
         ...(body !== undefined ? { body } : {}),
         signal,
       });
@@ -240,9 +242,10 @@ export class Transport {
    * came: the caller reconnects. A non-2xx answer throws its typed error.
    */
   async open(path: string, query: Query, headers: Record<string, string>, signal: AbortSignal): Promise<RawResponse> {
+    const allHeaders = await this.headers(headers, false);
     let res: RawResponse;
     try {
-      res = await this.send({ method: 'GET', url: this.url(path, query), headers: await this.headers(headers, false), signal });
+      res = await this.send({ method: 'GET', url: this.url(path, query), headers: allHeaders, signal });
     } catch (err) {
       if (signal.aborted) throw signal.reason;
       throw connectionError(`GET ${path}`, err);

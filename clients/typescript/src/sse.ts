@@ -158,18 +158,20 @@ export async function* subscribe(transport: Transport, path: string, query: Quer
       const connection = new AbortController();
       const stop = () => connection.abort();
       outer.signal.addEventListener('abort', stop, { once: true });
+      let reading = false;
       try {
         const q: Query = { ...query };
         const headers: Record<string, string> = { accept: 'text/event-stream' };
         if (last !== undefined) headers['last-event-id'] = String(last);
         else if (from !== undefined) q.from = String(from);
         const res = await transport.open(path, q, headers, connection.signal);
+        reading = true;
         const body = watchdog(res.body, idleTimeoutMs, () => connection.abort(new Error('no data or heartbeat from the server')));
         for await (const item of parseSse(body)) {
           // Anything from the server shows the connection works: back-off starts over.
           backoff = MIN_BACKOFF_MS;
           if (item.kind !== 'message') continue;
-          const event = decodeEvent(JSON.parse(item.message.data) as Record<string, unknown>);
+          const event = parseEvent(item.message.data);
           const position = item.message.id !== undefined && item.message.id !== '' ? Number(item.message.id) : event.position;
           // Belt and braces: the server resumes after Last-Event-ID, so an
           // event at or before it is never expected; never yield it twice.
@@ -180,6 +182,10 @@ export async function* subscribe(transport: Transport, path: string, query: Quer
         // The server ended the stream (restart, write timeout): resume.
       } catch (err) {
         if (outer.signal.aborted) return;
+        // open() turns every failure to reach the server into an
+        // IndelibleError; anything else it throws (a token function that
+        // failed) is not the network's, and no reconnect mends it.
+        if (!reading && !(err instanceof IndelibleError)) throw err;
         if (!transient(err)) throw err;
       } finally {
         outer.signal.removeEventListener('abort', stop);
@@ -195,6 +201,17 @@ export async function* subscribe(transport: Transport, path: string, query: Quer
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
   }
+}
+
+function parseEvent(data: string): RecordedEvent {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(data);
+  } catch (err) {
+    // Not a dropped connection: reconnecting would get the same bytes again.
+    throw new IndelibleError(`subscription: an event that is not JSON: ${data.slice(0, 200)}`, 200, 'internal', { cause: err });
+  }
+  return decodeEvent(raw as Record<string, unknown>);
 }
 
 /** The store's last position (GET /health), or undefined if the server does not say. */

@@ -65,6 +65,17 @@ describe('credentials', () => {
     while (seen.length < 2) await sleep(20);
     await w.stop();
     assert.equal((await new Client(server.url, { token: adminKey }).head(stream)).version, 1);
+    // A token function that fails: its error, at once, not retried as a network one.
+    let calls = 0;
+    const broken = new Client(server.url, {
+      token: () => {
+        calls++;
+        throw new Error('identity provider down');
+      },
+    });
+    await assert.rejects(broken.head(stream), /identity provider down/);
+    await assert.rejects(collect(broken.subscribeStream(stream)), /identity provider down/);
+    assert.equal(calls, 2);
   });
 
   test('a reader key reads and subscribes, and gets 403 ForbiddenError on a write', async () => {
