@@ -140,6 +140,31 @@ test('two workers of one group: every event handled, each stream in version orde
   assert.equal(status.lagEvents, 0);
 });
 
+test('concurrency: handlers run in parallel on different streams, never on one stream', async () => {
+  const cat = unique('par');
+  const group = unique('g-');
+  await client.consumers.create(group, { category: cat });
+  for (let v = 0; v < 3; v++) for (let i = 0; i < 4; i++) await client.append(`${cat}-${i}`, { type: 'E' });
+  let running = 0;
+  let most = 0;
+  const busy = new Set<string>();
+  let overlap = 0;
+  let handled = 0;
+  const w = client.worker(group, async (e) => {
+    if (busy.has(e.stream)) overlap++;
+    busy.add(e.stream);
+    most = Math.max(most, ++running);
+    await sleep(60);
+    running--;
+    busy.delete(e.stream);
+    handled++;
+  }, { concurrency: 3, waitMs: 100 });
+  while (handled < 12) await sleep(20);
+  await w.stop();
+  assert.equal(most, 3);
+  assert.equal(overlap, 0);
+});
+
 test('a failing handler: its event is nacked and handled again, the stream waits, other streams go on', async () => {
   const cat = unique('fail');
   const group = unique('g-');
