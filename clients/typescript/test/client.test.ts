@@ -269,14 +269,16 @@ test('a real 503 (the server at --max-connections) is UnavailableError, and is r
   }
 });
 
-test('errors the stream server never gives (422 rejected, 500 internal, 503) map from their answers', async () => {
+test('answers the stream server never gives (422 rejected, 500 internal, 503; a server without the state route) map to their errors', async () => {
   // indelible serve has no rules (422 comes from entity programs) and no
   // way to make a 500 on purpose: a stand-in answers as they would.
   let calls = 0;
   const fake = http.createServer((req, res) => {
     calls++;
     const [status, body] =
-      req.url!.startsWith('/streams/rejected') ? [422, { error: 'rejected', message: 'overdraft' }]
+      req.url!.startsWith('/streams/old/state') ? [404, { error: 'not_found', message: 'no route for GET /streams/old/state; docs/HTTP.md lists the routes' }]
+      : req.url!.startsWith('/streams/new/state') ? [404, { error: 'not_found', message: "stream 'new' has no state record" }]
+      : req.url!.startsWith('/streams/rejected') ? [422, { error: 'rejected', message: 'overdraft' }]
       : req.url!.startsWith('/streams/internal') ? [500, { error: 'internal', message: 'bug, see request r-1' }]
       : [503, { error: 'unavailable', message: 'storage down' }];
     res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': 'r-1' });
@@ -296,6 +298,9 @@ test('errors the stream server never gives (422 rejected, 500 internal, 503) map
     const unavailable = await c.append('other', { type: 'A' }).catch((e: unknown) => e);
     assert.ok(unavailable instanceof UnavailableError && unavailable.status === 503);
     assert.equal(calls, 3, '503 is retried `retries` times');
+    // getState: null for a stream without a record, an error from a server without the route.
+    assert.equal(await c.getState('new'), null);
+    await assert.rejects(c.getState('old'), NotFoundError);
     calls = 0;
     await assert.rejects(c.delete('other'), UnavailableError);
     assert.equal(calls, 3, 'a delete is retried after a 503 (nothing was done)');

@@ -92,6 +92,11 @@ describe('credentials', () => {
     assert.equal(err.code, 'unauthorized');
     await assert.rejects(reader.delete(stream), ForbiddenError);
     await assert.rejects(reader.consumers.create(unique('g-')), ForbiddenError);
+    await assert.rejects(reader.commit([{ stream, events: [{ type: 'Hacked' }] }]), ForbiddenError);
+    await assert.rejects(reader.append(stream, { type: 'Hacked' }, { state: { data: {} } }), ForbiddenError);
+    // Reads of the new routes are allowed.
+    assert.equal(await reader.getState(stream), null);
+    assert.ok((await collect(reader.listStreams({ prefix: stream }))).some((s) => s.stream === stream));
     assert.equal((await collect(admin.readStream(stream))).length, 1, 'nothing written');
   });
 });
