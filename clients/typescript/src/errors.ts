@@ -1,0 +1,116 @@
+// Typed errors: one class per kind of the store's error vocabulary
+// (DESIGN.md, "Error vocabulary"), made from the server's `{error, message,
+// field?, actualVersion?, deleted?, stream?}` body and status.
+
+export interface ErrorBody {
+  error?: unknown;
+  message?: unknown;
+  field?: unknown;
+  actualVersion?: unknown;
+  deleted?: unknown;
+  stream?: unknown;
+  [key: string]: unknown;
+}
+
+export class IndelibleError extends Error {
+  /** The HTTP status, or 0 when no answer came (network error). */
+  readonly status: number;
+  /** The body's `error` field: `not_found`, `conflict`, `invalid`, ... */
+  readonly code: string;
+  /** The server's `X-Request-Id`, which its log names too. */
+  readonly requestId?: string;
+  /** The field or header that was wrong (`invalid`). */
+  readonly field?: string;
+  /** The whole error body, for fields this client does not know. */
+  readonly body?: ErrorBody;
+
+  constructor(message: string, status: number, code: string, init: { requestId?: string; field?: string; body?: ErrorBody; cause?: unknown } = {}) {
+    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = new.target.name;
+    this.status = status;
+    this.code = code;
+    if (init.requestId !== undefined) this.requestId = init.requestId;
+    if (init.field !== undefined) this.field = init.field;
+    if (init.body !== undefined) this.body = init.body;
+  }
+}
+
+/** 409 `conflict`: the expectation failed; nothing was written. */
+export class ConflictError extends IndelibleError {
+  /** The stream's last version, `null` if it does not exist. */
+  readonly actualVersion: number | null;
+  /** The stream whose expectation failed (commits name it). */
+  readonly stream?: string;
+  constructor(message: string, status: number, code: string, init: ConstructorParameters<typeof IndelibleError>[3] & { actualVersion?: number | null; stream?: string } = {}) {
+    super(message, status, code, init);
+    this.actualVersion = init.actualVersion ?? null;
+    if (init.stream !== undefined) this.stream = init.stream;
+  }
+}
+
+/** 404 `not_found`: unknown stream (or group, or route). */
+export class NotFoundError extends IndelibleError {
+  /** True when the stream existed and was deleted. */
+  readonly deleted: boolean;
+  constructor(message: string, status: number, code: string, init: ConstructorParameters<typeof IndelibleError>[3] & { deleted?: boolean } = {}) {
+    super(message, status, code, init);
+    this.deleted = init.deleted ?? false;
+  }
+}
+
+/** 400/405/415 `invalid`: bad input, `field` names it. */
+export class InvalidError extends IndelibleError {}
+/** 413/431 `too_large`, or 409 `too_large` (too many consumer groups). */
+export class TooLargeError extends IndelibleError {}
+/** 401: no or bad credentials. */
+export class UnauthorizedError extends IndelibleError {}
+/** 403: the credentials do not grant the right (or a browser check refused it). */
+export class ForbiddenError extends IndelibleError {}
+/** 422 `rejected`: a rule refused the command. */
+export class RejectedError extends IndelibleError {}
+/** 503, or no answer at all (connection refused or dropped, timeout): safe to retry. */
+export class UnavailableError extends IndelibleError {
+  /** The server's `Retry-After`, in ms, when it gave one. */
+  retryAfterMs?: number;
+}
+/** 500 `internal`: a bug on the server; `requestId` finds it in the log. */
+export class InternalError extends IndelibleError {}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** The typed error for an HTTP error answer. */
+export function errorFromResponse(status: number, body: ErrorBody | undefined, requestId: string | undefined): IndelibleError {
+  const code = str(body?.error) ?? (status === 503 ? 'unavailable' : status >= 500 ? 'internal' : 'http_' + status);
+  const message = str(body?.message) ?? `HTTP ${status}`;
+  const init = {
+    ...(requestId !== undefined ? { requestId } : {}),
+    ...(str(body?.field) !== undefined ? { field: str(body?.field)! } : {}),
+    ...(body !== undefined ? { body } : {}),
+  };
+  // The code decides first (409 is conflict or too_large); the status
+  // separates the two `unauthorized` cases (401 vs 403).
+  if (code === 'conflict') {
+    const actual = body?.actualVersion;
+    return new ConflictError(message, status, code, {
+      ...init,
+      actualVersion: typeof actual === 'number' ? actual : null,
+      ...(str(body?.stream) !== undefined ? { stream: str(body?.stream)! } : {}),
+    });
+  }
+  if (code === 'too_large' || status === 413 || status === 431) return new TooLargeError(message, status, code, init);
+  if (status === 401) return new UnauthorizedError(message, status, code, init);
+  if (status === 403) return new ForbiddenError(message, status, code, init);
+  if (code === 'not_found' || status === 404) return new NotFoundError(message, status, code, { ...init, deleted: body?.deleted === true });
+  if (code === 'rejected' || status === 422) return new RejectedError(message, status, code, init);
+  if (code === 'invalid' || status === 400 || status === 405 || status === 415) return new InvalidError(message, status, code, init);
+  if (code === 'unavailable' || status === 503) return new UnavailableError(message, status, code, init);
+  if (code === 'internal' || status >= 500) return new InternalError(message, status, code, init);
+  return new IndelibleError(message, status, code, init);
+}
+
+/** An UnavailableError for a request that got no answer. */
+export function networkError(message: string, cause: unknown): UnavailableError {
+  return new UnavailableError(message, 0, 'unavailable', { cause });
+}

@@ -1,0 +1,35 @@
+// @indelible/client: the TypeScript client of indelible's HTTP/JSON API.
+
+export { Client } from './client.js';
+export { Consumers } from './consumers.js';
+export type { ConsumerGroupOptions, ConsumerStatus, Delivery, PullOptions } from './consumers.js';
+export { Worker } from './worker.js';
+export type { Handler, WorkerOptions } from './worker.js';
+export {
+  IndelibleError,
+  ConflictError,
+  NotFoundError,
+  InvalidError,
+  TooLargeError,
+  UnauthorizedError,
+  ForbiddenError,
+  RejectedError,
+  UnavailableError,
+  InternalError,
+} from './errors.js';
+export { parseSse } from './sse.js';
+export type { SseItem, SseMessage, SubscribeOptions } from './sse.js';
+export type {
+  AllFilter,
+  AppendResult,
+  ClientOptions,
+  CommitAppend,
+  CommitResult,
+  EventInput,
+  Expected,
+  RecordedEvent,
+  StateInput,
+  StateRecord,
+  StreamHead,
+  StreamInfo,
+} from './types.js';

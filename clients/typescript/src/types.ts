@@ -1,0 +1,121 @@
+// The public data types of the client. Field names follow the server's JSON
+// (docs/HTTP.md, /work/notes issue 20), so a value read here can be sent
+// back as is.
+
+/**
+ * What an append expects of the stream: `'any'` (no check), `'no_stream'`
+ * (the stream must not exist, or be deleted), `'exists'`, or a number: the
+ * stream's last version must be exactly that.
+ */
+export type Expected = 'any' | 'no_stream' | 'exists' | number;
+
+/** An event as a client sends it. */
+export interface EventInput {
+  /** A UUID; the client makes one when missing, so retries are idempotent. */
+  id?: string;
+  type: string;
+  schema?: string;
+  /** Any JSON value, or bytes (`Uint8Array`), sent base64 with `contentType`. */
+  data?: unknown;
+  metadata?: Record<string, unknown>;
+  /** Content type of byte data (default `application/octet-stream`). */
+  contentType?: string;
+}
+
+/** An event as the store recorded it. */
+export interface RecordedEvent {
+  id: string;
+  stream: string;
+  /** 0 for the stream's first event, then +1. */
+  version: number;
+  /** Global commit order across all streams. */
+  position: number;
+  type: string;
+  /** `''` when the event was written without one. */
+  schema: string;
+  /** The JSON value, or a `Uint8Array` for byte data (`contentType` set). */
+  data: unknown;
+  metadata: Record<string, unknown>;
+  /** Unix milliseconds, set by the store at commit. */
+  timestamp: number;
+  /** Set for byte data only. */
+  contentType?: string;
+}
+
+export interface AppendResult {
+  stream: string;
+  firstVersion: number;
+  lastVersion: number;
+  /** Position of the last event (0 on a DynamoDB store). */
+  position: number;
+  /** True when the server answered an idempotent retry: nothing was written. */
+  replayed: boolean;
+}
+
+/** A state record written with events (entities, snapshots). */
+export interface StateInput {
+  /** Any JSON value, or bytes (`Uint8Array`). */
+  data: unknown;
+  /** The state's schema number (default: the server's, 0). */
+  schema?: number;
+}
+
+export interface StateRecord {
+  stream: string;
+  /** The stream version the state covers. */
+  version: number;
+  position: number;
+  schema: number;
+  data: unknown;
+}
+
+/** One stream's part of a commit. */
+export interface CommitAppend {
+  stream: string;
+  expected?: Expected;
+  events: EventInput[];
+  state?: StateInput;
+}
+
+export interface CommitResult {
+  position: number;
+  /** In the order of the request's appends. */
+  appends: AppendResult[];
+}
+
+export interface StreamHead {
+  stream: string;
+  version: number;
+  position: number;
+  deleted: boolean;
+  firstVersion: number;
+}
+
+export interface StreamInfo {
+  stream: string;
+  version: number;
+  position: number;
+  deleted: boolean;
+  /** Unix ms of the stream's last event. */
+  lastWrite: number;
+}
+
+/** The `/all` filters: within one filter any value matches, across filters all must. */
+export interface AllFilter {
+  category?: string | string[];
+  prefix?: string | string[];
+  type?: string | string[];
+}
+
+export interface ClientOptions {
+  /** An API key (`idl_...`), sent as `Authorization: Bearer`. */
+  apiKey?: string;
+  /** A JWT, or a function giving one (called before every request, so it may refresh). */
+  token?: string | (() => string | Promise<string>);
+  /** PEM CA certificate(s) to trust for an https URL (a private CA). */
+  ca?: string | Buffer;
+  /** Per attempt, default 30000 ms (long polls add their wait to it). */
+  timeoutMs?: number;
+  /** Retries of an unavailable server or dropped connection, default 3. */
+  retries?: number;
+}

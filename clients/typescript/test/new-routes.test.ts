@@ -1,0 +1,138 @@
+// The routes of issue 20: POST /commits, state records (appends with a
+// state, GET /streams/{s}/state) and GET /streams (listing).
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client, ConflictError, InvalidError, NotFoundError } from '../src/index.js';
+import { CuttingProxy } from './proxy.js';
+import { Server, collect, unique } from './server.js';
+
+let server: Server;
+let client: Client;
+
+before(async () => {
+  server = await Server.start();
+  client = new Client(server.url);
+});
+after(async () => {
+  await server.stop();
+});
+
+test('commit: several streams with expectations, events and a state record, all at once', async () => {
+  const id = unique('');
+  const account = `BANK_ACCOUNT/${id}`;
+  const outbox = `outbox-${id}`;
+  const result = await client.commit([
+    { stream: account, expected: 'no_stream', events: [{ type: 'Opened', data: { owner: 'ann' } }, { type: 'Deposited', data: { amount: 10 } }], state: { data: { balance: 10 }, schema: 2 } },
+    { stream: outbox, events: [{ type: 'AccountOpened', data: { id } }] },
+  ]);
+  assert.equal(result.appends.length, 2);
+  const [a, o] = result.appends;
+  assert.deepEqual({ ...a!, position: 0 }, { stream: account, firstVersion: 0, lastVersion: 1, position: 0, replayed: false });
+  assert.equal(o!.stream, outbox);
+  assert.equal(o!.firstVersion, 0);
+  // One commit: contiguous positions.
+  assert.equal(result.position, Math.max(a!.position, o!.position));
+  const all = await collect(client.readAll({ from: result.position - 2 }));
+  assert.deepEqual(all.map((e) => e.type), ['Opened', 'Deposited', 'AccountOpened']);
+
+  // The record's position is that of the last event it covers.
+  assert.deepEqual(await client.getState(account), { stream: account, version: 1, position: a!.position, schema: 2, data: { balance: 10 } });
+
+  // A state-only append: no events, a state, an exact expectation.
+  const stateOnly = await client.commit([{ stream: account, expected: 1, events: [], state: { data: { balance: 10, note: 'rebuilt' }, schema: 3 } }]);
+  assert.equal(stateOnly.appends[0]!.stream, account);
+  assert.deepEqual((await client.getState(account))?.data, { balance: 10, note: 'rebuilt' });
+});
+
+test('commit conflict names the stream and its actual version; nothing is written', async () => {
+  const a = unique('ca-');
+  const b = unique('cb-');
+  await client.append(b, { type: 'X' });
+  const err = await client.commit([
+    { stream: a, events: [{ type: 'A' }] },
+    { stream: b, expected: 'no_stream', events: [{ type: 'B' }] },
+  ]).catch((e: unknown) => e);
+  assert.ok(err instanceof ConflictError, String(err));
+  assert.equal(err.stream, b);
+  assert.equal(err.actualVersion, 0);
+  await assert.rejects(collect(client.readStream(a)), NotFoundError);
+  assert.equal((await client.head(b)).version, 0);
+});
+
+test('commit invalid: the same stream twice is 400 naming the field', async () => {
+  const s = unique('dup-');
+  const err = await client.commit([
+    { stream: s, events: [{ type: 'A' }] },
+    { stream: s, events: [{ type: 'B' }] },
+  ]).catch((e: unknown) => e);
+  assert.ok(err instanceof InvalidError, String(err));
+  assert.equal(err.field, 'appends[1].stream');
+});
+
+test('a commit whose answer is lost is retried as a replay: one copy of each event', async () => {
+  const proxy = await new CuttingProxy(server.port).listen();
+  try {
+    const c = new Client(proxy.url);
+    const a = unique('ra-');
+    const b = unique('rb-');
+    proxy.cutOnce((line) => line.startsWith('POST /commits'));
+    const result = await c.commit([
+      { stream: a, expected: 'no_stream', events: [{ type: 'A1' }, { type: 'A2' }] },
+      { stream: b, events: [{ type: 'B1' }] },
+    ]);
+    assert.equal(proxy.cuts, 1);
+    assert.ok(result.appends.every((x) => x.replayed), JSON.stringify(result));
+    assert.equal((await collect(client.readStream(a))).length, 2);
+    assert.equal((await collect(client.readStream(b))).length, 1);
+  } finally {
+    await proxy.close();
+  }
+});
+
+test('append with a state record; getState: the record, null without one, null after a delete; bytes', async () => {
+  const s = unique('st-');
+  const r = await client.append(s, [{ type: 'A' }, { type: 'B' }], { expected: 'no_stream', state: { data: { count: 2 }, schema: 1 } });
+  assert.equal(r.lastVersion, 1);
+  assert.deepEqual(await client.getState(s), { stream: s, version: 1, position: r.position, schema: 1, data: { count: 2 } });
+  await client.append(s, { type: 'C' }); // no state: the record still covers version 1
+  assert.equal((await client.getState(s))?.version, 1);
+
+  const plain = unique('nostate-');
+  await client.append(plain, { type: 'A' });
+  assert.equal(await client.getState(plain), null);
+  assert.equal(await client.getState(unique('never-')), null);
+
+  await client.delete(s);
+  assert.equal(await client.getState(s), null);
+
+  const b = unique('bytes-');
+  await client.append(b, { type: 'A' }, { state: { data: new Uint8Array([0, 255, 7]) } });
+  const st = await client.getState(b);
+  assert.equal(st?.schema, 0, 'the default schema');
+  assert.ok(st?.data instanceof Uint8Array);
+  assert.deepEqual([...(st!.data as Uint8Array)], [0, 255, 7]);
+});
+
+test('listStreams: by name, paged, with prefix, category, after; deleted streams say so', async () => {
+  const cat = unique('ls');
+  const names = [`${cat}-a`, `${cat}-b`, `${cat}-c`, `${cat}/d`, `${cat}-e`];
+  for (const n of names) await client.append(n, { type: 'A' });
+  await client.append(`${cat}-b`, { type: 'B' });
+  await client.delete(`${cat}-c`);
+  const before = Date.now();
+
+  const listed = await collect(client.listStreams({ prefix: cat, pageSize: 2 }));
+  assert.deepEqual(listed.map((s) => s.stream), [...names].sort());
+  const b = listed.find((s) => s.stream === `${cat}-b`)!;
+  assert.equal(b.version, 1);
+  assert.equal(b.deleted, false);
+  assert.ok(b.position > 0);
+  assert.ok(b.lastWrite > before - 60000 && b.lastWrite <= before + 1000);
+  assert.equal(listed.find((s) => s.stream === `${cat}-c`)!.deleted, true);
+
+  const byCategory = await collect(client.listStreams({ category: cat }));
+  assert.deepEqual(byCategory.map((s) => s.stream), [...names].sort());
+  const after = await collect(client.listStreams({ prefix: cat, after: `${cat}-b` }));
+  assert.deepEqual(after.map((s) => s.stream), [...names].sort().filter((n) => n > `${cat}-b`));
+});
