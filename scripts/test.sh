@@ -9,9 +9,13 @@
 #      pkg-config, and the .deb (scripts/check-install.sh; its own build
 #      folder and ccache keep it to about 20 s once warm);
 #   3. every test under AddressSanitizer + UndefinedBehaviorSanitizer (dev);
-#   4. the libFuzzer harnesses, each for a bounded time (clang preset, ASan +
+#   4. against the dev build's server: docs/openapi.json checked route by
+#      route (tests/openapi), the TypeScript client's suite
+#      (clients/typescript) and the TypeScript ledger compared line by line
+#      with the C++ one (examples/ledger-ts); Node.js and npm ci;
+#   5. the libFuzzer harnesses, each for a bounded time (clang preset, ASan +
 #      UBSan; docs/FUZZING.md), whose build is also the thread-safety check;
-#   5. the concurrency tests again under ThreadSanitizer (tsan).
+#   6. the concurrency tests again under ThreadSanitizer (tsan).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -29,6 +33,13 @@ jobs=${INDELIBLE_JOBS:-$(nproc)}
 echo "== build and test: dev (ASan + UBSan)"
 scripts/build.sh dev
 ctest --test-dir build/dev -j "$jobs" --output-on-failure --timeout 900
+
+echo "== the API description and the TypeScript client, against the dev build's server"
+export INDELIBLE_BIN=$PWD/build/dev/src/cli/indelible
+export INDELIBLE_LEDGER_BIN=$PWD/build/dev/examples/ledger/indelible-ledger
+scripts/test-openapi.sh
+scripts/test-typescript.sh
+scripts/test-ledger-ts.sh
 
 echo "== fuzz: every harness ${INDELIBLE_FUZZ_SECONDS:-15} s (clang, ASan + UBSan)"
 scripts/fuzz.sh "${INDELIBLE_FUZZ_SECONDS:-15}"
