@@ -213,7 +213,7 @@ export class Transport {
 
   /** Sends a request with JSON in and out; throws a typed error on any non-2xx answer. */
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<JsonResponse<T>> {
-    const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const target = this.prefix + path + queryString(options.query);
     const contentLength = body === undefined ? undefined : Buffer.byteLength(body);
     const idempotent = options.idempotent ?? true;
