@@ -206,7 +206,9 @@ async function sseBench(client: Client, events: number, rate: number, label: str
     appendLatencies.push((now - began) * 1000);
     sent = i + 1;
   }
-  await Promise.race([done, new Promise((r) => setTimeout(r, 10000))]);
+  let giveUp: NodeJS.Timeout | undefined;
+  await Promise.race([done, new Promise((r) => (giveUp = setTimeout(r, 10000)))]);
+  clearTimeout(giveUp);
   progress.stop();
   abort.abort();
   await subscriber;
@@ -251,14 +253,26 @@ async function main(): Promise<void> {
   });
   const client = new Client(values.url!, {
     ...(process.env.INDELIBLE_API_KEY ? { apiKey: process.env.INDELIBLE_API_KEY } : {}),
+    // As many connections as appends in flight (the default, 64, when the bench runs 64).
+    maxConnections: Math.max(1, Number(values.connections)),
   });
+  try {
+    await run(command, values, client);
+  } finally {
+    // The client's connections closed: nothing is left to keep the process up.
+    client.close();
+  }
+}
+
+async function run(command: string | undefined, values: Record<string, string | boolean | undefined>, client: Client): Promise<void> {
+  const str = (k: string) => String(values[k]);
   if (command === 'append') {
     const append: Appender = (stream, event, expected) => client.append(stream, event, { expected });
-    await appendBench('ts_append', append, client, Number(values.connections), Number(values.seconds), values.label!, '@indelible/client');
+    await appendBench('ts_append', append, client, Number(str('connections')), Number(str('seconds')), str('label'), '@indelible/client');
   } else if (command === 'append-raw') {
-    await appendBench('node_http_append', rawAppender(values.url!), client, Number(values.connections), Number(values.seconds), values.label!, 'node:http(keep-alive,no-client)');
+    await appendBench('node_http_append', rawAppender(str('url')), client, Number(str('connections')), Number(str('seconds')), str('label'), 'node:http(keep-alive,no-client)');
   } else if (command === 'sse') {
-    await sseBench(client, Number(values.events), Number(values.rate), values.label!);
+    await sseBench(client, Number(str('events')), Number(str('rate')), str('label'));
   } else {
     process.stderr.write(
       'usage: node dist/bench.js append|append-raw|sse --url URL [--connections N --seconds S] ' +
@@ -268,10 +282,10 @@ async function main(): Promise<void> {
   }
 }
 
-// Exits when done: the client's idle keep-alive connections would hold the
-// process a few seconds more.
+// Ends on its own once the client is closed (the yardstick's idle sockets do
+// not hold the process); exits at once on an error.
 main().then(
-  () => process.exit(),
+  () => {},
   (err) => {
     process.stderr.write(`bench: ${err instanceof Error ? err.stack : String(err)}\n`);
     process.exit(1);

@@ -23,11 +23,15 @@ import type {
 
 type Json = Record<string, unknown>;
 
-/** The headers that say an expectation on `POST`/`DELETE /streams/{s}`. */
-function expectationHeaders(expected: Expected | undefined): Record<string, string> {
-  if (expected === undefined || expected === 'any') return {};
-  if (expected === 'exists') return { 'if-match': '*' };
-  if (expected === 'no_stream') return { 'if-none-match': '*' };
+// Shared, never changed: one object per kind of expectation, none per call.
+const IF_EXISTS: Readonly<Record<string, string>> = Object.freeze({ 'if-match': '*' });
+const IF_NO_STREAM: Readonly<Record<string, string>> = Object.freeze({ 'if-none-match': '*' });
+
+/** The headers that say an expectation on `POST`/`DELETE /streams/{s}` (undefined: none). */
+function expectationHeaders(expected: Expected | undefined): Record<string, string> | undefined {
+  if (expected === undefined || expected === 'any') return undefined;
+  if (expected === 'exists') return IF_EXISTS;
+  if (expected === 'no_stream') return IF_NO_STREAM;
   if (typeof expected === 'number' && Number.isSafeInteger(expected) && expected >= 0) return { 'if-match': `"${expected}"` };
   throw new TypeError(`indelible: expected must be 'any', 'no_stream', 'exists' or a version >= 0, not ${String(expected)}`);
 }
@@ -53,10 +57,11 @@ export class Client {
    * is an idempotent replay (`replayed: true`), never a second copy.
    */
   async append(stream: string, events: EventInput | EventInput[], options: { expected?: Expected; state?: StateInput } = {}): Promise<AppendResult> {
-    const wire = (Array.isArray(events) ? events : [events]).map(encodeEvent);
+    const wire = Array.isArray(events) ? events.map(encodeEvent) : [encodeEvent(events)];
     // The envelope form carries a state record; without one the plain array keeps old servers working.
     const body = options.state !== undefined ? { events: wire, state: encodeState(options.state) } : wire;
-    const res = await this.transport.request<Json>('POST', streamPath(stream), { body, headers: expectationHeaders(options.expected) });
+    const headers = expectationHeaders(options.expected);
+    const res = await this.transport.request<Json>('POST', streamPath(stream), headers !== undefined ? { body, headers } : { body });
     return decodeAppend(res.json, res.header('idempotent-replay') === 'true');
   }
 
@@ -144,7 +149,8 @@ export class Client {
   /** Soft delete: appends a tombstone; the events stay in `$all`. */
   async delete(stream: string, options: { expected?: Expected } = {}): Promise<AppendResult> {
     // Not idempotent (deleting twice is a 404): retried only when surely not done.
-    const res = await this.transport.request<Json>('DELETE', streamPath(stream), { headers: expectationHeaders(options.expected), idempotent: false });
+    const headers = expectationHeaders(options.expected);
+    const res = await this.transport.request<Json>('DELETE', streamPath(stream), headers !== undefined ? { headers, idempotent: false } : { idempotent: false });
     return decodeAppend(res.json, false);
   }
 
@@ -180,6 +186,18 @@ export class Client {
   /** Starts a worker of a consumer group (the group must exist: consumers.create). */
   worker(group: string, handler: Handler, options: WorkerOptions = {}): Worker {
     return new Worker(this.consumers, group, handler, options);
+  }
+
+  /**
+   * Closes the client's connections: idle ones at once, and busy ones too
+   * (their calls throw IndelibleError `closed`, never retried; a
+   * subscription just ends; a worker's `done` rejects, so `stop()`
+   * workers first). Every later call throws `closed`. Idle connections
+   * never keep the process alive, so a script may end without it; call it
+   * to let the server go of them now.
+   */
+  close(): void {
+    this.transport.close();
   }
 
   /** `GET /health`: `{status, reason?, lastPosition}` (a 503 answer throws UnavailableError). */

@@ -1,4 +1,4 @@
-// Server-Sent Events: a parser for `text/event-stream` over fetch's body
+// Server-Sent Events: a parser for `text/event-stream` over the answer's body
 // (no EventSource: it cannot send credentials or a CA, and reconnects on its
 // own terms), and the subscription loop that resumes after any drop with
 // `Last-Event-ID` = the last position seen, so the caller sees every event
@@ -126,8 +126,8 @@ function transient(err: unknown): boolean {
 /**
  * Follows `path` (`/subscribe/all` or `/subscribe/streams/{s}`) for ever:
  * catch-up, then live; reconnects with back-off (100 ms doubling to 5 s)
- * after a drop, a server restart or a 5xx. Ends when `signal` aborts or the
- * caller leaves its `for await`; throws on 4xx (401, 403, 400...).
+ * after a drop, a server restart or a 5xx. Ends when `signal` aborts, the
+ * client is closed or the caller leaves its `for await`; throws on 4xx (401, 403, 400...).
  */
 export async function* subscribe(transport: Transport, path: string, query: Query, options: SubscribeOptions): AsyncGenerator<RecordedEvent> {
   const outer = new AbortController();
@@ -144,7 +144,7 @@ export async function* subscribe(transport: Transport, path: string, query: Quer
       try {
         resolved = await endPosition(transport, outer.signal);
       } catch (err) {
-        if (outer.signal.aborted) return;
+        if (outer.signal.aborted || transport.isClosed) return;
         throw err;
       }
       if (resolved !== undefined) {
@@ -181,7 +181,8 @@ export async function* subscribe(transport: Transport, path: string, query: Quer
         }
         // The server ended the stream (restart, write timeout): resume.
       } catch (err) {
-        if (outer.signal.aborted) return;
+        // Aborted, or the client closed: the subscription ends quietly.
+        if (outer.signal.aborted || transport.isClosed) return;
         // open() turns every failure to reach the server into an
         // IndelibleError; anything else it throws (a token function that
         // failed) is not the network's, and no reconnect mends it.

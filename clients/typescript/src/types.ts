@@ -118,4 +118,11 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** Retries of an unavailable server or dropped connection, default 3. */
   retries?: number;
+  /**
+   * Most connections open at once for ordinary requests (long pulls
+   * included), default 64: more requests in flight wait for a free one
+   * (the wait counts in their timeout). Idle ones are kept for reuse, up
+   * to 30 s. Subscriptions have their own connection each, outside it.
+   */
+  maxConnections?: number;
 }

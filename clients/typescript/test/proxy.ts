@@ -7,6 +7,11 @@ import * as net from 'node:net';
 export class CuttingProxy {
   /** Connections whose answer was dropped. */
   cuts = 0;
+  /** Client connections accepted so far. */
+  accepted = 0;
+  /** Client connections open now, and the most open at once. */
+  open = 0;
+  maxOpen = 0;
   /** Requests seen (counted by request lines through the proxy). */
   requests: string[] = [];
   private cutNext: ((requestLine: string) => boolean) | undefined;
@@ -45,6 +50,14 @@ export class CuttingProxy {
 
   private accept(client: net.Socket): void {
     const upstream = net.connect(this.targetPort, '127.0.0.1');
+    this.accepted++;
+    this.open++;
+    this.maxOpen = Math.max(this.maxOpen, this.open);
+    let counted = true;
+    client.once('close', () => {
+      if (counted) this.open--;
+      counted = false;
+    });
     this.sockets.add(client);
     this.sockets.add(upstream);
     let cutting = false;

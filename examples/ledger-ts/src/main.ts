@@ -164,8 +164,7 @@ async function main(): Promise<number> {
     if (err instanceof StepFailed) return 1;
     throw err;
   } finally {
-    const closable = client as unknown as { close?: () => unknown };
-    if (typeof closable.close === 'function') await closable.close();
+    client.close();
   }
 }
 
