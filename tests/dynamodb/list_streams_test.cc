@@ -8,6 +8,7 @@
 #include <indelible/store.h>
 
 #include <boost/json.hpp>
+#include <chrono>
 #include <thread>
 
 #include "aws/credentials.h"
@@ -163,11 +164,15 @@ TEST_F(DynamoDbListStreamsTest, AnOlderTableGetsTheIndexWhenAStoreOpensIt) {
                       {"GlobalSecondaryIndexUpdates",
                        json::array{json::object{{"Delete", {{"IndexName", kListIndex}}}}}}});
   ASSERT_TRUE(dropped.ok()) << dropped.status.ToString();
-  for (int i = 0;; ++i) {
+  // DynamoDB Local drops and builds indexes in the background; with the
+  // rest of the suite on the same instance that took over 30 s once on CI,
+  // so the waits are bounded generously (this is not a speed check).
+  const auto dropping = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  for (;;) {
     aws::Reply described = client->Call("DescribeTable", {{"TableName", Table()}});
     ASSERT_TRUE(described.ok()) << described.status.ToString();
     if (ListIndex(described.body) == nullptr) break;
-    ASSERT_LT(i, 300) << "the index was not dropped";
+    ASSERT_LT(std::chrono::steady_clock::now(), dropping) << "the index was not dropped";
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   for (const std::string stream : {"a-1", "b-1", "c-1"}) {
@@ -183,12 +188,13 @@ TEST_F(DynamoDbListStreamsTest, AnOlderTableGetsTheIndexWhenAStoreOpensIt) {
   // Opening it gives the tips their key and the table the index.
   auto store = Open();
   ASSERT_TRUE(store);
-  for (int i = 0;; ++i) {
+  const auto building = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  for (;;) {
     auto status = dynamodb::IndexStatus(*client, Table(), std::string(kListIndex));
     ASSERT_TRUE(status.ok()) << status.status().ToString();
     ASSERT_NE(*status, "") << "the open did not add the index";
     if (*status == "ACTIVE") break;
-    ASSERT_LT(i, 600) << "the index never became ACTIVE";
+    ASSERT_LT(std::chrono::steady_clock::now(), building) << "the index never became ACTIVE";
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   auto list = store->ListStreams();
