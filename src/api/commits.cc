@@ -164,6 +164,14 @@ Status NotOurs(std::string_view what, std::string_view why) {
   return Status::Internal(fmt::format("the server's answer is not a valid {}: {}", what, why));
 }
 
+// An answer's body as a JSON object, or internal: not our server's answer.
+Result<json::object> ParseAnswer(std::string_view body, std::string_view what) {
+  boost::system::error_code ec;
+  json::value value = json::parse(json::string_view(body.data(), body.size()), ec);
+  if (ec || !value.is_object()) return NotOurs(what, "not a JSON object");
+  return std::move(value.as_object());
+}
+
 std::int64_t IntegerOr(const json::object& object, std::string_view key, std::int64_t fallback) {
   const json::value* v = object.if_contains(key);
   return v != nullptr && v->is_int64() ? v->as_int64() : fallback;
@@ -295,10 +303,9 @@ std::string CommitResultToJson(const CommitResult& result) {
 
 Result<CommitResult> CommitResultFromJson(std::string_view body) {
   constexpr std::string_view kWhat = "commit result";
-  boost::system::error_code ec;
-  json::value value = json::parse(json::string_view(body.data(), body.size()), ec);
-  if (ec || !value.is_object()) return NotOurs(kWhat, "not a JSON object");
-  const json::object& object = value.as_object();
+  auto parsed = ParseAnswer(body, kWhat);
+  if (!parsed.ok()) return parsed.status();
+  const json::object& object = *parsed;
   const json::value* appends = object.if_contains("appends");
   const std::int64_t position = IntegerOr(object, "position", -1);
   if (appends == nullptr || !appends->is_array() || position < 0)
@@ -325,10 +332,9 @@ std::string StateRecordToJson(std::string_view stream, const StateRecord& record
 
 Result<StateRecord> StateRecordFromJson(std::string_view body) {
   constexpr std::string_view kWhat = "state record";
-  boost::system::error_code ec;
-  json::value value = json::parse(json::string_view(body.data(), body.size()), ec);
-  if (ec || !value.is_object()) return NotOurs(kWhat, "not a JSON object");
-  const json::object& object = value.as_object();
+  auto parsed = ParseAnswer(body, kWhat);
+  if (!parsed.ok()) return parsed.status();
+  const json::object& object = *parsed;
   const std::int64_t version = IntegerOr(object, "version", -1);
   const std::int64_t position = IntegerOr(object, "position", -1);
   const std::int64_t schema = IntegerOr(object, "schema", -1);
@@ -372,10 +378,9 @@ std::string StreamListToJson(const StreamList& list) {
 
 Result<StreamList> StreamListFromJson(std::string_view body) {
   constexpr std::string_view kWhat = "stream listing";
-  boost::system::error_code ec;
-  json::value value = json::parse(json::string_view(body.data(), body.size()), ec);
-  if (ec || !value.is_object()) return NotOurs(kWhat, "not a JSON object");
-  const json::object& object = value.as_object();
+  auto parsed = ParseAnswer(body, kWhat);
+  if (!parsed.ok()) return parsed.status();
+  const json::object& object = *parsed;
   const json::value* streams = object.if_contains("streams");
   if (streams == nullptr || !streams->is_array()) return NotOurs(kWhat, "no 'streams' array");
   StreamList list;
