@@ -1,0 +1,150 @@
+// The console's entry: session (whoami), layout and the hash router.
+
+import 'uplot/dist/uPlot.min.css';
+import './style.css';
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, getJson, setCredential, setUnauthorizedHandler } from './api';
+import { maySomewhere, type WhoAmI } from './auth';
+import { ErrorAlert } from './components/ErrorAlert';
+import { asApiError } from './hooks';
+import { AppendPage } from './pages/Append';
+import { ConsumerPage } from './pages/Consumer';
+import { ConsumersPage } from './pages/Consumers';
+import { DashboardPage } from './pages/Dashboard';
+import { EventPage } from './pages/Event';
+import { NotFoundPage } from './pages/NotFound';
+import { SignInPage } from './pages/SignIn';
+import { StreamPage } from './pages/Stream';
+import { StreamsPage } from './pages/Streams';
+import { TailPage } from './pages/Tail';
+import { navigate, useRoute, type Route } from './router';
+import { SessionContext } from './session';
+import { applyTheme, currentTheme, storedTheme, type Theme } from './theme';
+
+const kSignIn = '#/sign-in';
+
+function App() {
+  const route = useRoute();
+  const [who, setWho] = useState<WhoAmI | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [theme, setTheme] = useState<Theme>(currentTheme);
+
+  useEffect(() => {
+    setUnauthorizedHandler(() => {
+      setWho(null);
+      navigate(kSignIn);
+    });
+    getJson<WhoAmI>('/auth/whoami').then(setWho, (e) => {
+      const failure = asApiError(e);
+      if (failure.status !== 401) setError(failure); // a 401 already went to sign-in
+    });
+    // Follow the system while the user has not picked a theme.
+    const media = matchMedia('(prefers-color-scheme: dark)');
+    const follow = () => storedTheme() || setTheme(currentTheme());
+    media.addEventListener('change', follow);
+    return () => media.removeEventListener('change', follow);
+  }, []);
+
+  const toggleTheme = () => {
+    const next: Theme = theme === 'dark' ? 'light' : 'dark';
+    applyTheme(next);
+    setTheme(next);
+  };
+  const signOut = () => {
+    setCredential(null);
+    setWho(null);
+    navigate(kSignIn);
+  };
+  const onSignedIn = (signedIn: WhoAmI) => {
+    setWho(signedIn);
+    setError(null);
+    navigate('#/');
+  };
+
+  const onSignIn = route.segments[0] === 'sign-in';
+  let page;
+  if (onSignIn) page = <SignInPage onSignedIn={onSignedIn} />;
+  else if (who) page = <Page route={route} theme={theme} />;
+  else if (error) page = <ErrorAlert error={error} />;
+  else page = <p>Loading…</p>;
+
+  return (
+    <SessionContext.Provider value={who ?? { authentication: false }}>
+      <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById('main')?.focus())}>
+        Skip to content
+      </a>
+      <header class="top">
+        <a class="brand" href="#/">
+          indelible <span>console</span>
+        </a>
+        <Nav route={route} who={who} />
+        <div class="session">
+          <button type="button" onClick={toggleTheme} aria-pressed={theme === 'dark'}>
+            Theme
+          </button>
+          {who?.authentication && (
+            <>
+              <span class="principal">{who.principal}</span>
+              <button type="button" onClick={signOut}>
+                Sign out
+              </button>
+            </>
+          )}
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {page}
+      </main>
+    </SessionContext.Provider>
+  );
+}
+
+function Nav({ route, who }: { route: Route; who: WhoAmI | null }) {
+  const section = route.segments[0] ?? '';
+  const links: [string, string, string][] = [
+    ['#/', 'Dashboard', ''],
+    ['#/streams', 'Streams', 'streams'],
+    ['#/tail', 'Live tail', 'tail'],
+    ['#/consumers', 'Consumer groups', 'consumers'],
+  ];
+  // Hidden when the grants say no: a link to a page that can only answer 403 helps no one.
+  if (!who || maySomewhere(who, 'write')) links.push(['#/append', 'Append', 'append']);
+  return (
+    <nav aria-label="Main">
+      <ul>
+        {links.map(([to, label, key]) => (
+          <li key={key}>
+            <a href={to} aria-current={section === key ? 'page' : undefined}>
+              {label}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+function Page({ route, theme }: { route: Route; theme: Theme }) {
+  const [section, name] = route.segments;
+  const p = route.params;
+  switch (section) {
+    case undefined:
+      return <DashboardPage theme={theme} />;
+    case 'streams':
+      return name === undefined ? <StreamsPage params={p} /> : <StreamPage stream={name} params={p} />;
+    case 'events':
+      return <EventPage position={name ?? ''} />;
+    case 'tail':
+      return <TailPage />;
+    case 'consumers':
+      return name === undefined ? <ConsumersPage /> : <ConsumerPage group={name} />;
+    case 'append':
+      return <AppendPage stream={p.get('stream') ?? ''} />;
+    default:
+      return <NotFoundPage />;
+  }
+}
+
+applyTheme(storedTheme());
+render(<App />, document.body);

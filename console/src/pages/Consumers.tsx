@@ -1,0 +1,52 @@
+// Every consumer group the principal may see, refreshed every 2 s.
+
+import { getJson } from '../api';
+import { ErrorAlert } from '../components/ErrorAlert';
+import { TableBox } from '../components/TableBox';
+import { number } from '../format';
+import { useLoad } from '../hooks';
+import { href } from '../router';
+import type { ConsumerStatus } from '../types';
+
+const kRefreshMs = 2000;
+
+export function ConsumersPage() {
+  const { data, error } = useLoad((signal) => getJson<{ consumers: ConsumerStatus[] }>('/consumers', signal), 'consumers', kRefreshMs);
+  return (
+    <>
+      <h1>Consumer groups</h1>
+      <ErrorAlert error={error} />
+      <TableBox label="Consumer groups">
+        <thead>
+          <tr>
+            <th scope="col">Group</th>
+            <th scope="col">Checkpoint</th>
+            <th scope="col">Lag (events)</th>
+            <th scope="col">Lag (seconds)</th>
+            <th scope="col">In flight</th>
+            <th scope="col">Redeliveries</th>
+            <th scope="col">Blocked</th>
+            <th scope="col">Parked</th>
+          </tr>
+        </thead>
+        <tbody>
+          {data?.consumers.map((c) => (
+            <tr key={c.group}>
+              <td>
+                <a href={href(['consumers', c.group])}>{c.group}</a>
+              </td>
+              <td class="num">{c.checkpoint}</td>
+              <td class="num">{c.lagEvents}</td>
+              <td class="num">{number(c.lagSeconds, 1)}</td>
+              <td class="num">{c.inFlight}</td>
+              <td class="num">{c.redeliveries}</td>
+              <td>{c.blocked ? `at ${c.blocked.position}` : 'no'}</td>
+              <td class="num">{c.parked.events}</td>
+            </tr>
+          ))}
+        </tbody>
+      </TableBox>
+      {data && data.consumers.length === 0 && <p>No consumer groups yet.</p>}
+    </>
+  );
+}
