@@ -33,9 +33,11 @@ export function parseSamples(text: string): Sample[] {
     if (line === '' || line.startsWith('#')) continue;
     const match = kLine.exec(line);
     if (!match) continue;
+    const parsed = parseValue(match[3]);
+    if (Number.isNaN(parsed) && match[3] !== 'NaN') continue;
     const labels: Record<string, string> = {};
     for (const label of (match[2] ?? '').matchAll(kLabel)) labels[label[1]] = unescapeLabel(label[2]);
-    samples.push({ name: match[1], labels, value: parseValue(match[3]) });
+    samples.push({ name: match[1], labels, value: parsed });
   }
   return samples;
 }
