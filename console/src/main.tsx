@@ -132,7 +132,8 @@ function Page({ route, theme }: { route: Route; theme: Theme }) {
     case undefined:
       return <DashboardPage theme={theme} />;
     case 'streams':
-      return name === undefined ? <StreamsPage params={p} /> : <StreamPage stream={name} params={p} />;
+      // Keyed by the search, so its inputs show the search of the address, also after a nav click.
+      return name === undefined ? <StreamsPage key={`${p.get('prefix')}|${p.get('category')}`} params={p} /> : <StreamPage stream={name} params={p} />;
     case 'events':
       return <EventPage position={name ?? ''} />;
     case 'tail':

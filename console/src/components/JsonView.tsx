@@ -28,7 +28,8 @@ function Node({ value, depth, name }: { value: unknown; depth: number; name?: Co
         </div>
       );
     }
-    const count = Array.isArray(value) ? `${entries.length} items` : `${entries.length} keys`;
+    const noun = Array.isArray(value) ? 'item' : 'key';
+    const count = `${entries.length} ${noun}${entries.length === 1 ? '' : 's'}`;
     return (
       <details open={depth < kOpenDepth}>
         <summary>

@@ -58,7 +58,7 @@ export function StreamPage({ stream, params }: { stream: string; params: URLSear
             <dt>Deleted</dt>
             <dd>{data.head.deleted ? 'yes' : 'no'}</dd>
           </dl>
-          {data.head.deleted && <p class="note">This stream was deleted; its events are shown as stored, up to the tombstone.</p>}
+          {data.head.deleted && <p class="note">Deleted: yes. The events are shown as stored, up to the tombstone.</p>}
           {may(who, 'write', stream) && (
             <p>
               <a href={href(['append'], { stream })}>Append to this stream</a>
