@@ -13,6 +13,9 @@
 #                                      (http://127.0.0.1:PORT)
 #   dynamodb.sh stop DIR               SIGTERM, and waits until it is gone
 #   dynamodb.sh kill DIR               SIGKILL, as in a crash
+#   dynamodb.sh drop-tables ENDPOINT PREFIX
+#                                      deletes the tables whose names start
+#                                      with PREFIX (a test's, when it ends)
 #   dynamodb.sh node SCRIPT [ARG...]   runs node with the pinned npm tools
 #                                      (scripts/dynamodb/package.json) on
 #                                      NODE_PATH
@@ -36,7 +39,7 @@
 # interface of the machine, not only 127.0.0.1. dynalite listens on 127.0.0.1.
 set -euo pipefail
 
-usage="usage: dynamodb.sh fetch | start local|dynalite DIR [PORT] | stop DIR | kill DIR | node SCRIPT [ARG...]"
+usage="usage: dynamodb.sh fetch | start local|dynalite DIR [PORT] | stop DIR | kill DIR | drop-tables ENDPOINT PREFIX | node SCRIPT [ARG...]"
 cmd=${1:?$usage}
 here=$(cd "$(dirname "$0")" && pwd -P)
 
@@ -254,6 +257,10 @@ stop() {
 
 case "$cmd" in
   fetch) fetch ;;
+  drop-tables)
+    need node "install Node.js (Debian: apt-get install nodejs)"
+    exec node "$here/dynamodb/drop-tables.mjs" "${2:?$usage}" "${3:?$usage}"
+    ;;
   node)
     script=${2:?$usage}
     shift 2
