@@ -42,3 +42,14 @@ if(INDELIBLE_TESTS)
     pkg_check_modules(PQXX REQUIRED IMPORTED_TARGET libpqxx>=6.4)
   endif()
 endif()
+
+# Node.js and npm build the web console (scripts/build-console.sh).
+if(INDELIBLE_WITH_CONSOLE)
+  find_program(INDELIBLE_NODE node)
+  find_program(INDELIBLE_NPM npm)
+  if(NOT INDELIBLE_NODE OR NOT INDELIBLE_NPM)
+    message(FATAL_ERROR "The web console is built with Node.js and npm, and they were not found: "
+                        "install them (scripts/install-deps.sh, or apt-get install nodejs npm), "
+                        "or configure with -DINDELIBLE_WITH_CONSOLE=OFF for a server without it")
+  endif()
+endif()

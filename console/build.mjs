@@ -27,7 +27,7 @@ await esbuild.build({
   jsx: 'automatic',
   jsxImportSource: 'preact',
   outfile: join(outDir, 'app.js'), // its CSS imports land in app.css beside it
-  legalComments: 'none',
+  legalComments: 'eof', // the packages' licence notices, if they carry any
   logLevel: 'warning',
 });
 writeFileSync(join(outDir, 'index.html'), readFileSync(join(here, 'src/index.html')));

@@ -38,9 +38,10 @@ fail() {
 }
 started=$SECONDS
 
-step "configure and build $build (release, NATS, PostgreSQL and DynamoDB off)"
+step "configure and build $build (release; NATS, PostgreSQL, DynamoDB and the console off)"
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DINDELIBLE_TESTS=ON \
   -DINDELIBLE_WITH_NATS=OFF -DINDELIBLE_WITH_POSTGRES=OFF -DINDELIBLE_WITH_DYNAMODB=OFF \
+  -DINDELIBLE_WITH_CONSOLE=OFF \
   >"$work/configure.log" 2>&1 || {
   cat "$work/configure.log" >&2
   fail "configuring $build"

@@ -20,6 +20,10 @@ packages=(
   # reference SigV4 signer of the tests, on Node.js (npm fetches them).
   # openssl (the command) makes the certificates of the https tests.
   libssl-dev openssl openjdk-17-jre-headless nodejs
+  # The web console (console/) is built with Node.js and npm's esbuild;
+  # its browser tests (tests/console) drive Debian's Chromium through
+  # playwright-core, which downloads no browser of its own.
+  chromium
   libgtest-dev libgmock-dev
   clang-format
   # scripts/check_layers.py (the layer rule from CMake's build graph) and

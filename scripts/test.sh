@@ -11,8 +11,9 @@
 #   3. every test under AddressSanitizer + UndefinedBehaviorSanitizer (dev);
 #   4. against the dev build's server: docs/openapi.json checked route by
 #      route (tests/openapi), the TypeScript client's suite
-#      (clients/typescript) and the TypeScript ledger compared line by line
-#      with the C++ one (examples/ledger-ts); Node.js and npm ci;
+#      (clients/typescript), the TypeScript ledger compared line by line
+#      with the C++ one (examples/ledger-ts) and the web console driven in
+#      Chromium (tests/console); Node.js and npm ci;
 #   5. the libFuzzer harnesses, each for a bounded time (clang preset, ASan +
 #      UBSan; docs/FUZZING.md), whose build is also the thread-safety check;
 #   6. the concurrency tests again under ThreadSanitizer (tsan).
@@ -40,6 +41,9 @@ export INDELIBLE_LEDGER_BIN=$PWD/build/dev/examples/ledger/indelible-ledger
 scripts/test-openapi.sh
 scripts/test-typescript.sh
 scripts/test-ledger-ts.sh
+
+echo "== the web console in Chromium, against the dev build's server (tests/console)"
+scripts/test-console.sh
 
 echo "== fuzz: every harness ${INDELIBLE_FUZZ_SECONDS:-15} s (clang, ASan + UBSan)"
 scripts/fuzz.sh "${INDELIBLE_FUZZ_SECONDS:-15}"

@@ -156,7 +156,9 @@ void Router::Add(http::verb method, std::string_view pattern, Access access, Han
   Route route{method, {}, std::move(access), std::move(handler)};
   std::string_view rest = pattern;
   if (!rest.empty() && rest.front() == '/') rest.remove_prefix(1);
-  while (true) {
+  // "/" has no segments, as Boost.URL splits the request's path; "/a/"
+  // has two, the second empty.
+  while (pattern != "/") {
     const auto slash = rest.find('/');
     route.segments.emplace_back(rest.substr(0, slash));
     if (slash == std::string_view::npos) break;

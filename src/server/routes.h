@@ -14,6 +14,7 @@ void AddSubscribeRoutes(Router& router, ServerContext& context);   // /subscribe
 void AddOpsRoutes(Router& router, ServerContext& context);         // /health, /metrics
 void AddConsumerRoutes(Router& router, ServerContext& context);    // /consumers/...
 void AddKeyRoutes(Router& router, ServerContext& context);         // /keys, /auth/whoami
+void AddConsoleRoutes(Router& router, ServerContext& context);     // /, /console/...
 // ServeOptions::routes, the program's own (custom_routes.cc); invalid for
 // a route whose right is not one.
 Status AddCustomRoutes(Router& router, ServerContext& context);
@@ -27,6 +28,7 @@ inline void AddStandardRoutes(Router& router, ServerContext& context) {
   AddOpsRoutes(router, context);
   AddConsumerRoutes(router, context);
   AddKeyRoutes(router, context);
+  AddConsoleRoutes(router, context);
 }
 
 }  // namespace indelible::server

@@ -128,6 +128,11 @@ const std::vector<Route>& Routes() {
       {"DELETE", "/keys/{k}", "", Scope::kEverywhere, "keys", 200, 0},
       {"GET", "/metrics", "", Scope::kEverywhere, "metrics", 200, 0},
       {"GET", "/health", "", Scope::kOpen, "", 200, 0},
+      // The web console's files: a browser sends no credential when it
+      // navigates, and the files hold no data.
+      {"GET", "/", "", Scope::kOpen, "", 302, 0},
+      {"GET", "/console", "", Scope::kOpen, "", 302, 0},
+      {"GET", "/console/app.js", "", Scope::kOpen, "", 200, 0},
       {"GET", "/auth/whoami", "", Scope::kAuthenticated, "", 200, 0},
   };
   return routes;
