@@ -193,3 +193,46 @@ async function rawGet(url) {
 function gzipSize(buffer) {
   return gzipSync(buffer, { level: 9 }).length;
 }
+
+test('Append: bad JSON is refused naming the field; a good event is appended and checked over HTTP', async () => {
+  const page = await openPage(browser, app.base, '/append?stream=note-1');
+  try {
+    await waitForHeading(page, 'Append');
+    assert.equal(await page.getByLabel('Stream', { exact: true }).inputValue(), 'note-1', '?stream= fills Stream');
+    await page.getByLabel('Type', { exact: true }).fill('Note.Written');
+    await page.getByLabel('Data (JSON)').fill('{"text": ');
+    // A message naming the field: one more element whose text names Data than the label alone.
+    const naming = page.getByText(/Data/);
+    const labels = await naming.count();
+    await page.getByRole('button', { name: 'Append', exact: true }).click();
+    await waitFor(async () => (await naming.count()) > labels, 3000);
+    assert.equal((await api(server, 'GET', '/streams/note-1/head', { expect: 404 })).status, 404, 'nothing appended');
+    await page.getByLabel('Data (JSON)').fill('{"text": "hello"}');
+    await page.getByLabel('Expected version').selectOption({ label: 'No stream' });
+    await page.getByRole('button', { name: 'Append', exact: true }).click();
+    const head = await waitFor(async () => (await api(server, 'GET', '/streams/note-1/head', { expect: undefined }).catch(() => null))?.body);
+    await page.getByRole('status').filter({ hasText: `Appended note-1 version 0 at position ${head.position}` }).waitFor();
+    await page.getByRole('status').getByRole('link', { name: 'note-1' }).waitFor();
+    const event = (await api(server, 'GET', '/streams/note-1?from=0&limit=1')).body.events[0];
+    assert.equal(event.type, 'Note.Written');
+    assert.deepEqual(event.data, { text: 'hello' });
+    // Exactly with a stale version: the server's 409 shows as the alert.
+    await page.getByLabel('Expected version').selectOption({ label: 'Exactly' });
+    await page.getByLabel('Version', { exact: true }).fill('5');
+    await page.getByRole('button', { name: 'Append', exact: true }).click();
+    await page.getByRole('alert').filter({ hasText: /409.*conflict/s }).waitFor();
+    assert.deepEqual(page.errors.filter((e) => !/status of 409/.test(e)), []);
+  } finally {
+    await page.close();
+  }
+});
+
+async function waitFor(probe, ms = 5000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
