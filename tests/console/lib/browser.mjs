@@ -88,7 +88,9 @@ export async function openPage(browser, base, route, { viewport = desktop, color
   const page = await browser.context.newPage();
   page.errors = [];
   page.on('console', (m) => {
-    if (m.type() === 'error') page.errors.push(`console: ${m.text()}`);
+    if (m.type() !== 'error') return;
+    const where = m.location()?.url;
+    page.errors.push(`console: ${m.text()}${where ? ` (${where})` : ''}`);
   });
   page.on('pageerror', (e) => page.errors.push(`pageerror: ${e.message}`));
   await page.setViewportSize(viewport);

@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, api, seedStream } from '../lib/server.mjs';
-import { launchBrowser, consoleFor, consoleUrl, waitForHeading, recordBudget } from '../lib/browser.mjs';
+import { launchBrowser, consoleFor, openPage, consoleUrl, waitForHeading, recordBudget } from '../lib/browser.mjs';
 
 const COUNT = 1_000_000;
 const STREAM = 'big-1';
@@ -22,10 +22,7 @@ before(async () => {
   assert.equal(head.version, COUNT - 1);
   app = await consoleFor(server);
   browser = await launchBrowser();
-  page = await browser.context.newPage();
-  page.errors = [];
-  page.on('console', (m) => m.type() === 'error' && page.errors.push(m.text()));
-  page.on('pageerror', (e) => page.errors.push(e.message));
+  page = await openPage(browser, app.base, '/');
 });
 
 after(async () => {
@@ -38,8 +35,7 @@ const shown = (version) => page.getByRole('button', { name: `Show event ${versio
 const button = (name) => page.getByRole('button', { name, exact: true });
 
 test('the newest page shows version 999999, and fast', async () => {
-  // Load the bundle once first, so the figure is the page's own work.
-  await page.goto(consoleUrl(app.base, '/'));
+  // The bundle is loaded once first (the Dashboard), so the figure is the page's own work.
   await waitForHeading(page, 'Dashboard');
   const t0 = performance.now();
   await page.goto(consoleUrl(app.base, `/streams/${STREAM}`));

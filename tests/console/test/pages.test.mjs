@@ -70,7 +70,7 @@ const pages = [
     await page.getByRole('button', { name: 'Replay parked', exact: true }).waitFor();
   }],
   ['/append', 'Append', 'append', async (page) => {
-    await page.getByLabel('Data (JSON)').waitFor();
+    await page.getByLabel('Data (JSON)', { exact: true }).waitFor();
   }],
 ];
 
@@ -200,14 +200,14 @@ test('Append: bad JSON is refused naming the field; a good event is appended and
     await waitForHeading(page, 'Append');
     assert.equal(await page.getByLabel('Stream', { exact: true }).inputValue(), 'note-1', '?stream= fills Stream');
     await page.getByLabel('Type', { exact: true }).fill('Note.Written');
-    await page.getByLabel('Data (JSON)').fill('{"text": ');
+    await page.getByLabel('Data (JSON)', { exact: true }).fill('{"text": ');
     // A message naming the field: one more element whose text names Data than the label alone.
     const naming = page.getByText(/Data/);
     const labels = await naming.count();
     await page.getByRole('button', { name: 'Append', exact: true }).click();
     await waitFor(async () => (await naming.count()) > labels, 3000);
     assert.equal((await api(server, 'GET', '/streams/note-1/head', { expect: 404 })).status, 404, 'nothing appended');
-    await page.getByLabel('Data (JSON)').fill('{"text": "hello"}');
+    await page.getByLabel('Data (JSON)', { exact: true }).fill('{"text": "hello"}');
     await page.getByLabel('Expected version').selectOption({ label: 'No stream' });
     await page.getByRole('button', { name: 'Append', exact: true }).click();
     const head = await waitFor(async () => (await api(server, 'GET', '/streams/note-1/head', { expect: undefined }).catch(() => null))?.body);
