@@ -87,9 +87,12 @@ export async function consoleFor(server) {
 export async function openPage(browser, base, route, { viewport = desktop, colorScheme = 'light' } = {}) {
   const page = await browser.context.newPage();
   page.errors = [];
+  page.faviconErrors = [];
   page.on('console', (m) => {
     if (m.type() !== 'error') return;
     const where = m.location()?.url;
+    // Chromium asks for /favicon.ico by itself; pages.test.mjs checks that once.
+    if (where?.endsWith('/favicon.ico')) return page.faviconErrors.push(m.text());
     page.errors.push(`console: ${m.text()}${where ? ` (${where})` : ''}`);
   });
   page.on('pageerror', (e) => page.errors.push(`pageerror: ${e.message}`));

@@ -48,8 +48,10 @@ async function act(action, dialogName, choice) {
 }
 
 test('the blocked group shows the position (a link to its event) and the reason', async () => {
-  assert.deepEqual((await status()).blocked, { position: blockedAt, reason: 'card declined' });
   page = await openPage(browser, app.base, '/consumers/billing');
+  const { blocked } = await status();
+  assert.equal(blocked?.position, blockedAt);
+  assert.match(blocked.reason, /card declined/);
   await waitForHeading(page, 'billing');
   const section = page.getByRole('region', { name: 'Blocked' }).or(page.locator('section').filter({ has: page.getByRole('heading', { name: 'Blocked', exact: true }) }));
   await section.first().waitFor();

@@ -102,6 +102,20 @@ for (const [route, heading, name, ready] of pages) {
   });
 }
 
+test('the browser asks for /favicon.ico by itself: it must not fail (a console error on every first load)', async () => {
+  const page = await openPage(browser, app.base, '/streams');
+  try {
+    await waitForHeading(page, 'Streams');
+    await page.waitForTimeout(500);
+    const res = await fetch(`${app.base}/favicon.ico`);
+    await res.arrayBuffer();
+    // Either the page names an icon that loads (e.g. <link rel="icon" href="data:,">) or the server has one.
+    assert.deepEqual(page.faviconErrors, [], `GET /favicon.ico answers ${res.status}`);
+  } finally {
+    await page.close();
+  }
+});
+
 test('the layout: main navigation, Theme toggle kept across reloads, no sign-out without auth', async () => {
   const page = await openPage(browser, app.base, '/');
   try {
