@@ -102,18 +102,13 @@ for (const [route, heading, name, ready] of pages) {
   });
 }
 
-test('the browser asks for /favicon.ico by itself: it must not fail (a console error on every first load)', async () => {
-  const page = await openPage(browser, app.base, '/streams');
-  try {
-    await waitForHeading(page, 'Streams');
-    await page.waitForTimeout(500);
-    const res = await fetch(`${app.base}/favicon.ico`);
-    await res.arrayBuffer();
-    // Either the page names an icon that loads (e.g. <link rel="icon" href="data:,">) or the server has one.
-    assert.deepEqual(page.faviconErrors, [], `GET /favicon.ico answers ${res.status}`);
-  } finally {
-    await page.close();
-  }
+test('the browser asks for /favicon.ico by itself: the page names an icon, or the server has one', async () => {
+  // A failed favicon is a console error on a profile's first page load (later
+  // loads use Chromium's cache of the failure, so page.errors cannot see it).
+  const html = await (await fetch(`${app.base}/console/`)).text();
+  const res = await fetch(`${app.base}/favicon.ico`);
+  await res.arrayBuffer();
+  assert.ok(/<link[^>]+rel="?(shortcut )?icon/i.test(html) || res.status === 200, `no <link rel="icon"> in index.html and GET /favicon.ico answers ${res.status}`);
 });
 
 test('the layout: main navigation, Theme toggle kept across reloads, no sign-out without auth', async () => {
