@@ -42,7 +42,11 @@ after(async () => {
 // route, its h1, a screenshot name, and what else shows the page is whole.
 const pages = [
   ['/', 'Dashboard', 'dashboard', async (page) => {
-    await page.getByRole('figure', { name: 'Appends per second' }).waitFor();
+    for (const chart of ['Appends per second', 'Events per second', 'Append latency (ms)', 'Syncs per second', 'Connections and subscribers', 'Consumer lag (events)']) {
+      await page.getByRole('figure', { name: chart, exact: true }).waitFor();
+    }
+    // The current values as text: a <dl> (terms and their values).
+    assert.ok((await page.locator('main dl dt').count()) > 0 && (await page.locator('main dl dd').count()) > 0, 'the values as a <dl>');
     await page.waitForTimeout(2500); // a few polls of /metrics, so the charts have lines
   }],
   ['/streams', 'Streams', 'streams', async (page) => {
@@ -87,6 +91,9 @@ for (const [route, heading, name, ready] of pages) {
         for (const [width, viewport] of [['desktop', desktop], ['phone', phone]]) {
           await page.setViewportSize(viewport);
           for (const v of await seriousViolations(page)) problems.push(`${colorScheme} ${width}: ${v}`);
+          // Wide tables scroll inside their own box: the page itself never scrolls sideways.
+          const [scroll, client] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+          if (scroll > client + 1) problems.push(`${colorScheme} ${width}: the page scrolls sideways (${scroll} px wide in ${client} px)`);
         }
       }
       if (name === 'dashboard' || name === 'stream') {
@@ -95,7 +102,7 @@ for (const [route, heading, name, ready] of pages) {
         await screenshot(page, `${name}-dark`);
       }
       assert.deepEqual(page.errors, [], 'console errors or uncaught exceptions');
-      assert.deepEqual(problems, [], 'axe-core: serious or critical violations');
+      assert.deepEqual(problems, [], 'axe-core: serious or critical violations, or sideways scrolling');
     } finally {
       await page.close();
     }
