@@ -58,6 +58,14 @@ test('without a credential the console goes to Sign in, which passes axe', async
   }
 });
 
+test('the console itself is open: no credential needed for /console/ and its files', async () => {
+  for (const file of ['', 'app.js', 'app.css']) {
+    const res = await fetch(`${app.base}/console/${file}`);
+    await res.arrayBuffer();
+    assert.equal(res.status, 200, `/console/${file}`);
+  }
+});
+
 test('a wrong key shows the 401 alert and stays on Sign in', async () => {
   const page = await openPage(browser, app.base, '/sign-in');
   try {
@@ -76,6 +84,8 @@ test('the reader: no Append link, no Retry/Skip, no charts but a message', async
   try {
     await signIn(page, readerKey);
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    const { principal } = (await api(server, 'GET', '/auth/whoami', { key: readerKey })).body;
+    await page.getByRole('banner').getByText(principal).waitFor();
     await nav(page).getByRole('link', { name: 'Streams', exact: true }).waitFor();
     assert.equal(await nav(page).getByRole('link', { name: 'Append', exact: true }).count(), 0, 'no Append link');
     await goto(page, '/');

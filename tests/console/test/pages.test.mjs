@@ -118,6 +118,21 @@ test('the browser asks for /favicon.ico by itself: the page names an icon, or th
   assert.ok(/<link[^>]+rel="?(shortcut )?icon/i.test(html) || res.status === 200, `no <link rel="icon"> in index.html and GET /favicon.ico answers ${res.status}`);
 });
 
+const csp = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'";
+
+test('the server serves the console: GET / redirects to /console/, the three files carry the CSP', { skip: process.env.CONSOLE_DEV_SERVER ? 'the dev server stands in for the binary' : false }, async () => {
+  const root = await fetch(`${server.base}/`, { redirect: 'manual' });
+  assert.equal(root.status, 302);
+  assert.equal(new URL(root.headers.get('location'), server.base).pathname, '/console/');
+  for (const [file, type] of [['', 'text/html'], ['app.js', 'javascript'], ['app.css', 'text/css']]) {
+    const res = await fetch(`${server.base}/console/${file}`);
+    await res.arrayBuffer();
+    assert.equal(res.status, 200, `/console/${file}`);
+    assert.match(res.headers.get('content-type') ?? '', new RegExp(type), `/console/${file} Content-Type`);
+    assert.equal(res.headers.get('content-security-policy'), csp, `/console/${file} CSP`);
+  }
+});
+
 test('the layout: main navigation, Theme toggle kept across reloads, no sign-out without auth', async () => {
   const page = await openPage(browser, app.base, '/');
   try {
