@@ -16,7 +16,8 @@ if [[ ! -x "$bin" ]]; then
   exit 1
 fi
 if [[ ! -x /usr/bin/chromium ]]; then
-  apt-get install -y --no-install-recommends chromium
+  apt-get update -qq
+  apt-get install -y -qq chromium
 fi
 shots="${INDELIBLE_CONSOLE_SCREENSHOTS:-$root/build/console-screenshots}"
 case "$shots" in /*) ;; *) shots="$root/$shots" ;; esac
