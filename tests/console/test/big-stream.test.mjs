@@ -12,9 +12,9 @@ let server, app, browser, page;
 
 before(async () => {
   server = await startServer();
-  // Arrays of 1000 events, 4 requests in flight: ~33 s on the ASan dev build
-  // (100,000 in 3.3 s), where `indelible import` of an export took 8.5 s per
-  // 100,000.
+  // Arrays of 1000 events, 4 requests in flight: 27 to 55 s on the ASan dev
+  // build (2 cores, shared), where `indelible import` of an export took 8.5 s
+  // per 100,000 (~85 s).
   const t0 = performance.now();
   await seedStream(server, STREAM, COUNT, { batch: 1000, inFlight: 4 });
   recordBudget(`seeding ${COUNT} events over HTTP: ${Math.round(performance.now() - t0)} ms`);
