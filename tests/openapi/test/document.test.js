@@ -112,7 +112,7 @@ test('operations: unique operationIds, path parameters declared, no default resp
     for (const [, name] of template.matchAll(/\{([^}]+)\}/g))
       if (!declared.includes(name)) problems.push(`${key}: path parameter {${name}} not declared`);
     if (op.responses?.default) problems.push(`${key}: a default response hides undescribed statuses`);
-    if (!Object.keys(op.responses ?? {}).some((s) => s.startsWith('2'))) problems.push(`${key}: no success response`);
+    if (!Object.keys(op.responses ?? {}).some((s) => /^[23]/.test(s))) problems.push(`${key}: no success (or redirect) response`);
   }
   none(problems, 'operation problems');
 });
