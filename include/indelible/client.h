@@ -164,6 +164,9 @@ class Client {
   Result<CommitResult> Commit(std::vector<AppendRequest> appends);
   // GET /streams/{stream}/state; nullopt when the stream has no state record.
   Result<std::optional<StateRecord>> ReadState(std::string_view stream);
+  // GET /events/{id}: the event with that id, in whatever stream holds it;
+  // nullopt when none does (or it is in a stream the caller may not read).
+  Result<std::optional<RecordedEvent>> FindEvent(const EventId& id);
   // GET /streams: a page of the listing (Store::ListStreams).
   Result<StreamList> ListStreams(const ListStreamsOptions& options = {});
 

@@ -271,6 +271,12 @@ class Store {
   // Removes the record; ok if there was none.
   virtual Status DeleteRecord(std::string_view name);
 
+  // The event whose id is `id`, in whatever stream holds it; nullopt if no
+  // committed event has it. invalid on a backend that keeps no index of
+  // events by id (DynamoDB: docs/DYNAMODB.md); read it by stream and
+  // version, or by position, there.
+  virtual Result<std::optional<RecordedEvent>> FindEvent(const EventId& id);
+
   // The stream's state record; nullopt if none was written (or the stream
   // was deleted since). invalid for a name no append could have written,
   // and on a backend that keeps none (a remote store).

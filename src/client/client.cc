@@ -150,6 +150,22 @@ Result<std::optional<StateRecord>> Client::ReadState(std::string_view stream) {
   return std::optional<StateRecord>(std::move(*record));
 }
 
+Result<std::optional<RecordedEvent>> Client::FindEvent(const EventId& id) {
+  auto answer = impl_->Call(impl_->MakeRequest(http::verb::get, "/events/" + id.ToString()),
+                            /*retry_safe=*/true);
+  if (!answer.ok()) return answer.status();
+  if (answer->result() == http::status::not_found) {
+    Status missing = Expect(*answer, http::status::ok);
+    // An unknown route is a server without the route, not a missing event.
+    if (missing.message().starts_with("no route for")) return missing;
+    return std::optional<RecordedEvent>();
+  }
+  if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
+  auto event = api::StoredEventFromJson(answer->body());
+  if (!event.ok()) return event.status();
+  return std::optional<RecordedEvent>(std::move(*event));
+}
+
 Result<StreamList> Client::ListStreams(const ListStreamsOptions& options) {
   std::string target = "/streams";
   AddQuery(&target, "limit", std::to_string(options.limit));

@@ -66,6 +66,10 @@ class RemoteStore final : public Store {
     return client_->ReadState(stream);
   }
 
+  Result<std::optional<RecordedEvent>> FindEvent(const EventId& id) override {
+    return client_->FindEvent(id);
+  }
+
   Result<StreamList> ListStreams(const ListStreamsOptions& options) override {
     return client_->ListStreams(options);
   }

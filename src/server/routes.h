@@ -14,6 +14,7 @@ void AddSubscribeRoutes(Router& router, ServerContext& context);   // /subscribe
 void AddOpsRoutes(Router& router, ServerContext& context);         // /health, /metrics
 void AddConsumerRoutes(Router& router, ServerContext& context);    // /consumers/...
 void AddKeyRoutes(Router& router, ServerContext& context);         // /keys, /auth/whoami
+void AddEventRoutes(Router& router, ServerContext& context);       // /events/{id}
 void AddConsoleRoutes(Router& router, ServerContext& context);     // /, /console/...
 // ServeOptions::routes, the program's own (custom_routes.cc); invalid for
 // a route whose right is not one.
@@ -24,6 +25,7 @@ inline void AddStandardRoutes(Router& router, ServerContext& context) {
   AddStreamInfoRoutes(router, context);
   AddCommitRoutes(router, context);
   AddAllRoutes(router, context);
+  AddEventRoutes(router, context);
   AddSubscribeRoutes(router, context);
   AddOpsRoutes(router, context);
   AddConsumerRoutes(router, context);

@@ -57,6 +57,12 @@ Result<std::vector<std::pair<std::string, std::string>>> Store::ListRecords(std:
 }
 Status Store::DeleteRecord(std::string_view) { return NoRecords(); }
 
+Result<std::optional<RecordedEvent>> Store::FindEvent(const EventId&) {
+  return Status::Invalid("id",
+                         "this store keeps no index of events by id; read the event by its stream "
+                         "and version, or by its position in $all");
+}
+
 Result<std::optional<StateRecord>> Store::ReadState(std::string_view) {
   return Status::Invalid("store",
                          "this store keeps no state records; use a file: or memory: store");

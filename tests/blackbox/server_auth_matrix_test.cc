@@ -109,6 +109,10 @@ const std::vector<Route>& Routes() {
       {"POST", "/commits", R"({"appends":[{"stream":"{s}","events":[{"type":"Tried"}]}]})",
        Scope::kStream, "write", 201, 400},
       {"GET", "/streams", "", Scope::kSomewhere, "read", 200, 0},
+      // No event has this id: allowed is 404 (as for an event the caller
+      // may not read).
+      {"GET", "/events/5f0c0a4e-0000-4000-8000-000000000001", "", Scope::kSomewhere, "read", 404,
+       0},
       {"GET", "/openapi.json", "", Scope::kOpen, "", 200, 0},
       {"GET", "/subscribe/streams/{s}", "", Scope::kStream, "subscribe", 200, 200},
       {"GET", "/all", "", Scope::kSomewhere, "read", 200, 0},

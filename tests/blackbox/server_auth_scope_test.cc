@@ -196,6 +196,25 @@ TEST_F(AuthScopeTest, TheListingShowsOnlyWhatThePrincipalMayRead) {
   EXPECT_TRUE(IsRefusal(http().Get("/streams"), 401));
 }
 
+// An event by id is found only in a stream the caller may read: elsewhere
+// it is not found, as an id no event has (a 403 would say it exists).
+TEST_F(AuthScopeTest, AnEventByIdIsFoundOnlyWhereThePrincipalMayRead) {
+  const std::string analyst = MakeKey("analyst", {"analyst"});  // read: prefix "orders-"
+  const std::string order = NewUuid();
+  const std::string payment = NewUuid();
+  for (const auto& [stream, id] : {std::pair{"orders-1", order}, {"payments-1", payment}}) {
+    const HttpResponse made = http().Post(std::string("/streams/") + stream,
+                                          EventJson("Happened", "{}", id), Bearer(admin()));
+    ASSERT_EQ(made.status, 201u) << made.body;
+  }
+  EXPECT_EQ(http().Get("/events/" + order, Bearer(analyst)).status, 200u);
+  const HttpResponse hidden = http().Get("/events/" + payment, Bearer(analyst));
+  EXPECT_EQ(hidden.status, 404u) << hidden.body;
+  EXPECT_EQ(hidden.body.find("payments"), std::string::npos) << hidden.body;
+  EXPECT_EQ(http().Get("/events/" + payment, Bearer(admin())).status, 200u);
+  EXPECT_TRUE(IsRefusal(http().Get("/events/" + order), 401));
+}
+
 // A subscription opened with a key ends once the key is revoked (or
 // expires): it checks its credentials again before a read once the key
 // cache time passed, so it delivers nothing after the revocation.

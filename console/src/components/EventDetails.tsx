@@ -7,7 +7,7 @@ import { JsonView } from './JsonView';
 
 export interface EventDetailsProps {
   event: StoredEvent;
-  /** Events known to the page, by id: causation/correlation ids link when found here (the API has no lookup by id). */
+  /** Events known to the page, by id: a causation/correlation id links to its position when found here, else to the lookup by id. */
   known?: Map<string, StoredEvent>;
   /** The event page shows stream, version, type and time; a row already does. */
   full?: boolean;
@@ -67,7 +67,9 @@ function RelatedId({ label, id, known }: { label: string; id: unknown; known?: M
   return (
     <>
       <dt>{label}</dt>
-      <dd class="mono">{target ? <a href={href(['events', target.position])}>{id}</a> : id}</dd>
+      <dd class="mono">
+        <a href={href(['events', target ? target.position : id])}>{id}</a>
+      </dd>
     </>
   );
 }

@@ -1,27 +1,46 @@
-// One event by its position in $all: GET /all?from=P&limit=1 gives the first
+// One event, by its position in $all or by its id (what a causationId or
+// correlationId names). By position: GET /all?from=P&limit=1 gives the first
 // event at or after P, so a different position means there is none at P.
+// By id: GET /events/{id}, 404 when no event has it (or the caller may not
+// read its stream).
 
-import { getJson } from '../api';
+import { ApiError, getJson } from '../api';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { EventDetails } from '../components/EventDetails';
 import { useLoad } from '../hooks';
-import type { AllPage } from '../types';
+import type { AllPage, StoredEvent } from '../types';
+
+const kEventId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+// `event` null: there is none (the page's data is null while it loads).
+async function load(key: string, signal: AbortSignal): Promise<{ event: StoredEvent | null }> {
+  if (kEventId.test(key)) {
+    try {
+      return { event: await getJson<StoredEvent>(`/events/${key}`, signal) };
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) return { event: null };
+      throw e;
+    }
+  }
+  if (!/^\d+$/.test(key)) return { event: null };
+  const page = await getJson<AllPage>(`/all?from=${key}&limit=1`, signal);
+  const event = page.events[0];
+  return { event: event !== undefined && String(event.position) === key ? event : null };
+}
 
 export function EventPage({ position }: { position: string }) {
-  const valid = /^\d+$/.test(position);
-  const { data, error } = useLoad(
-    (signal) => (valid ? getJson<AllPage>(`/all?from=${position}&limit=1`, signal) : Promise.resolve(null)),
-    position,
-  );
-  const event = data?.events[0];
-  const found = event !== undefined && String(event.position) === position;
+  const byId = kEventId.test(position);
+  const valid = byId || /^\d+$/.test(position);
+  const { data, error } = useLoad((signal) => load(position, signal), position);
   return (
     <>
       <h1>Event {position}</h1>
-      {!valid && <p>A position is a whole number.</p>}
+      {!valid && <p>An event is named by its position (a whole number) or its id (a UUID).</p>}
       <ErrorAlert error={error} />
-      {data && !found && <p>No event at position {position}.</p>}
-      {found && <EventDetails event={event} full />}
+      {valid && data && data.event === null && (
+        <p>{byId ? `No event has the id ${position}.` : `No event at position ${position}.`}</p>
+      )}
+      {data?.event && <EventDetails event={data.event} full />}
     </>
   );
 }

@@ -669,6 +669,31 @@ Result<std::optional<StateRecord>> EmbeddedStore::ReadState(std::string_view str
   return std::optional<StateRecord>(std::move(*record));
 }
 
+// The id record names the event's position; both reads are of the view
+// readers see, so an event whose sync is not done is not found yet.
+Result<std::optional<RecordedEvent>> EmbeddedStore::FindEvent(const EventId& id) {
+  const View view = ReadView();
+  std::string value;
+  rocksdb::Status s = db_->Get(ReadAt(view), ids(), ToSlice(IdKey(id)), &value);
+  if (s.IsNotFound()) return std::optional<RecordedEvent>();
+  if (!s.ok()) return FromRocks(s, "reading an event id");
+  auto stored = DecodeId(IdKey(id), value, true);
+  if (!stored) return Status::Internal("an event id record is corrupt (run `indelible check`)");
+  const std::string key = PositionKey(stored->position);
+  std::string record;
+  s = db_->Get(ReadAt(view), log(), ToSlice(key), &record);
+  if (!s.ok())
+    return s.IsNotFound() ? Status::Internal(fmt::format(
+                                "the id record of event {} names position {}, which holds no "
+                                "event (run `indelible check`)",
+                                id.ToString(), stored->position.value()))
+                          : FromRocks(s, "reading the event of an id");
+  EventView event;
+  if (std::string why = DecodeEvent(key, record, true, &event); !why.empty())
+    return Status::Internal(fmt::format("event at position {}: {}", stored->position.value(), why));
+  return std::optional<RecordedEvent>(event.ToOwned());
+}
+
 Result<StreamHead> EmbeddedStore::Head(std::string_view stream) {
   return HeadAt(ReadView(), stream);
 }

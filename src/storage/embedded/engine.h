@@ -65,6 +65,7 @@ class EmbeddedStore final : public Store {
   ~EmbeddedStore() override;
 
   Result<std::optional<StateRecord>> ReadState(std::string_view stream) override;
+  Result<std::optional<RecordedEvent>> FindEvent(const EventId& id) override;
   Result<StreamHead> Head(std::string_view stream) override;
   Result<std::unique_ptr<StreamCursor>> ReadStream(std::string_view stream,
                                                    const ReadStreamOptions& options) override;

@@ -104,6 +104,13 @@ class MemoryStore final : public Store {
     return result;
   }
 
+  Result<std::optional<RecordedEvent>> FindEvent(const EventId& id) override {
+    MutexLock lock(&mu_);
+    auto it = ids_.find(id);
+    if (it == ids_.end()) return std::optional<RecordedEvent>();
+    return std::optional<RecordedEvent>(log_[it->second.position.value() - 1]);
+  }
+
   Result<std::optional<StateRecord>> ReadState(std::string_view stream) override {
     if (Status valid = ValidateStreamName(stream, /*allow_reserved=*/true); !valid.ok())
       return valid;

@@ -19,7 +19,8 @@ before(async () => {
   seeded.firstId = firstEvent.id;
   seeded.firstPosition = first.body.position;
   await api(server, 'POST', '/streams/order-1', { json: { type: 'Order.Paid', data: { amount: 12.5 }, metadata: { causationId: firstEvent.id, correlationId: firstEvent.id } } });
-  await api(server, 'POST', '/streams/customer%2F7', { json: { type: 'Customer.Registered', data: { name: 'Ann' } } });
+  // Caused by the order's first event, which is on another stream's page.
+  await api(server, 'POST', '/streams/customer%2F7', { json: { type: 'Customer.Registered', data: { name: 'Ann' }, metadata: { causationId: firstEvent.id } } });
   await api(server, 'POST', '/streams/gone-1', { json: { type: 'Temp', data: {} } });
   await api(server, 'DELETE', '/streams/gone-1');
   // A group blocked at its first event, and one with a parked event.
@@ -181,6 +182,29 @@ test('the stream page expands an event: folded data, metadata links to the cause
     assert.ok((await page.locator('details > summary').count()) > 0, 'data folds with <details>/<summary>');
     await page.getByRole('link', { name: 'Append to this stream' }).waitFor();
     assert.deepEqual(page.errors, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('a cause on another stream is found by its id: the link opens its event page', async () => {
+  const page = await openPage(browser, app.base, '/streams/customer%2F7');
+  try {
+    await waitForHeading(page, 'customer/7');
+    await page.getByRole('button', { name: 'Show event 0', exact: true }).click();
+    const cause = page.getByRole('link', { name: seeded.firstId });
+    await cause.waitFor();
+    assert.match(await cause.getAttribute('href'), new RegExp(`#/events/${seeded.firstId}$`));
+    await cause.click();
+    await waitForHeading(page, `Event ${seeded.firstId}`);
+    await page.getByRole('link', { name: 'order-1' }).waitFor();
+    await page.getByText('Order.Placed').first().waitFor();
+    // An id no event has says so, plainly.
+    const unknown = '5f0c0a4e-0000-4000-8000-000000000001';
+    await page.goto(page.url().replace(/#.*/, `#/events/${unknown}`));
+    await waitForHeading(page, `Event ${unknown}`);
+    await page.getByText(`No event has the id ${unknown}.`).waitFor();
+    assert.deepEqual(page.errors.filter((e) => !/status of 404/.test(e)), []);
   } finally {
     await page.close();
   }

@@ -438,12 +438,23 @@ describe('without credentials', () => {
     assert.equal(m405.field, 'method');
     // Every path: a method it does not describe is 405 with Allow = the described ones.
     await each(Object.entries(doc.paths), async ([template, item]) => {
-      const target = template.replace('{stream}', 'order-1').replace('{group}', 'g1').replace('{key}', 'k').replace('{file}', 'app.js');
+      const target = template.replace('{stream}', 'order-1').replace('{group}', 'g1').replace('{key}', 'k').replace('{file}', 'app.js').replace('{id}', '5f0c0a4e-0000-4000-8000-000000000001');
       const res = await request(s, 'PATCH', target);
       checkComponent('MethodNotAllowed', 405, res);
       const described = Object.keys(item).filter((k) => ['get', 'put', 'post', 'delete'].includes(k)).map((k) => k.toUpperCase());
       assert.deepEqual(res.headers.allow.split(', ').sort(), described.sort(), `Allow of ${template}`);
     });
+  });
+
+  test('GET /events/{id}: found, unknown, not an id', async () => {
+    const T = '/events/{id}';
+    const e = event('Order.Placed');
+    await expect(201, s, 'POST', '/streams/{stream}', '/streams/byid-1', { json: e });
+    const found = await expect(200, s, 'GET', T, `/events/${e.id}`);
+    assert.equal(found.body.stream, 'byid-1');
+    assert.equal(found.body.id, e.id);
+    await expect(404, s, 'GET', T, `/events/${randomUUID()}`);
+    await expect(400, s, 'GET', T, '/events/not-an-id');
   });
 
   test('GET /, /console and /console/{file}: the web console', async () => {
@@ -467,7 +478,7 @@ describe('without credentials', () => {
   test('CORS preflight (OPTIONS) on every path', async () => {
     await each(Object.entries(doc.paths), async ([template, item]) => {
       assert.ok(item.options, 'no OPTIONS operation');
-      const target = template.replace('{stream}', 'order-1').replace('{group}', 'g1').replace('{key}', 'k').replace('{file}', 'app.js');
+      const target = template.replace('{stream}', 'order-1').replace('{group}', 'g1').replace('{key}', 'k').replace('{file}', 'app.js').replace('{id}', '5f0c0a4e-0000-4000-8000-000000000001');
       const pre = await expect(204, s, 'OPTIONS', template, target, {
         headers: { Origin: ALLOWED_ORIGIN, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' },
       });
@@ -494,7 +505,7 @@ describe('with --auth', () => {
     const guarded = [...operations()].filter(([, op]) => !(Array.isArray(op.security) && op.security.length === 0));
     await each(guarded, async ([key, op]) => {
       const [method, template] = key.split(' ');
-      const target = template.replace('{stream}', 'order-1').replace('{group}', 'g1').replace('{key}', 'k').replace('{file}', 'app.js');
+      const target = template.replace('{stream}', 'order-1').replace('{group}', 'g1').replace('{key}', 'k').replace('{file}', 'app.js').replace('{id}', '5f0c0a4e-0000-4000-8000-000000000001');
       const opts = op.requestBody ? { json: template === '/commits' ? { appends: [] } : { type: 'T', positions: [1], position: 1, name: 'n', roles: ['reader'] } } : {};
       const { res } = await call(s, method, template, target, opts);
       assert.equal(res.status, 401, `${key} without credentials: ${res.status} ${res.body}`);
