@@ -7,7 +7,7 @@
 namespace indelible::conformance {
 namespace {
 
-EventData Event(std::string type, std::string data, std::string metadata = "") {
+EventData MakeEvent(std::string type, std::string data, std::string metadata = "{}") {
   EventData event;
   event.id = EventId::Random();
   event.type = std::move(type);
@@ -19,12 +19,13 @@ EventData Event(std::string type, std::string data, std::string metadata = "") {
 }  // namespace
 
 TEST_P(ConformanceTest, FindEventGivesTheEventAnIdNamesInAnyStream) {
-  const EventData opened = Event("Opened", R"({"owner":"ann"})");
+  const EventData opened = MakeEvent("Opened", R"({"owner":"ann"})");
   const EventData paid =
-      Event("Paid", R"({"amount":5})", R"({"causationId":")" + opened.id.ToString() + R"("})");
-  ASSERT_TRUE(store().Append("account-1", Expected::no_stream(), {opened}).ok());
+      MakeEvent("Paid", R"({"amount":5})", R"({"causationId":")" + opened.id.ToString() + R"("})");
+  auto made = store().Append("account-1", Expected::no_stream(), {opened});
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
   ASSERT_TRUE(
-      store().Append("payment-7", Expected::no_stream(), {Event("Asked", "{}"), paid}).ok());
+      store().Append("payment-7", Expected::no_stream(), {MakeEvent("Asked", "{}"), paid}).ok());
 
   auto found = store().FindEvent(paid.id);
   if (GetParam().name == "dynamodb") {

@@ -345,6 +345,27 @@ TEST_F(ClientTest, TheRemoteStoreCommitsSeveralStreamsWithStateRecords) {
   EXPECT_FALSE(gone->has_value()) << "a delete drops the state record";
 }
 
+TEST_F(ClientTest, FindEventGivesTheEventOfAnIdOverTheServer) {
+  const EventData placed = Event("Placed", R"({"n":1})", "5f0c0a4e-1111-4000-8000-000000000001");
+  ASSERT_TRUE(client_->Append("order-1", Expected::no_stream(), {Event("Opened"), placed}).ok());
+  auto found = client_->FindEvent(placed.id);
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  ASSERT_TRUE(found->has_value());
+  EXPECT_EQ((*found)->stream, "order-1");
+  EXPECT_EQ((*found)->version, StreamVersion(1));
+  EXPECT_EQ((*found)->position, Position(2));
+  EXPECT_EQ((*found)->data, R"({"n":1})");
+  auto none = client_->FindEvent(EventId::Random());
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_FALSE(none->has_value());
+  // The remote store answers the same, so code on a Store runs on a server.
+  auto store = OpenRemoteStore(server_->url());
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  auto through = (*store)->FindEvent(placed.id);
+  ASSERT_TRUE(through.ok() && through->has_value()) << through.status().ToString();
+  EXPECT_EQ((*through)->type, "Placed");
+}
+
 TEST_F(ClientTest, TransportFailuresAreUnavailable) {
   EXPECT_EQ(Client::Connect("ftp://127.0.0.1:1").status().code(), ErrorCode::kInvalid);
   // https is spoken (client_https_test.cc); nobody listens on port 1.

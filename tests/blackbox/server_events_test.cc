@@ -42,8 +42,9 @@ TEST_F(EventsTest, AnIdFindsItsEventInWhicheverStreamHoldsIt) {
 
 TEST_F(EventsTest, AnUnknownIdIsNotFoundAndOtherTextIsInvalid) {
   EXPECT_TRUE(IsError(http().Get("/events/" + NewUuid()), 404, "not_found"));
-  for (const std::string bad :
-       {"42", "not-an-id", "5f0c0a4e-0000-4000-8000-00000000000g", "%00", std::string(300, 'a')}) {
+  const std::vector<std::string> bad_ids = {
+      "42", "not-an-id", "5f0c0a4e-0000-4000-8000-00000000000g", "%00", std::string(300, 'a')};
+  for (const std::string& bad : bad_ids) {
     const HttpResponse answer = http().Get("/events/" + bad);
     EXPECT_TRUE(IsError(answer, 400, "invalid")) << bad;
   }

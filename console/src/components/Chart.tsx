@@ -11,11 +11,13 @@ export interface ChartProps {
   /** [times in seconds, ...one array per series]; null is a gap. */
   data: (number | null)[][];
   theme: string; // rebuild on a theme change: canvas colours are not CSS
+  /** The most the time axis spans (up to the last sample); it spans at least a minute, so a few samples read as a start, not as a stretched chart. */
+  windowSeconds: number;
 }
 
 const kPalette = ['--chart-1', '--chart-2', '--chart-3', '--chart-4', '--chart-5'];
 
-export function Chart({ caption, series, data, theme }: ChartProps) {
+export function Chart({ caption, series, data, theme, windowSeconds }: ChartProps) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const seriesKey = series.join('\u0000');
@@ -31,7 +33,7 @@ export function Chart({ caption, series, data, theme }: ChartProps) {
       height: 180,
       legend: { show: true },
       cursor: { y: false },
-      scales: { x: { time: true } },
+      scales: { x: { time: true, range: (_u, min, max) => [Math.max(max - windowSeconds, Math.min(min, max - 60)), max] } },
       axes: [axis, { ...axis, size: 60 }],
       series: [{}, ...series.map((label, i) => ({ label, stroke: color(kPalette[i % kPalette.length]), width: 2, spanGaps: false }))],
     };
@@ -46,7 +48,7 @@ export function Chart({ caption, series, data, theme }: ChartProps) {
     };
     // data is pushed by the effect below; rebuilding on every tick would flicker.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [seriesKey, theme]);
+  }, [seriesKey, theme, windowSeconds]);
 
   useEffect(() => {
     plot.current?.setData(data as uPlot.AlignedData);

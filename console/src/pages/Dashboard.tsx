@@ -66,13 +66,14 @@ function LiveMetrics({ theme }: { theme: string }) {
       {data && last && <Summary data={data} last={last} />}
       {data && (
         <div class="charts">
-          <Chart theme={theme} caption="Appends per second" series={['appends/s']} data={[data.time, data.appends]} />
-          <Chart theme={theme} caption="Events per second" series={['events/s']} data={[data.time, data.events]} />
-          <Chart theme={theme} caption="Append latency (ms)" series={['p50', 'p99']} data={[data.time, data.p50, data.p99]} />
-          <Chart theme={theme} caption="Syncs per second" series={['syncs/s', 'events per sync']} data={[data.time, data.syncs, data.eventsPerSync]} />
-          <Chart theme={theme} caption="Connections and subscribers" series={['connections', 'subscribers']} data={[data.time, data.connections, data.subscribers]} />
+          <Chart theme={theme} windowSeconds={kWindowMs / 1000} caption="Appends per second" series={['appends/s']} data={[data.time, data.appends]} />
+          <Chart theme={theme} windowSeconds={kWindowMs / 1000} caption="Events per second" series={['events/s']} data={[data.time, data.events]} />
+          <Chart theme={theme} windowSeconds={kWindowMs / 1000} caption="Append latency (ms)" series={['p50', 'p99']} data={[data.time, data.p50, data.p99]} />
+          <Chart theme={theme} windowSeconds={kWindowMs / 1000} caption="Syncs per second" series={['syncs/s', 'events per sync']} data={[data.time, data.syncs, data.eventsPerSync]} />
+          <Chart theme={theme} windowSeconds={kWindowMs / 1000} caption="Connections and subscribers" series={['connections', 'subscribers']} data={[data.time, data.connections, data.subscribers]} />
           <Chart
             theme={theme}
+            windowSeconds={kWindowMs / 1000}
             caption="Consumer lag (events)"
             series={data.groups.length ? data.groups : ['no groups']}
             data={[data.time, ...(data.groups.length ? data.lag : [data.time.map(() => null)])]}

@@ -48,13 +48,22 @@ const pages = [
     }
     // The current values as text: a <dl> (terms and their values).
     assert.ok((await page.locator('main dl dt').count()) > 0 && (await page.locator('main dl dd').count()) > 0, 'the values as a <dl>');
-    await page.waitForTimeout(2500); // a few polls of /metrics, so the charts have lines
+    // A few seconds of appends, polled by the page, so the charts have lines.
+    const until = Date.now() + 5000;
+    for (let i = 0; Date.now() < until; i++) {
+      const events = Array.from({ length: 1 + (i % 20) }, (_, n) => ({ type: 'Load.Tick', data: { i, n } }));
+      await api(server, 'POST', `/streams/load-${i % 5}`, { json: events });
+      await page.waitForTimeout(40);
+    }
+    await page.waitForTimeout(1100);
   }],
   ['/streams', 'Streams', 'streams', async (page) => {
     await page.getByRole('table', { name: 'Streams' }).getByRole('link', { name: 'order-1', exact: true }).waitFor();
   }],
   ['/streams/order-1', 'order-1', 'stream', async (page) => {
-    await page.getByRole('button', { name: 'Show event 1', exact: true }).waitFor();
+    // One event unfolded, so the screenshot and axe see the JSON view too.
+    await page.getByRole('button', { name: 'Show event 1', exact: true }).click();
+    await page.getByText('12.5').first().waitFor();
   }],
   ['/streams/gone-1', 'gone-1', 'stream-deleted', async (page) => {
     await page.getByRole('button', { name: 'Show event 0', exact: true }).waitFor();
@@ -215,9 +224,9 @@ test('a deleted stream says so; a position with no event says so', async () => {
   try {
     await waitForHeading(page, 'gone-1');
     await page.getByRole('definition').filter({ hasText: /^\s*yes\s*$/ }).first().waitFor();
-    await page.goto(page.url().replace(/#.*/, '#/events/999'));
-    await waitForHeading(page, 'Event 999');
-    await page.getByText('No event at position 999').waitFor();
+    await page.goto(page.url().replace(/#.*/, '#/events/999999999'));
+    await waitForHeading(page, 'Event 999999999');
+    await page.getByText('No event at position 999999999').waitFor();
     assert.deepEqual(page.errors, []);
   } finally {
     await page.close();
