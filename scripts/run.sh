@@ -9,7 +9,8 @@ scripts/build.sh release indelible indelible-todo indelible-ledger indelible-rat
 bin=build/release/src/cli/indelible
 data=${INDELIBLE_DATA:-./indelible-data}
 listen=${INDELIBLE_LISTEN:-127.0.0.1:2113}
-echo "indelible: serving $data on http://$listen (Ctrl-C stops it). From another terminal, try:"
+echo "indelible: serving $data on http://$listen (Ctrl-C stops it); its web console is http://$listen/"
+echo "From another terminal, try:"
 echo "  curl -i -X POST http://$listen/streams/demo-1 -H 'Content-Type: application/json' \\"
 echo "       -d '{\"type\":\"Demo.Happened\",\"data\":{\"hello\":\"world\"}}'"
 echo "  curl http://$listen/all"
