@@ -67,6 +67,24 @@ test('Cancel posts nothing: the group stays blocked', async () => {
   assert.equal((await status()).blocked?.position, blockedAt);
 });
 
+test('the keyboard alone: Tab reaches Retry, Enter opens the dialog with focus in it, Escape cancels', async () => {
+  await page.locator('body').focus();
+  let focused = '';
+  for (let i = 0; i < 40 && focused !== 'Retry'; i++) {
+    await page.keyboard.press('Tab');
+    focused = await page.evaluate(() => (document.activeElement?.textContent ?? '').trim());
+  }
+  assert.equal(focused, 'Retry', 'Tab reaches the Retry button');
+  await page.keyboard.press('Enter');
+  const dialog = page.getByRole('dialog', { name: /Retry/ });
+  await dialog.waitFor();
+  assert.ok(await dialog.evaluate((d) => d.contains(document.activeElement)), 'focus is inside the dialog');
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'hidden' });
+  await page.waitForTimeout(300);
+  assert.equal((await status()).blocked?.position, blockedAt, 'Escape posts nothing');
+});
+
 test('Retry, confirmed: the server unblocks and delivers the event again', async () => {
   await act('Retry', /Retry/, 'Confirm');
   await page.getByRole('button', { name: 'Retry', exact: true }).waitFor({ state: 'detached' });

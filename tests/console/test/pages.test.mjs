@@ -196,6 +196,34 @@ test('the stream page expands an event: folded data, metadata links to the cause
   }
 });
 
+test('the keyboard alone: skip link first, Tab to Streams, Enter; a prefix typed and Enter searches', async () => {
+  const page = await openPage(browser, app.base, '/');
+  try {
+    await waitForHeading(page, 'Dashboard');
+    await page.locator('body').focus();
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent?.trim()), 'Skip to content');
+    let focused = '';
+    for (let i = 0; i < 10 && focused !== 'Streams'; i++) {
+      await page.keyboard.press('Tab');
+      focused = await page.evaluate(() => (document.activeElement?.textContent ?? '').trim());
+    }
+    assert.equal(focused, 'Streams', 'Tab reaches the Streams link');
+    await page.keyboard.press('Enter');
+    await waitForHeading(page, 'Streams');
+    await page.getByLabel('Prefix', { exact: true }).focus();
+    await page.keyboard.type('order');
+    await page.keyboard.press('Enter');
+    const table = page.getByRole('table', { name: 'Streams' });
+    await table.getByRole('link', { name: 'order-1', exact: true }).waitFor();
+    await page.waitForFunction(() => !document.querySelector('table a[href*="customer"]'));
+    assert.match(page.url(), /prefix=order/);
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await page.close();
+  }
+});
+
 test('a cause on another stream is found by its id: the link opens its event page', async () => {
   const page = await openPage(browser, app.base, '/streams/customer%2F7');
   try {
