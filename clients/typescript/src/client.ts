@@ -134,6 +134,21 @@ export class Client {
     };
   }
 
+  /**
+   * The event with this id, in whatever stream holds it (what a causationId
+   * names), or null when none does or it is in a stream the caller may not
+   * read. A DynamoDB store keeps no index by id: `InvalidError`.
+   */
+  async findEvent(id: string): Promise<RecordedEvent | null> {
+    try {
+      return decodeEvent((await this.transport.request<Json>('GET', `/events/${encodeURIComponent(id)}`)).json);
+    } catch (err) {
+      // A server without the route also answers 404; that one is an error.
+      if (err instanceof NotFoundError && !/^no route for /.test(err.message)) return null;
+      throw err;
+    }
+  }
+
   /** The stream's state record, or null when it has none (never written, or the stream was deleted). */
   async getState(stream: string): Promise<StateRecord | null> {
     try {

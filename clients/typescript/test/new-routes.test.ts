@@ -3,6 +3,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { Client, ConflictError, InvalidError, NotFoundError } from '../src/index.js';
 import { CuttingProxy } from './proxy.js';
 import { Server, collect, unique } from './server.js';
@@ -88,6 +89,18 @@ test('a commit whose answer is lost is retried as a replay: one copy of each eve
   } finally {
     await proxy.close();
   }
+});
+
+test('findEvent: the event of an id in whatever stream holds it; null for an unknown id', async () => {
+  const cause = randomUUID();
+  await client.append('cause-1', { id: cause, type: 'Caused', data: { n: 1 } });
+  await client.append('effect-1', { type: 'Followed', data: { n: 2 }, metadata: { causationId: cause } });
+  const found = await client.findEvent(cause);
+  assert.equal(found?.stream, 'cause-1');
+  assert.equal(found?.type, 'Caused');
+  assert.deepEqual(found?.data, { n: 1 });
+  assert.equal(await client.findEvent(randomUUID()), null);
+  await assert.rejects(client.findEvent('not-an-id'), InvalidError);
 });
 
 test('append with a state record; getState: the record, null without one, null after a delete; bytes', async () => {
