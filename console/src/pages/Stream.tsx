@@ -28,10 +28,16 @@ export function StreamPage({ stream, params }: { stream: string; params: URLSear
   const direction = params.get('direction') === 'forward' ? 'forward' : 'backward';
   const key = `${stream}|${from}|${direction}`;
   const { data, error } = useLoad(async (signal): Promise<Loaded> => {
-    const head = await getJson<StreamHead>(`/streams/${seg(stream)}/head`, signal);
-    const start = from ?? (direction === 'backward' ? String(head.version) : String(head.firstVersion));
-    const path = `/streams/${seg(stream)}${query({ from: start, limit: kPageSize, direction, includeDeleted: true })}`;
-    const page = await getJson<Page>(path, signal);
+    const heading = getJson<StreamHead>(`/streams/${seg(stream)}/head`, signal);
+    // The page and the head at once, unless the page starts where the head
+    // says (forward from its first version): a backward read without
+    // `from` starts at the last version by itself.
+    const read = (start: string | null) =>
+      getJson<Page>(`/streams/${seg(stream)}${query({ from: start, limit: kPageSize, direction, includeDeleted: true })}`, signal);
+    const [head, page] =
+      from !== null || direction === 'backward'
+        ? await Promise.all([heading, read(from)])
+        : await heading.then(async (h) => [h, await read(String(h.firstVersion))] as const);
     const events = direction === 'forward' ? [...page.events].reverse() : page.events;
     return { head, events };
   }, key);
