@@ -243,9 +243,10 @@ TEST_F(BadInputTest, WriteThatIsNotJsonIs415) {
   }
 }
 
+// (`/` leads to the web console: server_console_test.cc.)
 TEST_F(BadInputTest, UnknownRouteIs404) {
-  for (const char* target : {"/", "/nope", "/stream", "/streams/s/tail", "/streams/s/head/x",
-                             "/all/more", "/v2/streams/s"}) {
+  for (const char* target : {"/nope", "/stream", "/streams/s/tail", "/streams/s/head/x",
+                             "/all/more", "/v2/streams/s", "/console/x/y"}) {
     EXPECT_TRUE(IsError(http().Get(target), 404, "not_found")) << target;
   }
 }
