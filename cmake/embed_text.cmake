@@ -1,18 +1,22 @@
 # Embeds a text file in the binary as a std::string_view (cmake -P):
 #   -DINPUT=file -DOUTPUT=generated.cc -DSYMBOL=name -DNAMESPACE=ns
 # The document is served from memory, so the binary needs nothing beside it.
-# The raw string's delimiter (at most 16 characters, C++'s limit) must not occur
-# in the file (checked).
-file(READ "${INPUT}" content)
-string(FIND "${content}" ")embedded_text\"" clash)
-if(NOT clash EQUAL -1)
-  message(FATAL_ERROR "${INPUT} contains the raw string delimiter; it cannot be embedded")
+# A byte array, not a string literal: compilers need not take literals over
+# 64 KiB (clang's -Woverlength-strings), and no delimiter can clash.
+file(READ "${INPUT}" hex HEX)
+if(hex STREQUAL "")
+  message(FATAL_ERROR "${INPUT} is empty")
 endif()
+string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
+# Lines of 32 bytes, so that compilers and editors meet no giant line.
+string(REGEX REPLACE "((0x[0-9a-f][0-9a-f],){32})" "\\1\n" bytes "${bytes}")
 file(WRITE "${OUTPUT}.tmp"
   "// Generated at build time from ${INPUT} by cmake/embed_text.cmake: do not edit.\n"
-  "#include <string_view>\n\nnamespace ${NAMESPACE} {\n\n"
+  "#include <string_view>\n\nnamespace ${NAMESPACE} {\nnamespace {\n\n"
+  "const unsigned char kBytes[] = {\n${bytes}};\n\n"
+  "}  // namespace\n\n"
   "extern const std::string_view ${SYMBOL};\n"
-  "const std::string_view ${SYMBOL} = R\"embedded_text(${content})embedded_text\";\n\n"
+  "const std::string_view ${SYMBOL}(reinterpret_cast<const char*>(kBytes), sizeof(kBytes));\n\n"
   "}  // namespace ${NAMESPACE}\n")
 file(COPY_FILE "${OUTPUT}.tmp" "${OUTPUT}" ONLY_IF_DIFFERENT)
 file(REMOVE "${OUTPUT}.tmp")
