@@ -5,6 +5,7 @@
 # The generated file defines indelible::server::ConsoleFiles() of
 # src/server/console_files.h. Byte arrays, not raw strings: the gzipped
 # copies are binary.
+include(${CMAKE_CURRENT_LIST_DIR}/hex_bytes.cmake)
 set(arrays "")
 set(entries "")
 set(n 0)
@@ -17,13 +18,7 @@ foreach(name IN LISTS FILES)
     if(NOT EXISTS "${path}")
       message(FATAL_ERROR "${path} is missing: scripts/build-console.sh writes it")
     endif()
-    file(READ "${path}" hex HEX)
-    if(hex STREQUAL "")
-      message(FATAL_ERROR "${path} is empty")
-    endif()
-    string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
-    # Lines of 32 bytes, so that compilers and editors meet no giant line.
-    string(REGEX REPLACE "((0x[0-9a-f][0-9a-f],){32})" "\\1\n" bytes "${bytes}")
+    indelible_hex_bytes("${path}" bytes)
     string(APPEND arrays "const unsigned char k${variant}${n}[] = {\n${bytes}};\n")
   endforeach()
   string(APPEND entries

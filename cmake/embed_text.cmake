@@ -3,13 +3,8 @@
 # The document is served from memory, so the binary needs nothing beside it.
 # A byte array, not a string literal: compilers need not take literals over
 # 64 KiB (clang's -Woverlength-strings), and no delimiter can clash.
-file(READ "${INPUT}" hex HEX)
-if(hex STREQUAL "")
-  message(FATAL_ERROR "${INPUT} is empty")
-endif()
-string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
-# Lines of 32 bytes, so that compilers and editors meet no giant line.
-string(REGEX REPLACE "((0x[0-9a-f][0-9a-f],){32})" "\\1\n" bytes "${bytes}")
+include(${CMAKE_CURRENT_LIST_DIR}/hex_bytes.cmake)
+indelible_hex_bytes("${INPUT}" bytes)
 file(WRITE "${OUTPUT}.tmp"
   "// Generated at build time from ${INPUT} by cmake/embed_text.cmake: do not edit.\n"
   "#include <string_view>\n\nnamespace ${NAMESPACE} {\nnamespace {\n\n"
