@@ -60,7 +60,11 @@ TEST_P(ConformanceTest, CommitEachDecidesEveryCommitOnItsOwn) {
 }
 
 TEST_P(ConformanceTest, ConcurrencyCommitEachRacesSingleCommits) {
-  constexpr int kBatchThreads = 4, kSingleThreads = 4, kRounds = 40, kBatch = 8;
+  constexpr int kBatchThreads = 4, kSingleThreads = 4, kBatch = 8;
+  // DynamoDB Local takes one write at a time, and every lost race on the
+  // shared stream's tip is a retry: 40 rounds took 117 s to over 300 s on a
+  // loaded 2-core machine. A quarter of them races just as hard.
+  const int kRounds = GetParam().name == "dynamodb" ? 10 : 40;
   std::atomic<int> wins{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < kBatchThreads; ++t) {
