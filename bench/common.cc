@@ -63,6 +63,17 @@ Line& Line::Add(std::string_view key, std::uint64_t value) {
   return Add(key, fmt::format("{}", value));
 }
 
+void AddCpuPerEvent(Line& line, std::uint64_t events, double process_cpu_s,
+                    const StoreStats& before, const StoreStats& after) {
+  if (events == 0) return;
+  const auto n = static_cast<double>(events);
+  line.Add("cpu_us_per_event", process_cpu_s * 1e6 / n, 2)
+      .Add("commit_cpu_us_per_event",
+           static_cast<double>(after.commit_cpu_ns - before.commit_cpu_ns) / 1e3 / n, 2)
+      .Add("sync_cpu_us_per_event",
+           static_cast<double>(after.sync_cpu_ns - before.sync_cpu_ns) / 1e3 / n, 2);
+}
+
 Context::Context(Options options)
     : options_(std::move(options)), filesystem_(FilesystemOf(options_.data)) {}
 
@@ -161,7 +172,6 @@ Result<std::unique_ptr<Store>> OpenStore(const Context& context, const std::stri
   return Store::Open("file:" + folder, options);
 }
 
-namespace {
 double ProcessCpuSeconds() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
@@ -170,7 +180,6 @@ double ProcessCpuSeconds() {
   };
   return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
-}  // namespace
 
 Stopwatch::Stopwatch()
     : start_(std::chrono::steady_clock::now()), cpu_start_(ProcessCpuSeconds()) {}

@@ -169,6 +169,9 @@ class ScratchFolder {
 Result<std::unique_ptr<Store>> OpenStore(const Context& context, const std::string& folder);
 
 // Wall time and CPU time (user + system, all threads) since construction.
+// User and system CPU of the whole process, in seconds, since it started.
+double ProcessCpuSeconds();
+
 class Stopwatch {
  public:
   Stopwatch();
@@ -179,6 +182,15 @@ class Stopwatch {
   std::chrono::steady_clock::time_point start_;
   double cpu_start_;
 };
+
+// CPU per event beside a throughput figure, in microseconds: the whole
+// process's (cpu_us_per_event: clients, engine, RocksDB's background
+// work), and the engine's own two paths from StoreStats (the embedded
+// engine reports them; 0 elsewhere): the commit path, deciding commits and
+// writing their records (commit_cpu_us_per_event), and the I/O path, the
+// syncs (sync_cpu_us_per_event: the system time of fdatasync).
+void AddCpuPerEvent(Line& line, std::uint64_t events, double process_cpu_s,
+                    const StoreStats& before, const StoreStats& after);
 
 // The q-quantile (0..1) of `values`; reorders them. 0 when empty.
 double Quantile(std::vector<double>& values, double q);

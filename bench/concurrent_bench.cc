@@ -64,6 +64,7 @@ Status RunConcurrent(Context& context) {
   auto store = OpenStore(context, folder.path());
   if (!store.ok()) return store.status();
   const std::optional<WalStats> wal_before = ReadWalStats(**store);
+  const StoreStats stats_before = (*store)->stats();
 
   std::vector<Writer> writers(static_cast<std::size_t>(clients));
   std::vector<std::thread> threads;
@@ -80,6 +81,7 @@ Status RunConcurrent(Context& context) {
   const double seconds = watch.Seconds();
   const double cpu_seconds = watch.CpuSeconds();
   const std::optional<WalStats> wal_after = ReadWalStats(**store);
+  const StoreStats stats_after = (*store)->stats();
   store->reset();
 
   std::vector<double> latencies_us;
@@ -93,6 +95,7 @@ Status RunConcurrent(Context& context) {
                         static_cast<std::uint64_t>(clients)};
   Line extra;
   extra.Add("seconds", seconds, 3).Add("cpu_s", cpu_seconds, 3);
+  AddCpuPerEvent(extra, events, cpu_seconds, stats_before, stats_after);
   context.AddFigure("concurrent", "events_per_s", static_cast<double>(events) / seconds, 0,
                     conditions, Target::AtLeast(100000), true, extra);
   context.AddFigure("concurrent", "p50_us", Quantile(latencies_us, 0.5), 0, conditions,

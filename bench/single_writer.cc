@@ -22,6 +22,7 @@ Status RunSingleWriter(Context& context, const SingleWriterSpec& spec) {
   auto store = OpenStore(context, folder.path());
   if (!store.ok()) return store.status();
   const std::optional<WalStats> wal_before = ReadWalStats(**store);
+  const StoreStats stats_before = (*store)->stats();
 
   const std::string stream = AccountStream(0);
   std::mt19937 rng(42);
@@ -51,6 +52,7 @@ Status RunSingleWriter(Context& context, const SingleWriterSpec& spec) {
   const double cpu_seconds = watch.CpuSeconds();
   progress.Finish();
   const std::optional<WalStats> wal_after = ReadWalStats(**store);
+  const StoreStats stats_after = (*store)->stats();
   store->reset();
 
   Conditions conditions{events, 1, options.event_bytes, per_append, 1};
@@ -59,6 +61,7 @@ Status RunSingleWriter(Context& context, const SingleWriterSpec& spec) {
       .Add("appends_per_s", static_cast<double>(appends) / seconds, 0)
       .Add("build_s", build_seconds, 3)
       .Add("cpu_s", cpu_seconds, 3);
+  AddCpuPerEvent(extra, events, cpu_seconds, stats_before, stats_after);
   context.AddFigure(spec.bench, "events_per_s", static_cast<double>(events) / seconds, 0,
                     conditions, spec.target, true, extra);
   context.AddFigure(spec.bench, "p50_us", Quantile(latencies_us, 0.5), 0, conditions,

@@ -195,11 +195,13 @@ Status RunWorkload(Context& context) {
   const std::string label = fmt::format("workload CLIENTS={}", params->clients);
 
   const StoreStats before_append = s.stats();
+  const double cpu_before_append = ProcessCpuSeconds();
   auto append = RunClients(
       params->clients, label + ": append", params->events,
       [&](int c, std::atomic<std::uint64_t>& done) { return AppendRounds(s, *params, c, done); });
   if (!append.ok()) return append.status();
   const StoreStats after_append = s.stats();
+  const double append_cpu_s = ProcessCpuSeconds() - cpu_before_append;
   std::optional<IndexWatch> watch;
   if (indexed_later) watch.emplace(s, params->events);
 
@@ -250,6 +252,8 @@ Status RunWorkload(Context& context) {
   PhaseFigures phases[3] = {{"append", params->clients, *append, true, {}},
                             {"read", params->clients, *read, false, {}},
                             {"read_all", 1, *read_all, false, {}}};
+  if (!where.remote())
+    AddCpuPerEvent(phases[0].extra, params->events, append_cpu_s, before_append, after_append);
   if (where.remote()) {
     const Requests appended = Between(before_append, after_append);
     phases[0]

@@ -1,7 +1,8 @@
 // Event JSON decoding (src/core/event_json.h): what a client appends
 // (EventsFromJson) and an export line (ExportedEventFromJson), then the
 // append checks every backend runs (ValidateCommit). Invariants: CheckJson
-// agrees with the JSON parser, and every decoded event survives a trip
+// agrees with the JSON parser, a decoded event's data and metadata are JSON
+// without another check (the server skips it), and every decoded event survives a trip
 // through its JSON form unchanged (but for the last bit of a double), if
 // the store would accept it.
 #include <algorithm>
@@ -111,7 +112,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       for (const EventData& event : appends[0].events) CheckRoundTrip(event);
   };
   auto events = indelible::EventsFromJson(text);
-  if (events.ok()) accepted(std::move(*events));
+  if (events.ok()) {
+    // What the one parse of a body vouches for, so the store does not check
+    // it again (store/store_access.h): data of a JSON content type is JSON,
+    // metadata a JSON object.
+    for (const EventData& event : *events) {
+      if (event.content_type == indelible::kJsonContentType)
+        FUZZ_CHECK(indelible::CheckJson(event.data).empty(), "decoded data is not JSON");
+      FUZZ_CHECK(indelible::CheckJson(event.metadata, indelible::JsonShape::kObject).empty(),
+                 "decoded metadata is not a JSON object");
+    }
+    accepted(std::move(*events));
+  }
   auto exported = indelible::ExportedEventFromJson(text);
   if (exported.ok()) accepted({std::move(exported->event)});
   return 0;

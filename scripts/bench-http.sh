@@ -21,7 +21,7 @@ for run in $(seq "$runs"); do
   start "serve-$run" "$bin/src/cli/indelible" serve --store "file:$data/store" --listen 127.0.0.1:0
   start "static-$run" "$bin/bench/http/indelible-static-server"
   "$bin/bench/http/indelible-http-bench" --port "$(port_of "serve-$run")" \
-    --static-port "$(port_of "static-$run")" | tee -a "$data/lines"
+    --static-port "$(port_of "static-$run")" --server-pid "${pids[-2]}" | tee -a "$data/lines"
   stop_all
 done
 

@@ -31,11 +31,13 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "asio_names.h"
+#include "server_cpu.h"
 
 namespace {
 
@@ -195,8 +197,8 @@ http::request<http::string_body> Get(const std::string& target) {
 }
 
 void Print(const std::string& bench, const std::string& figure, double value,
-           const std::string& conditions) {
-  std::printf("bench=%s figure=%s value=%.0f %s\n", bench.c_str(), figure.c_str(), value,
+           const std::string& conditions, int decimals = 0) {
+  std::printf("bench=%s figure=%s value=%.*f %s\n", bench.c_str(), figure.c_str(), decimals, value,
               conditions.c_str());
   std::fflush(stdout);
 }
@@ -235,6 +237,9 @@ int main(int argc, char** argv) {
                  "\"Name: value\" sent with every request of the append and head phases; repeat "
                  "for more");
   app.add_option("--phases", phases, "the phases to run, comma-separated")->capture_default_str();
+  int server_pid = 0;
+  app.add_option("--server-pid", server_pid,
+                 "the server's process id: its CPU per appended event goes on the append line");
   CLI11_PARSE(app, argc, argv);
   if (append_only) phases = "append";
   const auto runs = [&](std::string_view phase) {
@@ -295,11 +300,18 @@ int main(int argc, char** argv) {
     r.body() = EventBody(rngs[static_cast<std::size_t>(conn)], seq);
     return r;
   };
+  std::optional<double> append_rate;
   if (runs("append")) {
+    const ServerCpu before =
+        wire.tls ? ServerCpu{} : ReadServerCpu(server, server_pid, wire.headers);
     Tally appended = ClosedLoop(server, connections, seconds, append, http::status::created, wire);
-    Print("http_append", "events_per_s", static_cast<double>(appended.ok) / appended.seconds,
-          fmt::format("{} durability={} failed={}{}", conditions, durability, appended.failed,
-                      durability == "sync" ? " target_min=30000" : ""));
+    const ServerCpu after =
+        wire.tls ? ServerCpu{} : ReadServerCpu(server, server_pid, wire.headers);
+    append_rate = static_cast<double>(appended.ok) / appended.seconds;
+    Print("http_append", "events_per_s", *append_rate,
+          fmt::format("{} durability={} failed={}{}{}", conditions, durability, appended.failed,
+                      durability == "sync" ? " target_min=30000" : "",
+                      CpuPerEvent(before, after, static_cast<double>(appended.ok))));
     Print("http_append", "p50_us", Quantile(appended.latencies_us, 0.5), conditions);
     Print("http_append", "p99_us", Quantile(appended.latencies_us, 0.99), conditions);
   }
@@ -330,6 +342,11 @@ int main(int argc, char** argv) {
         fmt::format("{} failed={}", conditions, statics.failed));
   Print("http_static", "p50_us", Quantile(statics.latencies_us, 0.5), conditions);
   Print("http_static", "p99_us", Quantile(statics.latencies_us, 0.99), conditions);
+  if (append_rate)
+    Print("http_append", "ratio_to_static", *append_rate / static_rate,
+          fmt::format("{} target_min_ratio=0.7 met={}", conditions,
+                      *append_rate >= 0.7 * static_rate ? "yes" : "no"),
+          2);
 
   if (runs("sse")) {
     if (int rc = RunSse(server, sse_events, fmt::format("sse-{}", run_id)); rc != 0) return rc;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -142,6 +143,12 @@ struct StoreStats {
   // Backends that build $all after the commit (DynamoDB): how old the newest
   // event this process indexed was when it was indexed, in ms (0: none yet).
   std::int64_t index_lag_ms = 0;
+  // Where a backend's write CPU goes (the embedded engine; 0 elsewhere), in
+  // thread CPU nanoseconds: deciding commits and writing their records (the
+  // commit path), and syncing them to disk (the I/O path). Divided by
+  // `events`, they are the CPU an event costs on each path.
+  std::uint64_t commit_cpu_ns = 0;
+  std::uint64_t sync_cpu_ns = 0;
 };
 
 // A cursor over events, LevelDB style: errors stay on the cursor, so a read
@@ -180,11 +187,20 @@ class AllCursor : public EventCursor {
   virtual Position next_position() const = 0;
 };
 
-// One commit of Store::CommitEach.
+namespace internal {
+// Private to the library (src/store/store_access.h): lets the HTTP server
+// hand over a commit whose JSON it validated while parsing the request.
+struct StoreAccess;
+}  // namespace internal
+
+// One commit of Store::CommitEach and Store::CommitAsync.
 struct CommitRequest {
   std::vector<AppendRequest> appends;
   CommitOptions options;
 };
+
+// What Store::CommitAsync calls, once, with the commit's result.
+using CommitCallback = std::function<void(Result<CommitResult>)>;
 
 class Store {
  public:
@@ -227,6 +243,26 @@ class Store {
   // can, so a server can gather many clients' appends without a blocked
   // thread for each. Each commit is checked as Commit checks it.
   std::vector<Result<CommitResult>> CommitEach(std::vector<CommitRequest> commits);
+
+  // One commit, without waiting for it: hands the request to the backend and
+  // returns; `done` gets what Commit would have returned, exactly once.
+  // Commits in flight at once share group commits (one sync) as CommitEach's
+  // do, with no thread blocked per commit: what a server needs.
+  //
+  // Where `done` runs: on the calling thread, before CommitAsync returns,
+  // when the request fails Commit's checks, and on backends without an
+  // asynchronous path (memory; a remote store, which blocks the caller for
+  // its round trip). Otherwise on a thread of the store's: the embedded
+  // engine's sync stage (durable mode) or the thread that wrote the group
+  // (interval mode), DynamoDB's commit thread. `done` must be quick and must
+  // not block: post the work it starts elsewhere.
+  //
+  // Embedded engine: the calling thread may decide and write the group its
+  // commit joins (and the groups queued behind it) before returning, but
+  // never waits for a sync. Readers see the events only after their sync,
+  // as with Commit. The store must outlive every commit in flight: a
+  // backend's destructor waits for them and calls their `done`.
+  void CommitAsync(CommitRequest commit, CommitCallback done);
 
   // One stream: Commit({{stream, expected, events}}).
   Result<AppendResult> Append(std::string stream, Expected expected, std::vector<EventData> events);
@@ -328,6 +364,9 @@ class Store {
   // Several such commits, results in order. The default runs
   // CommitValidated for each in turn.
   virtual std::vector<Result<CommitResult>> CommitEachValidated(std::vector<CommitRequest> commits);
+  // CommitAsync's half: a commit that passed the checks. The default runs
+  // CommitValidated on the calling thread and calls `done` with its result.
+  virtual void CommitAsyncValidated(CommitRequest commit, CommitCallback done);
 
   // What ListStreams is built on: the streams whose names start with
   // `prefix` and sort after `after`, in name order, at most `limit`. The
@@ -337,6 +376,7 @@ class Store {
                                                           std::size_t limit);
 
  private:
+  friend struct internal::StoreAccess;
   Limits limits_;
 };
 

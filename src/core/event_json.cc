@@ -6,6 +6,7 @@
 #include <boost/json.hpp>
 #include <map>
 
+#include "core/json_check.h"
 #include "core/json_spans.h"
 #include "core/text.h"
 
@@ -53,35 +54,30 @@ Result<json::value> Parse(std::string_view text, const std::string& what) {
   return value;
 }
 
-Result<std::string> StringField(const json::object& object, std::string_view key,
-                                const std::string& at, bool required) {
-  const json::value* v = object.if_contains(key);
-  if (v == nullptr || v->is_null()) {
-    if (required)
-      return Status::Invalid(at + std::string(key), fmt::format("'{}' is required", key));
-    return std::string();
-  }
-  if (!v->is_string())
-    return Status::Invalid(at + std::string(key), fmt::format("'{}' must be a string", key));
-  return std::string(v->as_string());
+using Members = std::map<std::string, std::string_view, std::less<>>;
+
+// A JSON string literal's text, unescaped. `raw` is valid JSON (the whole
+// text was checked): only strings with escapes need a decoder.
+std::optional<std::string> DecodeString(std::string_view raw) {
+  if (raw.size() < 2 || raw.front() != '"') return std::nullopt;
+  if (raw.find('\\') == std::string_view::npos) return std::string(raw.substr(1, raw.size() - 2));
+  boost::system::error_code ec;
+  json::value decoded = json::parse(json::string_view(raw.data(), raw.size()), ec);
+  if (ec || !decoded.is_string()) return std::nullopt;
+  return std::string(decoded.as_string());
 }
 
 // The members of an event object's text by decoded key, refusing a key
-// sent twice: Boost.JSON would keep the last silently, so `{"type":"A",
-// "type":"B"}` would be stored as something the client may not have meant.
-Result<std::map<std::string, std::string_view, std::less<>>> MembersOf(std::string_view raw,
-                                                                       const std::string& at) {
-  std::map<std::string, std::string_view, std::less<>> members;
+// sent twice: `{"type":"A","type":"B"}` must not be stored as something the
+// client may not have meant.
+Result<Members> MembersOf(std::string_view raw, const std::string& at) {
+  Members members;
   auto listed = RawMembers(raw);
-  if (!listed) return members;  // not reached: the text parsed as an object
+  if (!listed) return Status::Invalid(at.empty() ? "event" : at, "an event must be a JSON object");
   for (const auto& [raw_key, value] : *listed) {
     std::string key(raw_key);
-    if (raw_key.find('\\') != std::string_view::npos) {
-      boost::system::error_code ec;
-      const std::string quoted = "\"" + key + "\"";
-      json::value decoded = json::parse(quoted, ec);
-      if (!ec && decoded.is_string()) key = std::string(decoded.as_string());
-    }
+    if (raw_key.find('\\') != std::string_view::npos)
+      if (auto decoded = DecodeString("\"" + key + "\"")) key = std::move(*decoded);
     if (!members.emplace(key, value).second)
       return Status::Invalid(
           at + key, fmt::format("'{}' appears twice in the event; send it once", Printable(key)));
@@ -89,54 +85,61 @@ Result<std::map<std::string, std::string_view, std::less<>>> MembersOf(std::stri
   return members;
 }
 
-// A member's JSON as the client sent it, on one line (json_spans.h); the
-// parsed value re-encoded if the text could not be cut out.
-std::string SentJson(const std::map<std::string, std::string_view, std::less<>>& members,
-                     std::string_view key, const json::value& parsed) {
-  if (auto it = members.find(key); it != members.end()) return CompactJson(it->second);
-  return json::serialize(parsed);
+// A string member: empty when absent or null; invalid when another kind.
+Result<std::string> StringField(const Members& members, std::string_view key, const std::string& at,
+                                bool required) {
+  auto it = members.find(key);
+  if (it == members.end() || it->second == "null") {
+    if (required)
+      return Status::Invalid(at + std::string(key), fmt::format("'{}' is required", key));
+    return std::string();
+  }
+  auto text = DecodeString(it->second);
+  if (!text)
+    return Status::Invalid(at + std::string(key), fmt::format("'{}' must be a string", key));
+  return std::move(*text);
 }
 
-Result<EventData> EventFromValue(const json::value& value, std::string_view raw,
-                                 const std::string& at) {
-  if (!value.is_object())
-    return Status::Invalid(at.empty() ? "event" : at, "an event must be a JSON object");
-  const json::object& object = value.as_object();
+// One event object from its raw text, which is valid JSON (the caller
+// checked the whole body once: core/json_check.h), so `data` and
+// `metadata` are cut out as they were sent and need no parse of their own.
+Result<EventData> EventFromRaw(std::string_view raw, const std::string& at) {
   auto members = MembersOf(raw, at);
   if (!members.ok()) return members.status();
   EventData event;
-  auto id = StringField(object, "id", at, false);
+  auto id = StringField(*members, "id", at, false);
   if (!id.ok()) return id.status();
   if (!id->empty()) {
     auto parsed = EventId::Parse(*id);
     if (!parsed.ok()) return Status::Invalid(at + "id", parsed.status().message());
     event.id = *parsed;
   }
-  auto type = StringField(object, "type", at, true);
+  auto type = StringField(*members, "type", at, true);
   if (!type.ok()) return type.status();
   event.type = std::move(*type);
-  auto schema = StringField(object, "schema", at, false);
+  auto schema = StringField(*members, "schema", at, false);
   if (!schema.ok()) return schema.status();
   event.schema = std::move(*schema);
-  auto content_type = StringField(object, "contentType", at, false);
+  auto content_type = StringField(*members, "contentType", at, false);
   if (!content_type.ok()) return content_type.status();
   if (!content_type->empty()) event.content_type = std::move(*content_type);
 
-  const json::value* data = object.if_contains("data");
+  auto data = members->find("data");
   if (event.content_type == kJsonContentType) {
-    event.data = data == nullptr ? "null" : SentJson(*members, "data", *data);
+    event.data = data == members->end() ? "null" : CompactJson(data->second);
   } else {
-    if (data == nullptr || !data->is_string())
+    auto text = data == members->end() ? std::nullopt : DecodeString(data->second);
+    if (!text)
       return Status::Invalid(at + "data", "data of a non-JSON content type must be base64 text");
-    auto bytes = Base64Decode(data->as_string());
+    auto bytes = Base64Decode(*text);
     if (!bytes) return Status::Invalid(at + "data", "data is not valid base64");
     event.data = std::move(*bytes);
   }
-  if (const json::value* metadata = object.if_contains("metadata");
-      metadata != nullptr && !metadata->is_null()) {
-    if (!metadata->is_object())
+  if (auto metadata = members->find("metadata");
+      metadata != members->end() && metadata->second != "null") {
+    if (metadata->second.front() != '{')
       return Status::Invalid(at + "metadata", "metadata must be a JSON object");
-    event.metadata = SentJson(*members, "metadata", *metadata);
+    event.metadata = CompactJson(metadata->second);
   }
   return event;
 }
@@ -177,22 +180,26 @@ std::string EventToJson(const EventView& event) {
 }
 
 Result<std::vector<EventData>> EventsFromJson(std::string_view text) {
-  auto value = Parse(text, "body");
-  if (!value.ok()) return value.status();
+  if (std::string why = CheckJson(text); !why.empty())
+    return Status::Invalid("body", "body is not valid JSON: " + why);
+  return EventsFromCheckedJson(text);
+}
+
+Result<std::vector<EventData>> EventsFromCheckedJson(std::string_view text) {
   std::vector<EventData> events;
-  if (value->is_array()) {
-    const json::array& array = value->as_array();
+  const auto start = text.find_first_not_of(" \t\r\n");
+  if (start != std::string_view::npos && text[start] == '[') {
     const auto raw = RawElements(text);
-    for (std::size_t i = 0; i < array.size(); ++i) {
-      const std::string_view element =
-          raw && raw->size() == array.size() ? (*raw)[i] : std::string_view();
-      auto event = EventFromValue(array[i], element, fmt::format("[{}].", i));
+    if (!raw) return Status::Invalid("body", "body is not a JSON array of events");
+    events.reserve(raw->size());
+    for (std::size_t i = 0; i < raw->size(); ++i) {
+      auto event = EventFromRaw((*raw)[i], fmt::format("[{}].", i));
       if (!event.ok()) return event.status();
       events.push_back(std::move(*event));
     }
     return events;
   }
-  auto event = EventFromValue(*value, text, "");
+  auto event = EventFromRaw(text, "");
   if (!event.ok()) return event.status();
   events.push_back(std::move(*event));
   return events;
@@ -201,13 +208,14 @@ Result<std::vector<EventData>> EventsFromJson(std::string_view text) {
 Result<ExportedEvent> ExportedEventFromJson(std::string_view text) {
   auto value = Parse(text, "line");
   if (!value.ok()) return value.status();
-  auto event = EventFromValue(*value, text, "");
+  auto event = EventFromRaw(text, "");
   if (!event.ok()) return event.status();
   const json::object& object = value->as_object();
   ExportedEvent exported;
-  auto stream = StringField(object, "stream", "", true);
-  if (!stream.ok()) return stream.status();
-  exported.stream = std::move(*stream);
+  const json::value* stream = object.if_contains("stream");
+  if (stream == nullptr || !stream->is_string())
+    return Status::Invalid("stream", "'stream' is required and must be a string");
+  exported.stream = std::string(stream->as_string());
   auto number = [&](std::string_view key) -> Result<std::int64_t> {
     const json::value* v = object.if_contains(key);
     if (v == nullptr || !(v->is_int64() || v->is_uint64()))

@@ -7,6 +7,7 @@
 
 #include "api/commits.h"
 #include "server/routes.h"
+#include "store/store_access.h"
 
 namespace indelible::server {
 namespace {
@@ -39,14 +40,15 @@ void Commit(ServerContext& context, std::shared_ptr<Exchange> exchange) {
     for (const EventData& e : append.events)
       bytes += e.data.size() + e.metadata.size() + e.type.size();
   }
-  // Through the batcher, like single-stream appends: it shares their group
-  // commits (one sync) and the engine's checks and limits.
+  // Like single-stream appends: handed to the store from this I/O thread,
+  // it shares their group commits (one sync) and the store's checks.
   const std::size_t streams = appends->size();
   CommitRequest commit;
   commit.appends = std::move(*appends);
-  context.batcher.Submit(
-      std::move(commit), [&context, exchange, count, bytes, streams,
-                          started = std::chrono::steady_clock::now()](Result<CommitResult> result) {
+  internal::StoreAccess::CommitAsyncParsed(
+      context.store, std::move(commit),
+      [&context, exchange, count, bytes, streams,
+       started = std::chrono::steady_clock::now()](Result<CommitResult> result) {
         if (!result.ok()) return exchange->RespondError(InCommitBody(result.status(), streams));
         context.metrics.RecordAppend(count, bytes, std::chrono::steady_clock::now() - started);
         Response response(http::status::created, exchange->request().version());

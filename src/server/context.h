@@ -12,7 +12,6 @@
 
 #include "auth/authenticator.h"
 #include "core/mutex.h"
-#include "server/append_batcher.h"
 #include "server/commit_watcher.h"
 #include "server/consumer_registry.h"
 #include "server/http.h"
@@ -32,21 +31,15 @@ struct ServerContext {
         ioc(io),
         blocking(static_cast<std::size_t>(o.write_threads)),
         reads(kReadThreads),
-        batcher(s, kCommitters),
         watcher(s),
         consumers(s) {}
-
-  // One. Two (one gathering the next batch while the other's group syncs)
-  // split the queue into more, smaller groups: more syncs and wake-ups per
-  // event, and 10% fewer appends/s over HTTP on two cores
-  // (docs/BENCHMARKS.md, "HTTP").
-  static constexpr int kCommitters = 1;
 
   Store& store;
   const ServeOptions& options;
   boost::asio::io_context& ioc;
   // Deletes and custom routes block on the store (a group commit's sync):
-  // they run here. Appends go through the batcher.
+  // they run here. Appends and commits go to Store::CommitAsync from the
+  // I/O thread that parsed them.
   boost::asio::thread_pool blocking;
   // Store reads (stream pages, $all pages, subscription catch-up) run here,
   // never on an I/O thread, so a slow disk or a DynamoDB query stalls no
@@ -57,7 +50,6 @@ struct ServerContext {
   // live subscriber for.
   static constexpr std::size_t kReadThreads = 8;
   boost::asio::thread_pool reads;
-  AppendBatcher batcher;
   CommitWatcher watcher;
   ConsumerRegistry consumers;
   Metrics metrics;

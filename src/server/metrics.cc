@@ -100,6 +100,12 @@ std::string Metrics::Render(const Store& store) const {
   gauge("indelible_store_events_per_sync", "Events written per durable sync since start.",
         stats.syncs == 0 ? 0.0
                          : static_cast<double>(stats.events) / static_cast<double>(stats.syncs));
+  counter("indelible_store_commit_cpu_seconds_total",
+          "CPU the store spent deciding commits and writing their records (embedded engine).",
+          static_cast<double>(stats.commit_cpu_ns) / 1e9);
+  counter("indelible_store_sync_cpu_seconds_total",
+          "CPU the store spent syncing its log (embedded engine).",
+          static_cast<double>(stats.sync_cpu_ns) / 1e9);
   gauge("indelible_store_last_position", "Position of the last committed event.",
         static_cast<double>(store.LastPosition().value()));
   if (!store.traits().positions_at_commit) {

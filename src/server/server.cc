@@ -265,7 +265,6 @@ Status RunServer(Store& store, const ServeOptions& options) {
   }
   done_cv.notify_all();
   if (watchdog.joinable()) watchdog.join();
-  context.batcher.Stop();
   context.blocking.join();
   context.reads.join();
   context.watcher.Stop();

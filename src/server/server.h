@@ -4,10 +4,10 @@
 // (SIGTERM/SIGINT or a fatal error). Inside, `io_threads` threads run every
 // socket asynchronously (Boost.Asio), so idle keep-alive connections and
 // subscribers cost memory, not threads. Appends wait for their group
-// commit's sync off the I/O threads: an AppendBatcher hands everything
-// queued to the store as one CommitEach, so concurrent appends from many
-// connections share syncs. Deletes and custom routes block on a pool of
-// `write_threads` threads.
+// commit's sync off the I/O threads: the I/O thread that parsed one hands it
+// to Store::CommitAsync and goes on, the store's sync stage answers, and
+// concurrent appends from many connections share syncs. Deletes and custom
+// routes block on a pool of `write_threads` threads.
 #pragma once
 
 #include <indelible/options.h>

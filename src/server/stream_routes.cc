@@ -11,6 +11,7 @@
 #include "server/event_page.h"
 #include "server/request_parsing.h"
 #include "server/routes.h"
+#include "store/store_access.h"
 
 namespace indelible::server {
 namespace {
@@ -57,15 +58,17 @@ void Append(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   std::size_t bytes = 0;
   for (const auto& e : body->events) bytes += e.data.size() + e.metadata.size() + e.type.size();
 
-  // The append waits for its group commit's sync: the batcher gathers it
-  // with the other connections' appends, off the I/O threads.
+  // Handed to the store from this I/O thread: it joins the group commit
+  // of the other connections' appends, and the answer is written once the
+  // store's sync stage calls back (store.h, CommitAsync).
   CommitRequest commit;
   commit.appends.push_back(AppendRequest{exchange->params()[0], *expected, std::move(body->events),
                                          std::move(body->state)});
   const std::size_t count = commit.appends.front().events.size();
-  context.batcher.Submit(
-      std::move(commit), [&context, exchange, count, bytes,
-                          started = std::chrono::steady_clock::now()](Result<CommitResult> result) {
+  internal::StoreAccess::CommitAsyncParsed(
+      context.store, std::move(commit),
+      [&context, exchange, count, bytes,
+       started = std::chrono::steady_clock::now()](Result<CommitResult> result) {
         if (!result.ok()) return RespondStoreError(*exchange, result.status());
         context.metrics.RecordAppend(count, bytes, std::chrono::steady_clock::now() - started);
         RespondAppended(*exchange, result->appends.front(), http::status::created);

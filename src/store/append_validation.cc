@@ -27,7 +27,7 @@ Status ValidateType(std::string_view type, const std::string& field, bool allow_
 }
 
 Status ValidateEvent(EventData& event, const std::string& at, const Limits& limits,
-                     bool allow_reserved) {
+                     bool allow_reserved, EventJson json) {
   if (Status s = ValidateType(event.type, at + ".type", allow_reserved); !s.ok()) return s;
   if (event.schema.size() > kMaxTypeBytes || !IsValidUtf8(event.schema) ||
       HasControlCharacter(event.schema))
@@ -40,12 +40,14 @@ Status ValidateEvent(EventData& event, const std::string& at, const Limits& limi
   if (bytes > limits.max_event_bytes)
     return Status::TooLarge(at, fmt::format("event is {} bytes; the limit is {} bytes per event",
                                             bytes, limits.max_event_bytes));
-  if (event.content_type == kJsonContentType) {
-    if (std::string why = CheckJson(event.data); !why.empty())
-      return Status::Invalid(at + ".data", "data is not valid JSON: " + why);
+  if (json == EventJson::kUnchecked) {
+    if (event.content_type == kJsonContentType) {
+      if (std::string why = CheckJson(event.data); !why.empty())
+        return Status::Invalid(at + ".data", "data is not valid JSON: " + why);
+    }
+    if (std::string why = CheckJson(event.metadata, JsonShape::kObject); !why.empty())
+      return Status::Invalid(at + ".metadata", "metadata must be a JSON object: " + why);
   }
-  if (std::string why = CheckJson(event.metadata, JsonShape::kObject); !why.empty())
-    return Status::Invalid(at + ".metadata", "metadata must be a JSON object: " + why);
   if (event.id.is_nil()) event.id = EventId::Random();
   return Status::Ok();
 }
@@ -58,7 +60,7 @@ std::size_t EventBytes(const EventData& event) {
 }
 
 Status ValidateCommit(std::vector<AppendRequest>& appends, const Limits& limits,
-                      const CommitOptions& options) {
+                      const CommitOptions& options, EventJson json) {
   if (appends.empty()) return Status::Invalid("appends", "a commit needs at least one append");
   std::size_t total_events = 0;
   std::size_t total_bytes = 0;
@@ -93,7 +95,7 @@ Status ValidateCommit(std::vector<AppendRequest>& appends, const Limits& limits,
     total_events += append.events.size();
     for (std::size_t e = 0; e < append.events.size(); ++e) {
       std::string field = fmt::format("{}events[{}]", at, e);
-      if (Status s = ValidateEvent(append.events[e], field, limits, options.allow_reserved);
+      if (Status s = ValidateEvent(append.events[e], field, limits, options.allow_reserved, json);
           !s.ok())
         return s;
       total_bytes += EventBytes(append.events[e]);

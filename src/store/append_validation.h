@@ -3,6 +3,7 @@
 // everywhere and nothing is written.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "indelible/options.h"
@@ -11,11 +12,16 @@
 
 namespace indelible {
 
+// Whether the events' JSON (data of a JSON content type, metadata) was
+// already checked: kChecked only for events decoded from a request body
+// that was parsed as a whole (core/event_json.h, EventsFromJson).
+enum class EventJson : std::uint8_t { kUnchecked, kChecked };
+
 // Validates `appends` against `limits` and gives events with a nil id a
 // random one. Returns invalid or too_large naming the field
 // ("appends[1].events[3].data") and the reason.
 Status ValidateCommit(std::vector<AppendRequest>& appends, const Limits& limits,
-                      const CommitOptions& options);
+                      const CommitOptions& options, EventJson json = EventJson::kUnchecked);
 
 // The size an event counts against Limits::max_event_bytes.
 std::size_t EventBytes(const EventData& event);

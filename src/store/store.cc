@@ -36,6 +36,16 @@ std::vector<Result<CommitResult>> Store::CommitEach(std::vector<CommitRequest> c
   return results;
 }
 
+void Store::CommitAsync(CommitRequest commit, CommitCallback done) {
+  if (Status s = ValidateCommit(commit.appends, limits_, commit.options); !s.ok())
+    return done(std::move(s));
+  CommitAsyncValidated(std::move(commit), std::move(done));
+}
+
+void Store::CommitAsyncValidated(CommitRequest commit, CommitCallback done) {
+  done(CommitValidated(std::move(commit.appends), commit.options));
+}
+
 std::vector<Result<CommitResult>> Store::CommitEachValidated(std::vector<CommitRequest> commits) {
   std::vector<Result<CommitResult>> results;
   results.reserve(commits.size());

@@ -28,8 +28,11 @@ struct Ack {
 
 // Runs crash_writer on `dir`, lets it append for `run_for`, kills it with
 // SIGKILL and returns the commits it acknowledged.
-std::vector<Ack> RunAndKill(const std::string& dir, std::chrono::milliseconds run_for) {
-  testutil::ChildWriter writer(CRASH_WRITER_PATH, {dir, "4"});
+std::vector<Ack> RunAndKill(const std::string& dir, std::chrono::milliseconds run_for,
+                            bool async = false) {
+  std::vector<std::string> args = {dir, async ? "8" : "4"};
+  if (async) args.push_back("async");
+  testutil::ChildWriter writer(CRASH_WRITER_PATH, args);
   EXPECT_TRUE(writer.ok());
   std::vector<Ack> acks;
   std::string line;
@@ -98,6 +101,25 @@ TEST(CrashTest, KillNineAtRandomMomentsLosesNothingAcknowledged) {
   std::uint64_t events = 0;
   for (int round = 0; round < 24; ++round) {
     auto acks = RunAndKill(dir, std::chrono::milliseconds(50 + rng() % 250));
+    all_acks.insert(all_acks.end(), acks.begin(), acks.end());
+    std::uint64_t now = VerifyStore(dir, all_acks);
+    EXPECT_GE(now, events) << "round " << round << ": the store shrank";
+    events = now;
+    if (HasFailure()) break;
+  }
+  EXPECT_GT(all_acks.size(), 100u) << "the writer barely wrote: the test proves little";
+}
+
+// The same through Store::CommitAsync (the HTTP server's path): the sync
+// stage answers, the writing thread never waits for a sync.
+TEST(CrashTest, KillNineDuringAsyncCommitsLosesNothingAcknowledged) {
+  testutil::TempDir tmp;
+  const std::string dir = tmp.Sub("data");
+  std::mt19937 rng(std::random_device{}());
+  std::vector<Ack> all_acks;
+  std::uint64_t events = 0;
+  for (int round = 0; round < 16; ++round) {
+    auto acks = RunAndKill(dir, std::chrono::milliseconds(50 + rng() % 250), /*async=*/true);
     all_acks.insert(all_acks.end(), acks.begin(), acks.end());
     std::uint64_t now = VerifyStore(dir, all_acks);
     EXPECT_GE(now, events) << "round " << round << ": the store shrank";

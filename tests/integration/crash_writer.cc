@@ -1,5 +1,7 @@
-// crash_writer DIR THREADS: appends to the store in DIR from THREADS threads
-// until killed, printing one line per acknowledged commit to stdout:
+// crash_writer DIR THREADS [async]: appends to the store in DIR from THREADS
+// threads until killed (through Store::CommitAsync with `async`, each
+// thread waiting for its callback), printing one line per acknowledged
+// commit to stdout:
 //   ack <commit-uuid> <stream>:<version> <stream>:<version> ...
 // (the last version of each stream in the commit). Each commit writes two
 // streams, two events each, all carrying {"commit": uuid, "events": 4} in
@@ -8,6 +10,8 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstring>
+#include <future>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -19,7 +23,18 @@ namespace {
 
 std::mutex out_mu;
 
-void Writer(Store& store, int thread, std::atomic<bool>& failed) {
+Result<CommitResult> CommitOnce(Store& store, std::vector<AppendRequest> appends, bool async) {
+  if (!async) return store.Commit(std::move(appends));
+  std::promise<Result<CommitResult>> answered;
+  CommitRequest commit;
+  commit.appends = std::move(appends);
+  store.CommitAsync(std::move(commit), [&answered](Result<CommitResult> result) {
+    answered.set_value(std::move(result));
+  });
+  return answered.get_future().get();
+}
+
+void Writer(Store& store, int thread, bool async, std::atomic<bool>& failed) {
   // Thread t owns streams crash-t-0 .. crash-t-3 and commits to pairs of
   // them with exact expectations, read from the store at start.
   std::vector<std::string> streams;
@@ -49,7 +64,7 @@ void Writer(Store& store, int thread, std::atomic<bool>& failed) {
       }
       appends.push_back(std::move(append));
     }
-    auto result = store.Commit(std::move(appends));
+    auto result = CommitOnce(store, std::move(appends), async);
     if (!result.ok()) {
       std::fprintf(stderr, "commit failed: %s\n", result.status().ToString().c_str());
       failed = true;
@@ -70,10 +85,11 @@ void Writer(Store& store, int thread, std::atomic<bool>& failed) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: crash_writer DIR THREADS\n");
+  if (argc != 3 && !(argc == 4 && std::strcmp(argv[3], "async") == 0)) {
+    std::fprintf(stderr, "usage: crash_writer DIR THREADS [async]\n");
     return 2;
   }
+  const bool async = argc == 4;
   auto store = Store::Open(std::string("file:") + argv[1]);
   if (!store.ok()) {
     std::fprintf(stderr, "open: %s\n", store.status().ToString().c_str());
@@ -84,7 +100,7 @@ int main(int argc, char** argv) {
   std::atomic<bool> failed{false};
   std::vector<std::thread> threads;
   for (int t = 0; t < std::atoi(argv[2]); ++t)
-    threads.emplace_back([&, t] { Writer(**store, t, failed); });
+    threads.emplace_back([&, t] { Writer(**store, t, async, failed); });
   for (auto& t : threads) t.join();
   return failed ? 1 : 0;
 }

@@ -272,5 +272,145 @@ TEST_F(SyncPipelineTest, ConcurrentWritersAllLandInOrder) {
   }
 }
 
+// Store::CommitAsync on the same pipeline: the caller is never held by a
+// sync, its callback comes only once the sync is done, and readers see the
+// events no sooner than the callback does.
+CommitRequest OneAppend(const std::string& stream, Expected expected, EventData event) {
+  CommitRequest commit;
+  commit.appends.push_back(AppendRequest{stream, expected, {std::move(event)}});
+  return commit;
+}
+
+TEST_F(SyncPipelineTest, AsyncCommitReturnsAtOnceAndAnswersAfterItsSync) {
+  ASSERT_TRUE(store_->Append("acct-a", Expected::no_stream(), {Event("Opened")}).ok());
+  const Position before = store_->LastPosition();
+  gate_.Close();
+  std::promise<Result<CommitResult>> answered;
+  std::atomic<bool> saw_event_at_answer{false};
+  store_->CommitAsync(OneAppend("acct-a", Expected::exactly(StreamVersion(0)), Event("A")),
+                      [&](Result<CommitResult> result) {
+                        // Read-your-writes: what the answer names is readable.
+                        auto head = store_->Head("acct-a");
+                        saw_event_at_answer = head.ok() && head->version.value() == 1;
+                        answered.set_value(std::move(result));
+                      });
+  // CommitAsync returned although the sync is held.
+  ASSERT_TRUE(gate_.AwaitHeld(1));
+  auto future = answered.get_future();
+  EXPECT_EQ(future.wait_for(100ms), std::future_status::timeout) << "answered before its sync";
+  EXPECT_EQ(store_->LastPosition(), before);
+  EXPECT_EQ(store_->Head("acct-a")->version.value(), 0);
+
+  // A second asynchronous commit, decided on top of the unsynced one.
+  std::promise<Result<CommitResult>> second;
+  store_->CommitAsync(OneAppend("acct-a", Expected::exactly(StreamVersion(1)), Event("B")),
+                      [&](Result<CommitResult> result) { second.set_value(std::move(result)); });
+  gate_.Open();
+  auto result = future.get();
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->appends[0].last_version.value(), 1);
+  EXPECT_TRUE(saw_event_at_answer.load()) << "the answer came before readers could see it";
+  auto b = second.get_future().get();
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->appends[0].last_version.value(), 2);
+  EXPECT_EQ(CountStream(*store_, "acct-a"), 3u);
+}
+
+TEST_F(SyncPipelineTest, AsyncCommitsFailWithTheirSync) {
+  ASSERT_TRUE(store_->Append("acct-f", Expected::no_stream(), {Event("Opened")}).ok());
+  gate_.Close();
+  gate_.FailSyncs(true);
+  std::promise<Result<CommitResult>> answered;
+  store_->CommitAsync(OneAppend("acct-f", Expected::exactly(StreamVersion(0)), Event("Lost")),
+                      [&](Result<CommitResult> result) { answered.set_value(std::move(result)); });
+  ASSERT_TRUE(gate_.AwaitHeld(1));
+  gate_.Open();
+  auto result = answered.get_future().get();
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), ErrorCode::kUnavailable) << result.status().ToString();
+  EXPECT_EQ(store_->Head("acct-f")->version.value(), 0);
+  // And every later one, answered without a sync.
+  gate_.FailSyncs(false);
+  std::promise<Result<CommitResult>> later;
+  store_->CommitAsync(OneAppend("acct-g", Expected::no_stream(), Event("Opened")),
+                      [&](Result<CommitResult> r) { later.set_value(std::move(r)); });
+  auto refused = later.get_future().get();
+  EXPECT_EQ(refused.status().code(), ErrorCode::kUnavailable) << refused.status().ToString();
+}
+
+// Blocking and asynchronous writers share one queue: a leader hands the
+// lead to a waiting caller, and leads on through asynchronous writers no
+// thread waits for. Every commit is answered once, versions stay gapless.
+TEST_F(SyncPipelineTest, ConcurrentBlockingAndAsyncWritersShareTheQueue) {
+  constexpr int kThreads = 6;
+  constexpr int kCommits = 150;
+  std::atomic<int> answered{0}, acknowledged{0};
+  std::atomic<bool> stop{false};
+  std::thread flapper([&] {  // holds syncs now and then, so groups pile up
+    while (!stop) {
+      gate_.Close();
+      std::this_thread::sleep_for(2ms);
+      gate_.Open();
+      std::this_thread::sleep_for(1ms);
+    }
+  });
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      const std::string stream = "mixed-" + std::to_string(t % 3);
+      for (int i = 0; i < kCommits; ++i) {
+        if (t % 2 == 0) {
+          auto r = store_->Append(stream, Expected::any(), {Event("Blocking")});
+          ++answered;
+          if (r.ok()) ++acknowledged;
+          continue;
+        }
+        store_->CommitAsync(OneAppend(stream, Expected::any(), Event("Async")),
+                            [&](Result<CommitResult> r) {
+                              ++answered;
+                              if (r.ok()) ++acknowledged;
+                            });
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (answered.load() < kThreads * kCommits && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(1ms);
+  stop = true;
+  flapper.join();
+  gate_.Open();
+  ASSERT_EQ(answered.load(), kThreads * kCommits) << "commits were never answered";
+  EXPECT_EQ(acknowledged.load(), kThreads * kCommits);
+  EXPECT_EQ(CountAll(*store_), static_cast<std::size_t>(kThreads * kCommits));
+  for (int s = 0; s < 3; ++s) {
+    auto events = ReadStreamEvents(*store_, "mixed-" + std::to_string(s));
+    ASSERT_TRUE(events.ok());
+    for (std::size_t v = 0; v < events->size(); ++v)
+      EXPECT_EQ((*events)[v].version.value(), static_cast<std::int64_t>(v));
+  }
+}
+
+// Closing the store waits for the commits still syncing and answers them.
+TEST_F(SyncPipelineTest, ConcurrentAsyncCommitsInFlightAreAnsweredOnClose) {
+  std::atomic<int> answered{0}, acknowledged{0};
+  gate_.Close();
+  for (int i = 0; i < 50; ++i)
+    store_->CommitAsync(OneAppend("closing", Expected::any(), Event("InFlight")),
+                        [&](Result<CommitResult> r) {
+                          ++answered;
+                          if (r.ok()) ++acknowledged;
+                        });
+  ASSERT_TRUE(gate_.AwaitHeld(1));
+  EXPECT_EQ(answered.load(), 0);
+  gate_.Open();
+  store_.reset();
+  EXPECT_EQ(answered.load(), 50);
+  auto reopened = storage::OpenEmbeddedStoreOnEnv(tmp_.Sub("store"), {}, env_.get());
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  EXPECT_EQ(CountStream(**reopened, "closing"), static_cast<std::size_t>(acknowledged.load()));
+  EXPECT_EQ(acknowledged.load(), 50);
+}
+
 }  // namespace
 }  // namespace indelible

@@ -110,6 +110,37 @@ TEST(EventJsonTest, ClientEventsNameTheBadField) {
   EXPECT_EQ(EventsFromJson("7").status().code(), ErrorCode::kInvalid);
 }
 
+// The body is parsed once (core/event_json.h): strings are decoded from
+// their text, escapes included, and data and metadata are kept as sent,
+// compacted, and valid JSON by construction (the server does not check
+// them again).
+TEST(EventJsonTest, OneParseKeepsWhatWasSent) {
+  auto events = EventsFromJson(
+      " [ {\"type\" : \"Caf\\u00e9\", \"sch\\u0065ma\":\"V\\\"2\", \"data\" : { \"n\" : 1.50 ,"
+      " \"big\":123456789012345678901234567890, \"s\":\"a b\" } , \"metadata\": {\"k\": [ 1, 2 ]} "
+      "} ] ");
+  ASSERT_TRUE(events.ok()) << events.status().ToString();
+  ASSERT_EQ(events->size(), 1u);
+  const EventData& e = (*events)[0];
+  EXPECT_EQ(e.type, "Caf\xc3\xa9");
+  EXPECT_EQ(e.schema, "V\"2");
+  EXPECT_EQ(e.data, R"({"n":1.50,"big":123456789012345678901234567890,"s":"a b"})");
+  EXPECT_EQ(e.metadata, R"({"k":[1,2]})");
+  EXPECT_TRUE(CheckJson(e.data).empty());
+  EXPECT_TRUE(CheckJson(e.metadata, JsonShape::kObject).empty());
+
+  // A key sent twice, even spelled differently, is refused.
+  EXPECT_EQ(EventsFromJson(R"({"type":"A","typ\u0065":"B"})").status().field(), "type");
+  // A bad value anywhere in the body refuses the whole body.
+  EXPECT_EQ(EventsFromJson(R"([{"type":"A"},{"type":"B","data":{"x":}}])").status().field(),
+            "body");
+  EXPECT_EQ(EventsFromJson(R"({"type":7})").status().field(), "type");
+  EXPECT_EQ(EventsFromJson(R"({"type":"A","metadata":"m"})").status().field(), "metadata");
+  auto no_metadata = EventsFromJson(R"({"type":"A","metadata":null})");
+  ASSERT_TRUE(no_metadata.ok());
+  EXPECT_EQ((*no_metadata)[0].metadata, "{}");
+}
+
 TEST(EventJsonTest, Base64DataDecodesWithAndWithoutPadding) {
   auto data_of = [](std::string_view base64) -> Result<std::string> {
     auto events =

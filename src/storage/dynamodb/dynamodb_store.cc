@@ -30,6 +30,7 @@
 #include "storage/dynamodb/stream_table.h"
 #include "storage/dynamodb/tables.h"
 #include "storage/dynamodb/tip.h"
+#include "store/commit_queue.h"
 #include "store/parallel_commits.h"
 #include "store/records.h"
 
@@ -70,7 +71,10 @@ class DynamoDbStore final : public Store {
         parallel_(url.commit_threads,
                   [this](std::vector<AppendRequest> appends, const CommitOptions& commit_options) {
                     return CommitValidated(std::move(appends), commit_options);
-                  }) {}
+                  }),
+        async_([this](std::vector<CommitRequest> commits) {
+          return parallel_.CommitEach(std::move(commits));
+        }) {}
 
   ~DynamoDbStore() override {
     if (indexer_) indexer_->Stop();
@@ -131,6 +135,12 @@ class DynamoDbStore final : public Store {
   std::vector<Result<CommitResult>> CommitEachValidated(
       std::vector<CommitRequest> commits) override {
     return parallel_.CommitEach(std::move(commits));
+  }
+
+  // A server's appends: queued, then committed in batches as CommitEach's,
+  // off the caller's thread (commit_queue.h).
+  void CommitAsyncValidated(CommitRequest commit, CommitCallback done) override {
+    async_.Submit(std::move(commit), std::move(done));
   }
 
   Result<StreamHead> Head(std::string_view stream) override {
@@ -392,8 +402,10 @@ class DynamoDbStore final : public Store {
   std::atomic<std::uint64_t> events_written_{0};
   mutable Mutex follow_mu_;
   mutable std::chrono::steady_clock::time_point followed_at_ GUARDED_BY(follow_mu_){};
-  // Last: its workers call Commit, so they stop before the rest goes.
+  // Last: their threads call Commit, so they stop before the rest goes (the
+  // queue first: it calls parallel_).
   storage::ParallelCommits parallel_;
+  storage::CommitQueue async_;
 };
 
 }  // namespace

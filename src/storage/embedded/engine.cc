@@ -7,29 +7,22 @@
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "core/clock.h"
 #include "core/text.h"
 #include "storage/embedded/embedded_store.h"
 #include "storage/embedded/format.h"
+#include "storage/embedded/writer.h"
 #include "store/append_validation.h"
 
 namespace indelible::storage::embedded {
 namespace {
 
-// A group stops growing past this many bytes of events, so one slow, huge
-// batch cannot hold many small commits behind it for long.
-constexpr std::size_t kMaxGroupBytes = 8 * 1024 * 1024;
 // The head cache is a plain map bounded by clearing: heads are small and a
 // miss costs one RocksDB Get, so an LRU would buy little.
 constexpr std::size_t kMaxCachedHeads = 256 * 1024;
-
-// What every commit gets once a sync of the log has failed (engine.h).
-Status StoppedWriting() {
-  return Status::Unavailable(
-      "the store stopped writing after a failed sync of its log; restart the process");
-}
 
 rocksdb::ColumnFamilyOptions FamilyOptions(const std::shared_ptr<rocksdb::Cache>& cache,
                                            std::size_t write_buffer, bool point_lookups = false,
@@ -87,37 +80,6 @@ Status FromRocks(const rocksdb::Status& s, std::string_view what) {
     return Status::Unavailable(fmt::format("{}: {}", what, s.ToString()));
   return Status::Internal(fmt::format("{}: {}", what, s.ToString()));
 }
-
-struct EmbeddedStore::Writer {
-  std::vector<AppendRequest>* appends = nullptr;
-  const CommitOptions* options = nullptr;
-  // Instead of appends: a checkpoint record to put (value given) or delete.
-  // It rides in a group's batch like a commit, so only the group leader
-  // ever writes to RocksDB (one writer thread: RocksDB never merges batches
-  // across threads) and a save shares the group's sync.
-  const std::string* checkpoint_key = nullptr;
-  const std::string* checkpoint_value = nullptr;
-  std::size_t bytes = 0;
-  std::optional<Result<CommitResult>> result;
-  bool staged = false;  // has records in the group's batch
-  // A retry answered as a replay of an append that is not yet durable (in
-  // this group or in one still syncing): the answer is only as good as that
-  // append's write and sync, so it fails with them.
-  bool replays_unsynced = false;
-  // Fails with the group's write or sync: it wrote, or it vouches for
-  // something that had to be written.
-  bool depends_on_write() const { return staged || replays_unsynced; }
-};
-
-// What the leader has decided so far in this group, layered over the store.
-struct EmbeddedStore::Group {
-  rocksdb::WriteBatch batch;
-  std::unordered_map<std::string, HeadState> heads;
-  std::unordered_map<EventId, IdRecord> ids;
-  std::uint64_t next_position = 0;
-  std::int64_t now_ms = 0;
-  std::string record;  // scratch buffer for encoding
-};
 
 Result<std::unique_ptr<Store>> EmbeddedStore::Open(const std::string& path,
                                                    const StoreOptions& options, rocksdb::Env* env) {
@@ -220,10 +182,20 @@ Result<std::unique_ptr<Store>> EmbeddedStore::Open(const std::string& path,
 
   if (options.durability == Durability::kInterval)
     store->sync_thread_ = std::thread([raw = store.get()] { raw->SyncLoop(); });
+  if (store->pipelined())
+    store->sync_stage_ = std::thread([raw = store.get()] { raw->SyncStage(); });
   return std::unique_ptr<Store>(std::move(store));
 }
 
 EmbeddedStore::~EmbeddedStore() {
+  // No commit is being queued now (the store outlives its callers), but
+  // asynchronous ones may still wait for their sync: the stage ends once
+  // every one of them has its result.
+  if (sync_stage_.joinable()) {
+    stop_sync_stage_.store(true);
+    async_written_.NotifyAll();
+    sync_stage_.join();
+  }
   if (sync_thread_.joinable()) {
     {
       MutexLock lock(&sync_mu_);
@@ -306,117 +278,8 @@ std::vector<Result<CommitResult>> EmbeddedStore::CommitEachValidated(
   return results;
 }
 
-// Tickets: writers are numbered as they queue, and a group is always a
-// prefix of the queue, so two numbers say everything: every ticket up to
-// written_through_ is decided and written, and the writer of ticket
-// written_through_ + 1 leads next; every ticket up to done_through_ has its
-// final result. Waiters watch those atomics, and one futex call wakes all of
-// them (broadcast.h), not one per writer. A caller with several writers
-// (CommitEach) holds consecutive tickets and leads whenever the queue's
-// front is one of them, until all of them are written, then waits for (or
-// does) the sync that covers them.
-void EmbeddedStore::Submit(const std::vector<Writer*>& mine) {
-  std::uint64_t first, last;
-  {
-    MutexLock lock(&writers_mu_);
-    first = last_ticket_ + 1;
-    for (Writer* writer : mine) writers_.push_back(writer);
-    last_ticket_ += mine.size();
-    last = last_ticket_;
-  }
-  for (;;) {
-    const std::uint32_t generation = turn_.Generation();
-    const std::uint64_t written = written_through_.load(std::memory_order_acquire);
-    if (written >= last) break;
-    if (written + 1 < first) {
-      turn_.Wait(generation);
-      continue;
-    }
-    // The queue's front is ours: lead a group, up to the group size limit.
-    std::vector<Writer*> group;
-    {
-      MutexLock lock(&writers_mu_);
-      std::size_t bytes = 0;
-      for (Writer* w : writers_) {
-        if (!group.empty() && bytes + w->bytes > kMaxGroupBytes) break;
-        group.push_back(w);
-        bytes += w->bytes;
-      }
-      writers_.erase(writers_.begin(),
-                     writers_.begin() + static_cast<std::ptrdiff_t>(group.size()));
-    }
-    CommitGroup(group);
-    written_through_.store(written + group.size(), std::memory_order_release);
-    turn_.NotifyAll();
-  }
-  if (pipelined()) AwaitDurable(last);
-}
-
-void EmbeddedStore::AwaitDurable(std::uint64_t last) {
-  for (;;) {
-    const std::uint32_t generation = durable_.Generation();
-    if (done_through_.load(std::memory_order_acquire) >= last) return;
-    if (!syncing_.exchange(true, std::memory_order_acq_rel)) {
-      SyncWritten();
-      syncing_.store(false, std::memory_order_release);
-      durable_.NotifyAll();
-      continue;
-    }
-    durable_.Wait(generation);
-  }
-}
-
-// Runs on one thread at a time (syncing_). Takes every group written so
-// far: one SyncWAL covers them all, since each was written before it began.
-void EmbeddedStore::SyncWritten() {
-  Unsynced taken;
-  {
-    MutexLock lock(&unsynced_mu_);
-    taken.through = unsynced_.through;
-    taken.position = unsynced_.position;
-    taken.view = unsynced_.view;
-    taken.wrote = std::exchange(unsynced_.wrote, false);
-    taken.writers.swap(unsynced_.writers);
-  }
-  if (taken.through <= done_through_.load(std::memory_order_acquire)) return;
-  Status synced;
-  if (sync_failed_.load()) {
-    synced = StoppedWriting();
-  } else if (taken.wrote) {
-    synced = FromRocks(db_->SyncWAL(), "syncing the write-ahead log");
-    if (!synced.ok()) {
-      {
-        MutexLock lock(&failure_mu_);
-        failure_ = synced.message();
-      }
-      sync_failed_.store(true);
-    }
-    syncs_.fetch_add(1, std::memory_order_relaxed);
-  }
-  if (synced.ok() && taken.wrote) {
-    {
-      MutexLock lock(&view_mu_);
-      durable_view_ = taken.view;
-    }
-    Publish(taken.position);
-  } else if (!synced.ok()) {
-    for (Writer* w : taken.writers)
-      if (w->depends_on_write()) w->result = synced;
-  }
-  done_through_.store(taken.through, std::memory_order_release);
-}
-
-Status EmbeddedStore::WriteCheckpoint(const std::string& key, const std::string* value) {
-  Writer writer;
-  writer.checkpoint_key = &key;
-  writer.checkpoint_value = value;
-  writer.bytes = key.size() + (value ? value->size() : 0);
-  Submit({&writer});
-  if (!writer.result->ok()) return writer.result->status();
-  return Status::Ok();
-}
-
 void EmbeddedStore::CommitGroup(const std::vector<Writer*>& group) {
+  const std::uint64_t cpu_start = ThreadCpuNanos();
   Group g;
   g.next_position = next_position_;
   g.now_ms = UnixMillisNow();
@@ -459,19 +322,38 @@ void EmbeddedStore::CommitGroup(const std::vector<Writer*>& group) {
   }
   if (!pipelined()) {
     if (wrote) Publish(Position(next_position_ - 1));
+    commit_cpu_ns_.fetch_add(ThreadCpuNanos() - cpu_start, std::memory_order_relaxed);
     return;
   }
   // Taken before the lead passes on, so it holds exactly the groups up to
   // this one.
   View view = wrote ? NewSnapshot() : nullptr;
-  MutexLock lock(&unsynced_mu_);
-  unsynced_.through += group.size();
-  unsynced_.writers.insert(unsynced_.writers.end(), group.begin(), group.end());
-  if (wrote) {
-    unsynced_.position = Position(next_position_ - 1);
-    unsynced_.view = std::move(view);
-    unsynced_.wrote = true;
+  const auto async = static_cast<std::size_t>(
+      std::count_if(group.begin(), group.end(), [](const Writer* w) { return w->async(); }));
+  {
+    MutexLock lock(&unsynced_mu_);
+    unsynced_.through += group.size();
+    unsynced_.writers.insert(unsynced_.writers.end(), group.begin(), group.end());
+    unsynced_.async += async;
+    if (wrote) {
+      unsynced_.position = Position(next_position_ - 1);
+      unsynced_.view = std::move(view);
+      unsynced_.wrote = true;
+    }
   }
+  commit_cpu_ns_.fetch_add(ThreadCpuNanos() - cpu_start, std::memory_order_relaxed);
+  // Nobody waits for these writers: the sync stage syncs for them.
+  if (async > 0) async_written_.NotifyAll();
+}
+
+StoreStats EmbeddedStore::stats() const {
+  StoreStats stats;
+  stats.commits = commits_.load(std::memory_order_relaxed);
+  stats.events = events_.load(std::memory_order_relaxed);
+  stats.syncs = syncs_.load(std::memory_order_relaxed);
+  stats.commit_cpu_ns = commit_cpu_ns_.load(std::memory_order_relaxed);
+  stats.sync_cpu_ns = sync_cpu_ns_.load(std::memory_order_relaxed);
+  return stats;
 }
 
 Status EmbeddedStore::WriteHealth() const {

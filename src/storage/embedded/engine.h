@@ -25,6 +25,18 @@
 //   an event that a crash could take back. Only the leader reads past the
 //   view (it decides on top of the groups still syncing).
 //
+//   Asynchronous commits (Store::CommitAsync, what the HTTP server uses)
+//   join the same queue, but no thread waits for them: the thread that
+//   queues one leads if nobody is leading, and a leader goes on leading
+//   while the queue's front is an asynchronous writer (it hands the lead
+//   back to a waiting caller otherwise). In durable mode a sync stage thread
+//   syncs their groups and calls their callbacks; a caller of Commit still
+//   syncs for itself when nobody else is syncing, as above.
+//
+//     I/O thread: parse ─ CommitAsync ─┬─ decide, write group N ─ return
+//                                      └─▶ sync stage: SyncWAL ─ done(N)
+//     (group N+1 is written by the next I/O thread while N syncs)
+//
 //   A failed sync stops all writing: Linux may drop the unsynced pages and
 //   report success on the next fdatasync, so nothing written after it could
 //   be trusted. The writers of the unsynced groups get unavailable, and so
@@ -80,10 +92,7 @@ class EmbeddedStore final : public Store {
   Status DeleteRecord(std::string_view name) override;
   Result<std::vector<StreamInfo>> ListStreamRange(std::string_view prefix, std::string_view after,
                                                   std::size_t limit) override;
-  StoreStats stats() const override {
-    return {commits_.load(std::memory_order_relaxed), events_.load(std::memory_order_relaxed),
-            syncs_.load(std::memory_order_relaxed)};
-  }
+  StoreStats stats() const override;
 
   Status WriteHealth() const override;
 
@@ -118,11 +127,23 @@ class EmbeddedStore final : public Store {
                                        const CommitOptions& options) override;
   std::vector<Result<CommitResult>> CommitEachValidated(
       std::vector<CommitRequest> commits) override;
+  void CommitAsyncValidated(CommitRequest commit, CommitCallback done) override;
 
   // Queues the writers (consecutive tickets) and returns when every one has
   // its result, leading the groups that start with one of them and syncing
   // for others when nobody else is.
   void Submit(const std::vector<Writer*>& mine);
+  // Queues an asynchronous writer (owned by the queue from now on) and
+  // leads if nobody is leading; returns without waiting for a sync.
+  void SubmitAsync(Writer* writer);
+  // Called holding the lead (leading_): decides and writes groups from the
+  // queue's front while it holds writers and the front is asynchronous or
+  // one of the tickets [first, last] (none for an asynchronous submit).
+  void Lead(std::uint64_t first, std::uint64_t last);
+  // Gives each asynchronous writer its result (its callback) and deletes it.
+  static void Finish(const std::vector<Writer*>& writers);
+  // Durable mode: syncs the groups that hold asynchronous writers.
+  void SyncStage();
   // Durable mode: returns once every ticket up to `last` (all written) is
   // synced, syncing everything written so far itself when no one else is.
   void AwaitDurable(std::uint64_t last);
@@ -164,6 +185,11 @@ class EmbeddedStore final : public Store {
   // result (durable mode only: elsewhere a written ticket is done).
   std::atomic<std::uint64_t> written_through_{0};
   std::atomic<std::uint64_t> done_through_{0};
+  // A thread holds the lead (Lead), and every ticket up to taken_through_ has
+  // left the queue for a group. Written under writers_mu_; read without it
+  // by waiters deciding whether to look (then checked again under it).
+  std::atomic<bool> leading_{false};
+  std::atomic<std::uint64_t> taken_through_{0};
   Broadcast turn_;     // bumped after written_through_ moves
   Broadcast durable_;  // bumped after done_through_ moves or a sync ends
 
@@ -173,7 +199,8 @@ class EmbeddedStore final : public Store {
     Position position;          // the last written position
     View view;                  // a snapshot right after that write
     std::vector<Writer*> writers;
-    bool wrote = false;  // anything went to RocksDB since the last sync
+    bool wrote = false;     // anything went to RocksDB since the last sync
+    std::size_t async = 0;  // asynchronous writers among `writers`
   };
   Mutex unsynced_mu_;
   Unsynced unsynced_ GUARDED_BY(unsynced_mu_);
@@ -193,8 +220,16 @@ class EmbeddedStore final : public Store {
   std::atomic<std::uint64_t> commits_{0};  // for stats(); written by the leader
   std::atomic<std::uint64_t> events_{0};
   std::atomic<std::uint64_t> syncs_{0};
+  std::atomic<std::uint64_t> commit_cpu_ns_{0};  // StoreStats: CPU of CommitGroup
+  std::atomic<std::uint64_t> sync_cpu_ns_{0};    // StoreStats: CPU of SyncWAL
   Mutex commit_mu_;
   CondVar committed_;  // signalled when last_position_ moves
+
+  // Durable mode: the sync stage (SyncStage), woken when a group with
+  // asynchronous writers is written.
+  std::thread sync_stage_;
+  Broadcast async_written_;
+  std::atomic<bool> stop_sync_stage_{false};
 
   // Durability::kInterval only.
   std::thread sync_thread_;

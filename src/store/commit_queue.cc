@@ -1,23 +1,29 @@
-#include "server/append_batcher.h"
+#include "store/commit_queue.h"
 
 #include <algorithm>
 
-namespace indelible::server {
+namespace indelible::storage {
 namespace {
 
-// A batch is one CommitEach; the engine splits it further by bytes. Bounded
-// so one committer does not take the whole queue while another idles.
+// A batch is one CommitEach. Bounded so one slow batch does not hold
+// everything queued behind its slowest commit.
 constexpr std::size_t kMaxBatch = 256;
 
 }  // namespace
 
-AppendBatcher::AppendBatcher(Store& store, int threads) : store_(store) {
-  for (int i = 0; i < std::max(1, threads); ++i) threads_.emplace_back([this] { Loop(); });
+CommitQueue::CommitQueue(CommitEachFn commit_each)
+    : commit_each_(std::move(commit_each)), thread_([this] { Loop(); }) {}
+
+CommitQueue::~CommitQueue() {
+  {
+    MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  queued_.SignalAll();
+  thread_.join();
 }
 
-AppendBatcher::~AppendBatcher() { Stop(); }
-
-void AppendBatcher::Submit(CommitRequest commit, Done done) {
+void CommitQueue::Submit(CommitRequest commit, CommitCallback done) {
   {
     MutexLock lock(&mu_);
     if (!stopping_) {
@@ -26,20 +32,10 @@ void AppendBatcher::Submit(CommitRequest commit, Done done) {
       return;
     }
   }
-  done(Status::Unavailable("the server is shutting down; retry the append with the same ids"));
+  done(Status::Unavailable("the store is closing; retry the commit with the same ids"));
 }
 
-void AppendBatcher::Stop() {
-  {
-    MutexLock lock(&mu_);
-    if (stopping_) return;
-    stopping_ = true;
-  }
-  queued_.SignalAll();
-  for (auto& thread : threads_) thread.join();
-}
-
-void AppendBatcher::Loop() {
+void CommitQueue::Loop() {
   for (;;) {
     std::vector<Pending> batch;
     {
@@ -50,14 +46,13 @@ void AppendBatcher::Loop() {
       batch.assign(std::make_move_iterator(queue_.begin()),
                    std::make_move_iterator(queue_.begin() + static_cast<std::ptrdiff_t>(n)));
       queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(n));
-      if (!queue_.empty()) queued_.Signal();  // another committer can start on the rest
     }
     std::vector<CommitRequest> commits;
     commits.reserve(batch.size());
     for (Pending& pending : batch) commits.push_back(std::move(pending.commit));
-    std::vector<Result<CommitResult>> results = store_.CommitEach(std::move(commits));
+    std::vector<Result<CommitResult>> results = commit_each_(std::move(commits));
     for (std::size_t i = 0; i < batch.size(); ++i) batch[i].done(std::move(results[i]));
   }
 }
 
-}  // namespace indelible::server
+}  // namespace indelible::storage

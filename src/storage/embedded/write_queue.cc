@@ -1,0 +1,234 @@
+// The group-commit queue of engine.h: who leads, who syncs, and how the
+// blocking (Commit) and asynchronous (CommitAsync) writers share it.
+#include <time.h>
+
+#include <utility>
+
+#include "storage/embedded/writer.h"
+#include "store/append_validation.h"
+
+namespace indelible::storage::embedded {
+std::uint64_t ThreadCpuNanos() {
+  timespec now{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000u +
+         static_cast<std::uint64_t>(now.tv_nsec);
+}
+
+void EmbeddedStore::CommitAsyncValidated(CommitRequest commit, CommitCallback done) {
+  if (options_.follower)
+    return done(Status::Invalid("store", "this store was opened as a read-only follower"));
+  // Owned by the queue until Finish: no caller's stack holds it.
+  auto* writer = new Writer;
+  writer->owned = std::move(commit);
+  writer->appends = &writer->owned.appends;
+  writer->options = &writer->owned.options;
+  writer->done = std::move(done);
+  for (const auto& append : writer->owned.appends)
+    for (const auto& event : append.events) writer->bytes += EventBytes(event);
+  SubmitAsync(writer);
+}
+
+// Tickets: writers are numbered as they queue, and a group is always a
+// prefix of the queue, so a few numbers say everything: every ticket up to
+// taken_through_ has left the queue for a group, every one up to
+// written_through_ is decided and written, every one up to done_through_
+// has its final result. One thread at a time holds the lead (leading_).
+// A blocking caller leads when the queue's front is one of its tickets and
+// nobody leads; a leader goes on while the front is asynchronous (no thread
+// waits for it) or its own, and otherwise hands the lead to the front's
+// owner. Waiters watch the atomics, and one futex call wakes all of them
+// (broadcast.h), not one per writer. A caller with several writers
+// (CommitEach) holds consecutive tickets.
+void EmbeddedStore::Submit(const std::vector<Writer*>& mine) {
+  std::uint64_t first, last;
+  {
+    MutexLock lock(&writers_mu_);
+    first = last_ticket_ + 1;
+    for (Writer* writer : mine) writers_.push_back(writer);
+    last_ticket_ += mine.size();
+    last = last_ticket_;
+  }
+  for (;;) {
+    const std::uint32_t generation = turn_.Generation();
+    if (written_through_.load(std::memory_order_acquire) >= last) break;
+    const std::uint64_t front = taken_through_.load(std::memory_order_acquire) + 1;
+    if (leading_.load(std::memory_order_acquire) || front < first || front > last) {
+      turn_.Wait(generation);
+      continue;
+    }
+    bool lead = false;
+    {
+      MutexLock lock(&writers_mu_);
+      const std::uint64_t now_front = taken_through_.load() + 1;
+      if (!leading_.load() && now_front >= first && now_front <= last) {
+        leading_.store(true, std::memory_order_release);
+        lead = true;
+      }
+    }
+    if (lead) Lead(first, last);
+  }
+  if (pipelined()) AwaitDurable(last);
+}
+
+void EmbeddedStore::SubmitAsync(Writer* writer) {
+  bool lead = false;
+  {
+    MutexLock lock(&writers_mu_);
+    writers_.push_back(writer);
+    ++last_ticket_;
+    if (!leading_.load()) {
+      leading_.store(true, std::memory_order_release);
+      lead = true;
+    }
+  }
+  // Otherwise the leader reaches this writer: it leads on while the front
+  // is asynchronous, and a blocking front's owner leads the same way.
+  if (lead) Lead(0, 0);
+}
+
+void EmbeddedStore::Lead(std::uint64_t first, std::uint64_t last) {
+  for (;;) {
+    std::vector<Writer*> group;
+    {
+      MutexLock lock(&writers_mu_);
+      std::size_t bytes = 0;
+      for (Writer* w : writers_) {
+        if (!group.empty() && bytes + w->bytes > kMaxGroupBytes) break;
+        group.push_back(w);
+        bytes += w->bytes;
+      }
+      writers_.erase(writers_.begin(),
+                     writers_.begin() + static_cast<std::ptrdiff_t>(group.size()));
+      taken_through_.fetch_add(group.size(), std::memory_order_release);
+    }
+    const std::uint64_t written = written_through_.load(std::memory_order_relaxed);
+    if (!group.empty()) CommitGroup(group);
+    // Without pipelining a written writer is done: take the asynchronous
+    // ones before the blocking ones (on their callers' stacks) may go.
+    std::vector<Writer*> finished;
+    if (!pipelined())
+      for (Writer* w : group)
+        if (w->async()) finished.push_back(w);
+    written_through_.store(written + group.size(), std::memory_order_release);
+    bool more;
+    {
+      MutexLock lock(&writers_mu_);
+      const std::uint64_t front = taken_through_.load() + 1;
+      more = !writers_.empty() && (writers_.front()->async() || (front >= first && front <= last));
+      if (!more) leading_.store(false, std::memory_order_release);
+    }
+    turn_.NotifyAll();
+    Finish(finished);
+    if (!more) return;
+  }
+}
+
+void EmbeddedStore::Finish(const std::vector<Writer*>& writers) {
+  for (Writer* w : writers) {
+    w->done(std::move(*w->result));
+    delete w;
+  }
+}
+
+void EmbeddedStore::AwaitDurable(std::uint64_t last) {
+  for (;;) {
+    const std::uint32_t generation = durable_.Generation();
+    if (done_through_.load(std::memory_order_acquire) >= last) return;
+    if (!syncing_.exchange(true, std::memory_order_acq_rel)) {
+      SyncWritten();
+      syncing_.store(false, std::memory_order_release);
+      durable_.NotifyAll();
+      continue;
+    }
+    durable_.Wait(generation);
+  }
+}
+
+void EmbeddedStore::SyncStage() {
+  for (;;) {
+    const std::uint32_t written = async_written_.Generation();
+    const std::uint32_t synced = durable_.Generation();
+    std::size_t pending;
+    {
+      MutexLock lock(&unsynced_mu_);
+      pending = unsynced_.async;
+    }
+    if (pending == 0) {
+      if (stop_sync_stage_.load()) return;
+      async_written_.Wait(written);
+      continue;
+    }
+    if (syncing_.exchange(true, std::memory_order_acq_rel)) {
+      durable_.Wait(synced);  // another thread's sync may take them
+      continue;
+    }
+    SyncWritten();
+    syncing_.store(false, std::memory_order_release);
+    durable_.NotifyAll();
+  }
+}
+
+// Runs on one thread at a time (syncing_). Takes every group written so
+// far: one SyncWAL covers them all, since each was written before it began.
+void EmbeddedStore::SyncWritten() {
+  Unsynced taken;
+  {
+    MutexLock lock(&unsynced_mu_);
+    taken.through = unsynced_.through;
+    taken.position = unsynced_.position;
+    taken.view = unsynced_.view;
+    taken.wrote = std::exchange(unsynced_.wrote, false);
+    taken.writers.swap(unsynced_.writers);
+    taken.async = std::exchange(unsynced_.async, 0);
+  }
+  std::vector<Writer*> finished;
+  finished.reserve(taken.async);
+  for (Writer* w : taken.writers)
+    if (w->async()) finished.push_back(w);
+  if (taken.through <= done_through_.load(std::memory_order_acquire)) {
+    Finish(finished);  // none: every taken writer is past done_through_
+    return;
+  }
+  Status synced;
+  if (sync_failed_.load()) {
+    synced = StoppedWriting();
+  } else if (taken.wrote) {
+    const std::uint64_t cpu_start = ThreadCpuNanos();
+    synced = FromRocks(db_->SyncWAL(), "syncing the write-ahead log");
+    sync_cpu_ns_.fetch_add(ThreadCpuNanos() - cpu_start, std::memory_order_relaxed);
+    if (!synced.ok()) {
+      {
+        MutexLock lock(&failure_mu_);
+        failure_ = synced.message();
+      }
+      sync_failed_.store(true);
+    }
+    syncs_.fetch_add(1, std::memory_order_relaxed);
+  }
+  if (synced.ok() && taken.wrote) {
+    {
+      MutexLock lock(&view_mu_);
+      durable_view_ = taken.view;
+    }
+    Publish(taken.position);
+  } else if (!synced.ok()) {
+    for (Writer* w : taken.writers)
+      if (w->depends_on_write()) w->result = synced;
+  }
+  // From here the blocking writers belong to their callers again.
+  done_through_.store(taken.through, std::memory_order_release);
+  Finish(finished);
+}
+
+Status EmbeddedStore::WriteCheckpoint(const std::string& key, const std::string* value) {
+  Writer writer;
+  writer.checkpoint_key = &key;
+  writer.checkpoint_value = value;
+  writer.bytes = key.size() + (value ? value->size() : 0);
+  Submit({&writer});
+  if (!writer.result->ok()) return writer.result->status();
+  return Status::Ok();
+}
+
+}  // namespace indelible::storage::embedded
