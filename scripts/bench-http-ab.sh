@@ -4,13 +4,15 @@
 # the older commit), run in turn RUNS times with the same load generator and
 # static yardstick server (NEW's), so both see the same machine state. Prints
 # every line tagged old/new and the medians.
-#   scripts/bench-http-ab.sh OLD_CHECKOUT [RUNS] [NEW_CHECKOUT]
+#   [PHASES=...] scripts/bench-http-ab.sh OLD_CHECKOUT [RUNS] [NEW_CHECKOUT]
 # Build both first: scripts/build.sh release indelible indelible-http-bench
 # indelible-static-server (in each checkout).
 set -euo pipefail
 old_tree=${1:?usage: bench-http-ab.sh OLD_CHECKOUT [RUNS] [NEW_CHECKOUT]}
 runs=${2:-3}
 new_tree=${3:-$(cd "$(dirname "$0")/.." && pwd)}
+# PHASES=append,head,static for the append's ratio to the static server alone.
+phases=${PHASES:-append,head,static,sse,pull}
 data=$(mktemp -d /var/tmp/ab-bench-XXXXXX)
 pids=()
 trap 'for p in "${pids[@]}"; do kill $p 2>/dev/null||true; done; wait 2>/dev/null; rm -rf $data' EXIT
@@ -25,7 +27,8 @@ for run in $(seq $runs); do
     if [ $which = old ]; then bin=$old_tree/build/release; else bin=$nb; fi
     start "serve-$which-$run" $bin/src/cli/indelible serve --store "file:$data/store" --listen 127.0.0.1:0
     start "static-$which-$run" $nb/bench/http/indelible-static-server
-    $nb/bench/http/indelible-http-bench --port "$(port_of serve-$which-$run)" --static-port "$(port_of static-$which-$run)" | sed "s/^/$which /" | tee -a $data/lines
+    $nb/bench/http/indelible-http-bench --port "$(port_of serve-$which-$run)" --static-port "$(port_of static-$which-$run)" \
+      --server-pid "${pids[-2]}" --phases "$phases" | sed "s/^/$which /" | tee -a $data/lines
     for p in "${pids[@]}"; do kill $p 2>/dev/null||true; done; wait 2>/dev/null||true; pids=()
   done
 done

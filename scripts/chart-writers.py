@@ -15,7 +15,7 @@ import os
 import sys
 
 W, H = 760, 460
-LEFT, RIGHT, TOP, BOTTOM = 80, 180, 40, 60
+LEFT, RIGHT, TOP, BOTTOM = 80, 180, 50, 60
 COLORS = {"before": "#999999", "after": "#1f6feb"}
 
 
@@ -39,8 +39,9 @@ def main():
     cores = os.cpu_count() or 2
     writers = sorted({w for s in series.values() for w in s["points"]})
     values = [v for s in series.values() for v, _ in s["points"].values()]
+    ceilings = [s["fsync"] * writers[-1] for s in series.values() if s["fsync"]]
     lo = 10 ** math.floor(math.log10(min(values) / 2))
-    hi = 10 ** math.ceil(math.log10(max(values) * 3))
+    hi = max(values + ceilings) * 1.3
     x0, x1 = math.log2(writers[0]), math.log2(writers[-1])
 
     def x(w):
@@ -53,7 +54,9 @@ def main():
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" '
            'font-family="sans-serif" font-size="12">',
            f'<rect width="{W}" height="{H}" fill="white"/>',
-           f'<text x="{W / 2 - 60}" y="22" font-size="15">Durable appends: events/s against writers</text>']
+           f'<text x="{LEFT}" y="20" font-size="15">Durable appends in process: events/s against writers</text>',
+           f'<text x="{LEFT}" y="34" font-size="11" fill="#555">durable, one event per append, each writer on its '
+           'own stream, median of 3 runs (scripts/bench-writers.sh)</text>']
     decade = lo
     while decade <= hi:
         out.append(f'<line x1="{LEFT}" x2="{W - RIGHT}" y1="{y(decade):.1f}" y2="{y(decade):.1f}" stroke="#eee"/>')
