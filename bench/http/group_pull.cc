@@ -13,37 +13,11 @@
 #include <string>
 
 #include "asio_names.h"
+#include "blocking_connection.h"
 
 namespace json = boost::json;
 
 namespace {
-
-class Connection {
- public:
-  explicit Connection(const tcp::endpoint& endpoint) : socket_(ioc_) {
-    socket_.connect(endpoint);
-    socket_.set_option(tcp::no_delay(true));
-  }
-  // Sends and reads one exchange; the status and body of the answer.
-  http::response<http::string_body> Send(http::verb verb, const std::string& target,
-                                         std::string body = {}) {
-    http::request<http::string_body> request(verb, target, 11);
-    request.set(http::field::host, "127.0.0.1");
-    if (!body.empty()) request.set(http::field::content_type, "application/json");
-    request.body() = std::move(body);
-    request.prepare_payload();
-    http::write(socket_, request);
-    http::response_parser<http::string_body> parser;
-    parser.body_limit(64 * 1024 * 1024);
-    http::read(socket_, buffer_, parser);
-    return parser.release();
-  }
-
- private:
-  asio::io_context ioc_;
-  tcp::socket socket_;
-  beast::flat_buffer buffer_;
-};
 
 // `events` 200-byte events as one append's JSON array.
 std::string Batch(int append, int events) {
@@ -63,7 +37,7 @@ std::string Batch(int append, int events) {
 int RunGroupPull(const tcp::endpoint& endpoint, int events, const std::string& run) {
   constexpr int kPerAppend = 1000;
   constexpr int kMax = 1000;
-  Connection connection(endpoint);
+  BlockingConnection connection(endpoint);
   const int appends = (events + kPerAppend - 1) / kPerAppend;
   for (int a = 0; a < appends; ++a) {
     auto answer = connection.Send(http::verb::post, fmt::format("/streams/pull{}-{}", run, a % 100),

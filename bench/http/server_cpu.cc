@@ -3,12 +3,10 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <boost/asio.hpp>
-#include <boost/beast.hpp>
 #include <fstream>
 #include <sstream>
 
-#include "asio_names.h"
+#include "blocking_connection.h"
 
 namespace {
 
@@ -41,16 +39,8 @@ ServerCpu ReadServerCpu(const tcp::endpoint& server, int pid,
   ServerCpu cpu;
   if (pid > 0) cpu.process_s = ProcessCpu(pid);
   try {
-    asio::io_context ioc;
-    tcp::socket socket(ioc);
-    socket.connect(server);
-    http::request<http::empty_body> request(http::verb::get, "/metrics", 11);
-    request.set(http::field::host, "127.0.0.1");
-    for (const auto& [name, value] : headers) request.set(name, value);
-    http::write(socket, request);
-    beast::flat_buffer buffer;
-    http::response<http::string_body> response;
-    http::read(socket, buffer, response);
+    BlockingConnection connection(server, headers);
+    const auto response = connection.Send(http::verb::get, "/metrics");
     if (response.result() == http::status::ok) {
       cpu.commit_s = Counter(response.body(), "indelible_store_commit_cpu_seconds_total");
       cpu.sync_s = Counter(response.body(), "indelible_store_sync_cpu_seconds_total");

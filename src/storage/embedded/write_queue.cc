@@ -8,6 +8,7 @@
 #include "store/append_validation.h"
 
 namespace indelible::storage::embedded {
+
 std::uint64_t ThreadCpuNanos() {
   timespec now{};
   ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
@@ -182,14 +183,12 @@ void EmbeddedStore::SyncWritten() {
     taken.writers.swap(unsynced_.writers);
     taken.async = std::exchange(unsynced_.async, 0);
   }
+  // Nothing written since the last sync took its writers.
+  if (taken.through <= done_through_.load(std::memory_order_acquire)) return;
   std::vector<Writer*> finished;
   finished.reserve(taken.async);
   for (Writer* w : taken.writers)
     if (w->async()) finished.push_back(w);
-  if (taken.through <= done_through_.load(std::memory_order_acquire)) {
-    Finish(finished);  // none: every taken writer is past done_through_
-    return;
-  }
   Status synced;
   if (sync_failed_.load()) {
     synced = StoppedWriting();
