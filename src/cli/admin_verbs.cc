@@ -1,17 +1,81 @@
 // check, rebuild-index, bench.
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstdio>
 
 #include "bench/bench_main.h"
 #include "cli/cli.h"
 #include "cli/progress.h"
 #include "indelible/config.h"
+#include "storage/embedded/embedded_store.h"
 #if INDELIBLE_HAVE_DYNAMODB
 #include "storage/dynamodb/dynamodb_store.h"
 #endif
 
 namespace indelible::cli {
+namespace {
+
+int CheckFormat1(const Cli& cli, const std::string& folder) {
+  Progress progress("check", 0);
+  auto events =
+      storage::CheckEmbeddedFolderV1(folder, [&](std::uint64_t done, std::uint64_t total) {
+        progress.set_total(total);
+        progress.Update(done);
+      });
+  progress.Finish();
+  if (!events.ok()) return cli.Fail(events.status());
+  if (cli.json) {
+    std::printf("{\"ok\":true,\"events\":%llu,\"format\":1}\n",
+                static_cast<unsigned long long>(*events));
+  } else {
+    std::printf(
+        "ok: %llu events, checksums and indexes verified (format 1: `indelible --data %s upgrade` "
+        "brings it to format 2)\n",
+        static_cast<unsigned long long>(*events), folder.c_str());
+  }
+  return 0;
+}
+
+int Upgrade(const Cli& cli) {
+  if (Status s = cli.RequireLocal("upgrade"); !s.ok()) return cli.Fail(s);
+  auto folder = cli.EmbeddedFolder();
+  if (!folder)
+    return cli.Fail(Status::Invalid(
+        "data", fmt::format("upgrade works on an embedded data folder; '{}' is not one (a "
+                            "DynamoDB store has no format to upgrade)",
+                            cli.data)));
+  auto format = storage::EmbeddedFolderFormat(*folder);
+  if (!format.ok()) return cli.Fail(format.status());
+  if (*format == 0)
+    return cli.Fail(Status::NotFound(fmt::format("'{}' holds no data folder", *folder)));
+  if (*format == 2) {
+    if (cli.json) {
+      std::printf("{\"ok\":true,\"format\":2,\"upgraded\":false}\n");
+    } else {
+      std::printf("%s is already in format 2: nothing to do\n", folder->c_str());
+    }
+    return 0;
+  }
+  Progress progress("upgrade", 0);
+  const auto start = std::chrono::steady_clock::now();
+  Status s = storage::UpgradeEmbeddedStore(*folder, [&](std::uint64_t done, std::uint64_t total) {
+    progress.set_total(total);
+    progress.Update(done);
+  });
+  progress.Finish();
+  if (!s.ok()) return cli.Fail(s);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (cli.json) {
+    std::printf("{\"ok\":true,\"format\":2,\"upgraded\":true,\"seconds\":%.3f}\n", seconds);
+  } else {
+    std::printf("upgraded %s from format 1 to 2 in %.1f s\n", folder->c_str(), seconds);
+  }
+  return 0;
+}
+
+}  // namespace
 
 void AddAdminVerbs(CLI::App& app, Cli& cli) {
   CLI::App* check = app.add_subcommand(
@@ -19,6 +83,12 @@ void AddAdminVerbs(CLI::App& app, Cli& cli) {
   check->callback([&cli] {
     cli.run = [&cli]() -> int {
       if (Status s = cli.RequireLocal("check"); !s.ok()) return cli.Fail(s);
+      // A folder not upgraded yet is checked as format 1, read-only.
+      if (auto folder = cli.EmbeddedFolder()) {
+        auto format = storage::EmbeddedFolderFormat(*folder);
+        if (!format.ok()) return cli.Fail(format.status());
+        if (*format == 1) return CheckFormat1(cli, *folder);
+      }
       auto store = cli.OpenReader();
       if (!store.ok()) return cli.Fail(store.status());
       Progress progress("check", 0);
@@ -38,6 +108,12 @@ void AddAdminVerbs(CLI::App& app, Cli& cli) {
       return 0;
     };
   });
+
+  CLI::App* upgrade = app.add_subcommand(
+      "upgrade",
+      "upgrade an embedded data folder to this build's format, in place (docs/FORMAT.md); stop "
+      "the server that uses it first");
+  upgrade->callback([&cli] { cli.run = [&cli] { return Upgrade(cli); }; });
 
   CLI::App* rebuild = app.add_subcommand(
       "rebuild-index",

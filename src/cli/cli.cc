@@ -71,6 +71,15 @@ Result<std::unique_ptr<Store>> Cli::OpenStore() const {
   return Open(data, StoreOptions());
 }
 
+std::optional<std::string> Cli::EmbeddedFolder() const {
+  if (remote()) return std::nullopt;
+  if (data.find(':') == std::string::npos || std::filesystem::exists(data)) return data;
+  if (!data.starts_with("file:")) return std::nullopt;
+  std::string_view path = std::string_view(data).substr(5);
+  if (path.starts_with("//")) path.remove_prefix(2);
+  return std::string(path);
+}
+
 Result<std::unique_ptr<Store>> Cli::OpenReader() const {
   if (remote()) return OpenRemoteStore(url, client_options());
   StoreOptions options;

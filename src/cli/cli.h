@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "indelible/client.h"
@@ -32,6 +33,9 @@ struct Cli {
   Result<std::unique_ptr<Store>> OpenStore() const;
   Result<std::unique_ptr<Store>> OpenReader() const;
   bool remote() const { return !url.empty(); }
+  // The folder of an embedded store named by --data (a path or file:PATH);
+  // nullopt for other stores (memory:, dynamodb://) and with --url.
+  std::optional<std::string> EmbeddedFolder() const;
   // How the client reaches the --url server (--ca-file).
   ClientOptions client_options() const;
   // For verbs that work on a local folder only (check, bench): invalid,

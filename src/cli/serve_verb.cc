@@ -2,8 +2,11 @@
 #include <fmt/format.h>
 #include <indelible/serve_flags.h>
 
+#include <cstdio>
+
 #include "cli/cli.h"
 #include "server/server.h"
+#include "storage/embedded/embedded_store.h"
 
 namespace indelible::cli {
 
@@ -103,6 +106,14 @@ void AddServeVerb(CLI::App& app, Cli& cli) {
       const std::string url = !flags->store.empty()                     ? flags->store
                               : cli.data.find(':') != std::string::npos ? cli.data
                                                                         : "file:" + cli.data;
+      // Opening a format 1 folder upgrades it (docs/FORMAT.md); say so, since
+      // the server does not listen until it is done.
+      if (auto folder = cli.EmbeddedFolder(); folder && flags->store.empty())
+        if (auto format = storage::EmbeddedFolderFormat(*folder); format.ok() && *format == 1)
+          std::fprintf(stderr,
+                       "indelible: upgrading data folder '%s' from format 1 to 2 before serving "
+                       "(`indelible upgrade` shows progress)\n",
+                       folder->c_str());
       auto store = Store::Open(url, options);
       if (!store.ok()) return cli.Fail(store.status());
       flags->server.heartbeat = std::chrono::milliseconds(flags->heartbeat_ms);

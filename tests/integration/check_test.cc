@@ -35,21 +35,19 @@ Status CheckFolder(const std::string& dir) {
 }
 
 // Runs `edit` on the raw RocksDB of a closed store, with its column families
-// in the order default, log, streams, heads, ids.
+// in the order default, log, appends, event_ids.
 template <class Edit>
 void EditRaw(const std::string& dir, Edit edit) {
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {{rocksdb::kDefaultColumnFamilyName, {}},
                                                            {embedded::kLogFamily, {}},
-                                                           {embedded::kStreamsFamily, {}},
-                                                           {embedded::kHeadsFamily, {}},
-                                                           {embedded::kIdsFamily, {}}};
+                                                           {embedded::kAppendsFamily, {}},
+                                                           {embedded::kEventIdsFamily, {}}};
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* db = nullptr;
   rocksdb::DBOptions options;
   options.allow_concurrent_memtable_write = false;
-  // The hash-memtable families need the same prefix extractor to reopen.
+  // The hash-memtable family needs the same prefix extractor to reopen.
   families[3].options.prefix_extractor.reset(rocksdb::NewNoopTransform());
-  families[4].options.prefix_extractor.reset(rocksdb::NewNoopTransform());
   ASSERT_TRUE(rocksdb::DB::Open(options, dir, families, &handles, &db).ok());
   edit(db, handles);
   for (auto* h : handles) (void)db->DestroyColumnFamilyHandle(h);
@@ -67,13 +65,12 @@ TEST(CheckTest, FindsAMissingIdIndexEntry) {
   const std::string dir = tmp.Sub("d");
   Fill(dir, 20);
   EditRaw(dir, [](rocksdb::DB* db, std::vector<rocksdb::ColumnFamilyHandle*>& cf) {
-    std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions(), cf[4]));
     rocksdb::ReadOptions total;
     total.total_order_seek = true;
-    it.reset(db->NewIterator(total, cf[4]));
+    std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(total, cf[3]));
     it->SeekToFirst();
     ASSERT_TRUE(it->Valid());
-    ASSERT_TRUE(db->Delete(rocksdb::WriteOptions(), cf[4], it->key()).ok());
+    ASSERT_TRUE(db->Delete(rocksdb::WriteOptions(), cf[3], it->key()).ok());
   });
   Status s = CheckFolder(dir);
   EXPECT_EQ(s.code(), ErrorCode::kInternal);
@@ -100,19 +97,51 @@ TEST(CheckTest, FindsARecordThatFailsItsChecksum) {
       << s.message();
 }
 
-TEST(CheckTest, FindsAHeadThatDisagreesWithItsStream) {
+// fill-0 holds versions 0, 1, ... one event per append (Fill).
+TEST(CheckTest, FindsAnAppendEntryThatDisagreesWithItsEvents) {
   testutil::TempDir tmp;
   const std::string dir = tmp.Sub("d");
   Fill(dir, 10);
   EditRaw(dir, [](rocksdb::DB* db, std::vector<rocksdb::ColumnFamilyHandle*>& cf) {
-    storage::HeadState wrong{StreamVersion(7), Position(3), false, StreamVersion(0)};
+    // Version 1 of fill-0 claims to be a tombstone: its event is not one.
+    const std::string key = embedded::StreamVersionKey("fill-0", 1);
+    std::string value;
+    ASSERT_TRUE(db->Get(rocksdb::ReadOptions(), cf[2], key, &value).ok());
+    auto entry = embedded::DecodeAppendEntry(key, value, true);
+    ASSERT_TRUE(entry.has_value());
+    entry->deleted = true;
     ASSERT_TRUE(
-        db->Put(rocksdb::WriteOptions(), cf[3], "fill-0", embedded::EncodeHead("fill-0", wrong))
+        db->Put(rocksdb::WriteOptions(), cf[2], key, embedded::EncodeAppendEntry(key, *entry))
             .ok());
   });
   Status s = CheckFolder(dir);
   EXPECT_EQ(s.code(), ErrorCode::kInternal);
-  EXPECT_NE(s.message().find("stream 'fill-0': head record"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("stream 'fill-0' version 1: index entry says life from 0 (deleted)"),
+            std::string::npos)
+      << s.message();
+}
+
+TEST(CheckTest, FindsAMissingAppendEntryAndOneThatPointsElsewhere) {
+  testutil::TempDir tmp;
+  const std::string dir = tmp.Sub("d");
+  Fill(dir, 10);
+  EditRaw(dir, [](rocksdb::DB* db, std::vector<rocksdb::ColumnFamilyHandle*>& cf) {
+    ASSERT_TRUE(
+        db->Delete(rocksdb::WriteOptions(), cf[2], embedded::StreamVersionKey("fill-1", 0)).ok());
+    const std::string key = embedded::StreamVersionKey("fill-2", 1);
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), cf[2], key,
+                        embedded::EncodeAppendEntry(key, {Position(1), 1, StreamVersion(0), false}))
+                    .ok());
+  });
+  Status s = CheckFolder(dir);
+  EXPECT_EQ(s.code(), ErrorCode::kInternal);
+  EXPECT_NE(s.message().find("stream 'fill-1' starts at version 1, not 0"), std::string::npos)
+      << s.message();
+  EXPECT_NE(s.message().find("stream 'fill-2' version 1: the index says position 1"),
+            std::string::npos)
+      << s.message();
+  EXPECT_NE(s.message().find("stream index covers 9 events of 10"), std::string::npos)
+      << s.message();
 }
 
 TEST(CheckTest, FindsADamagedStateRecordAndACheckpointRecord) {

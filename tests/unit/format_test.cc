@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "storage/embedded/format_v1.h"
+
 namespace indelible::storage::embedded {
 namespace {
 
@@ -45,24 +47,51 @@ TEST(FormatTest, KeysSortNumericallyAndIndexValuesRoundTrip) {
   EXPECT_EQ(stream, "s/1");
   EXPECT_EQ(version, 5);
 
+  // An append entry is sealed to its key, and is its stream's head.
   const std::string key = StreamVersionKey("s", 5);
-  auto entry = DecodeStreamEntry(key, EncodeStreamEntry(key, {Position(9), 3}), true);
+  const AppendEntry written{Position(9), 3, StreamVersion(2), false};
+  auto entry = DecodeAppendEntry(key, EncodeAppendEntry(key, written), true);
+  ASSERT_TRUE(entry.has_value());
+  EXPECT_EQ(entry->first_position.value(), 9u);
+  EXPECT_EQ(entry->count, 3u);
+  EXPECT_EQ(entry->life_first_version.value(), 2);
+  EXPECT_FALSE(entry->deleted);
+  EXPECT_FALSE(DecodeAppendEntry(StreamVersionKey("s", 6), EncodeAppendEntry(key, written), true));
+  const HeadState head = HeadAfter(StreamVersion(5), *entry);
+  EXPECT_EQ(head.version.value(), 7);
+  EXPECT_EQ(head.position.value(), 11u);
+  EXPECT_EQ(head.first_version.value(), 2);
+  // The end key sorts after every version of its stream, before the next.
+  EXPECT_LT(StreamVersionKey("s", INT64_MAX), StreamEndKey("s"));
+  EXPECT_LT(StreamEndKey("s"), StreamVersionKey("s-", 0));
+
+  EventId id = EventId::Random();
+  auto position = DecodeEventId(IdKey(id), EncodeEventId(id, Position(5)), true);
+  ASSERT_TRUE(position.has_value());
+  EXPECT_EQ(position->value(), 5u);
+  EXPECT_FALSE(DecodeEventId(IdKey(EventId::Random()), EncodeEventId(id, Position(5)), true));
+}
+
+// Format 1's records, still read by the upgrade and by check of an old folder.
+TEST(FormatTest, FormatOneRecordsRoundTrip) {
+  const std::string key = StreamVersionKey("s", 5);
+  auto entry = v1::DecodeStreamEntry(key, v1::EncodeStreamEntry(key, {Position(9), 3}), true);
   ASSERT_TRUE(entry.has_value());
   EXPECT_EQ(entry->position.value(), 9u);
   EXPECT_EQ(entry->run, 3u);
-  EXPECT_FALSE(
-      DecodeStreamEntry(StreamVersionKey("s", 6), EncodeStreamEntry(key, {Position(9), 3}), true));
+  EXPECT_FALSE(v1::DecodeStreamEntry(StreamVersionKey("s", 6),
+                                     v1::EncodeStreamEntry(key, {Position(9), 3}), true));
 
   HeadState head{StreamVersion(4), Position(10), true, StreamVersion(2)};
-  auto decoded = DecodeHead("s", EncodeHead("s", head), true);
+  auto decoded = v1::DecodeHead("s", v1::EncodeHead("s", head), true);
   ASSERT_TRUE(decoded.has_value());
   EXPECT_EQ(decoded->version.value(), 4);
   EXPECT_TRUE(decoded->deleted);
   EXPECT_EQ(decoded->first_version.value(), 2);
 
   EventId id = EventId::Random();
-  StoredId stored{Position(5), Position(4), StreamVersion(1), 3};
-  auto back = DecodeId(IdKey(id), EncodeId(id, stored), true);
+  v1::StoredId stored{Position(5), Position(4), StreamVersion(1), 3};
+  auto back = v1::DecodeId(IdKey(id), v1::EncodeId(id, stored), true);
   ASSERT_TRUE(back.has_value());
   EXPECT_EQ(back->append_first_position.value(), 4u);
   EXPECT_EQ(back->append_count, 3u);

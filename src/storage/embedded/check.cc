@@ -1,37 +1,14 @@
-// `indelible check`: verifies every record's checksum and every index
-// against the log, with memory that does not grow with the store.
+// `indelible check` of a format 2 store: verifies every record's checksum
+// and every index against the log, with memory that does not grow with the
+// store. (A folder still in format 1: check_v1.cc.)
 #include <fmt/format.h>
 
 #include "core/text.h"
+#include "storage/embedded/check_problems.h"
 #include "storage/embedded/engine.h"
 #include "storage/embedded/format.h"
 
 namespace indelible::storage::embedded {
-namespace {
-
-constexpr std::size_t kMaxProblems = 20;
-
-class Problems {
- public:
-  void Add(std::string problem) {
-    if (list_.size() < kMaxProblems) list_.push_back(std::move(problem));
-    ++count_;
-  }
-  bool full() const { return count_ >= kMaxProblems; }
-  Status ToStatus() const {
-    if (count_ == 0) return Status::Ok();
-    std::string message = fmt::format("{} problem(s) found:", count_);
-    for (const auto& p : list_) message += "\n  - " + p;
-    if (count_ > list_.size()) message += fmt::format("\n  ... and {} more", count_ - list_.size());
-    return Status::Internal(message);
-  }
-
- private:
-  std::vector<std::string> list_;
-  std::size_t count_ = 0;
-};
-
-}  // namespace
 
 Status EmbeddedStore::Check(const ProgressFn& progress) {
   Problems problems;
@@ -40,10 +17,10 @@ Status EmbeddedStore::Check(const ProgressFn& progress) {
   rocksdb::ReadOptions read = ReadAt(snapshot);
   read.verify_checksums = true;
   read.readahead_size = 4 * 1024 * 1024;
-  read.total_order_seek = true;  // heads and ids have hash memtables
+  read.total_order_seek = true;  // event_ids has a hash memtable
 
-  // 1. The log: contiguous positions, sound records, and for each event the
-  //    id and stream index entries that must point back at it.
+  // 1. The log: contiguous positions, sound records, and for each event an
+  //    id entry that points back at it.
   std::uint64_t expected = 1;
   std::uint64_t events = 0;
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read, log()));
@@ -64,45 +41,30 @@ Status EmbeddedStore::Check(const ProgressFn& progress) {
       problems.Add(fmt::format("event at position {}: {}", position.value(), why));
       continue;
     }
-    rocksdb::Status s = db_->Get(read, ids(), ToSlice(IdKey(view.id)), &value);
-    auto stored = s.ok() ? DecodeId(IdKey(view.id), value, true) : std::nullopt;
-    if (!stored || stored->position != position)
+    rocksdb::Status s = db_->Get(read, event_ids(), ToSlice(IdKey(view.id)), &value);
+    auto indexed = s.ok() ? DecodeEventId(IdKey(view.id), value, true) : std::nullopt;
+    if (indexed != position)
       problems.Add(fmt::format("event {} at position {} has no sound id index entry",
                                view.id.ToString(), position.value()));
-    const std::string stream_key = StreamVersionKey(view.stream, view.version.value());
-    s = db_->Get(read, streams(), stream_key, &value);
-    auto indexed = s.ok() ? DecodeStreamEntry(stream_key, value, true) : std::nullopt;
-    if (!indexed || indexed->position != position)
-      problems.Add(
-          fmt::format("stream '{}' version {} (position {}) is missing from the stream "
-                      "index or points elsewhere",
-                      Printable(view.stream), view.version.value(), position.value()));
     if (progress && events % 65536 == 0) progress(events, last * 2);
   }
   if (!it->status().ok()) problems.Add("reading the log: " + it->status().ToString());
   // (Contiguity from 1 was checked above; `last` is only the progress
   // estimate, since commits may land while a live store is checked.)
 
-  // 2. The stream index: versions gapless from 0, heads agreeing with the
-  //    last entry of each stream.
-  std::uint64_t entries = 0;
-  std::uint64_t stream_count = 0;
+  // 2. The stream index: each stream's appends cover its versions from 0
+  //    without gap or overlap; each append's events are in the log, at
+  //    consecutive positions, with its stream and versions; the head fields
+  //    follow the rules the engine decides them by (a tombstone is one
+  //    `$deleted` event, the append after it starts a new life). With the
+  //    counts equal, every event of the log is covered exactly once.
+  std::uint64_t covered = 0;
   std::string current;
   std::int64_t next_version = 0;
-  Position last_position;
-  std::uint32_t run_left = 0;  // entries the previous entry's run still promises
-  auto close_stream = [&] {
-    if (current.empty()) return;
-    ++stream_count;
-    rocksdb::Status s = db_->Get(read, heads(), current, &value);
-    auto head = s.ok() ? DecodeHead(current, value, true) : std::nullopt;
-    if (!head || head->version.value() != next_version - 1 || head->position != last_position)
-      problems.Add(
-          fmt::format("stream '{}': head record missing or not at its last event "
-                      "(version {})",
-                      Printable(current), next_version - 1));
-  };
-  it.reset(db_->NewIterator(read, streams()));
+  StreamVersion life_first(0);
+  bool deleted = false;
+  std::unique_ptr<rocksdb::Iterator> events_of(db_->NewIterator(read, log()));
+  it.reset(db_->NewIterator(read, appends()));
   for (it->SeekToFirst(); it->Valid() && !problems.full(); it->Next()) {
     std::string_view stream;
     std::int64_t version = 0;
@@ -111,45 +73,59 @@ Status EmbeddedStore::Check(const ProgressFn& progress) {
       continue;
     }
     if (stream != current) {
-      close_stream();
       current = std::string(stream);
       next_version = 0;
-      run_left = 0;
+      life_first = StreamVersion(0);
+      deleted = false;
     }
     if (version != next_version)
-      problems.Add(fmt::format("stream '{}' jumps from version {} to {}", Printable(stream),
-                               next_version - 1, version));
-    const bool in_run = version == next_version && run_left > 0;
-    next_version = version + 1;
-    auto entry = DecodeStreamEntry(ToView(it->key()), ToView(it->value()), true);
+      problems.Add(next_version == 0 ? fmt::format("stream '{}' starts at version {}, not 0",
+                                                   Printable(stream), version)
+                                     : fmt::format("stream '{}' jumps from version {} to {}",
+                                                   Printable(stream), next_version - 1, version));
+    auto entry = DecodeAppendEntry(ToView(it->key()), ToView(it->value()), true);
     if (!entry) {
       problems.Add(fmt::format("stream '{}' version {}: index entry fails its checksum",
                                Printable(stream), version));
-    } else {
-      // Within an append's run, each entry's run is one shorter and its
-      // position one further.
-      if (in_run && (entry->run != run_left || entry->position != last_position.next()))
-        problems.Add(
-            fmt::format("stream '{}' version {}: index run does not continue the "
-                        "previous entry's",
-                        Printable(stream), version));
-      last_position = entry->position;
-      run_left = entry->run - 1;
+      next_version = version + 1;
+      continue;
     }
-    if (++entries % 65536 == 0 && progress) progress(last + entries, last * 2);
+    next_version = version + entry->count;
+    covered += entry->count;
+    if (version > 0 && deleted) life_first = StreamVersion(version);
+    // Its events, one seek and then steps.
+    bool tombstone = false;
+    events_of->Seek(PositionKey(entry->first_position));
+    for (std::uint32_t i = 0; i < entry->count; ++i, events_of->Next()) {
+      const Position position(entry->first_position.value() + i);
+      EventView event;
+      if (!events_of->Valid() || DecodePositionKey(ToView(events_of->key())) != position ||
+          !DecodeEvent(ToView(events_of->key()), ToView(events_of->value()), false, &event)
+               .empty() ||
+          event.stream != stream || event.version.value() != version + i) {
+        problems.Add(fmt::format(
+            "stream '{}' version {}: the index says position {}, which holds another event "
+            "or none",
+            Printable(stream), version + i, position.value()));
+        break;
+      }
+      tombstone = entry->count == 1 && event.type == kDeletedEventType;
+    }
+    deleted = tombstone;
+    if (entry->deleted != deleted || entry->life_first_version != life_first)
+      problems.Add(fmt::format(
+          "stream '{}' version {}: index entry says life from {}{}, its events say from {}{}",
+          Printable(stream), version, entry->life_first_version.value(),
+          entry->deleted ? " (deleted)" : "", life_first.value(), deleted ? " (deleted)" : ""));
+    if (progress) progress(last + covered, last * 2);
   }
-  close_stream();
-  if (!problems.full() && entries != events)
-    problems.Add(fmt::format("stream index has {} entries for {} events", entries, events));
+  if (!it->status().ok()) problems.Add("reading the stream index: " + it->status().ToString());
+  if (!problems.full() && covered != events)
+    problems.Add(fmt::format("stream index covers {} events of {}", covered, events));
 
-  // 3. Counts of the other two families.
-  std::uint64_t head_count = 0;
-  it.reset(db_->NewIterator(read, heads()));
-  for (it->SeekToFirst(); it->Valid(); it->Next()) ++head_count;
-  if (!problems.full() && head_count != stream_count)
-    problems.Add(fmt::format("{} head records for {} streams", head_count, stream_count));
+  // 3. The id index: one entry per event (each event's was found above).
   std::uint64_t id_count = 0;
-  it.reset(db_->NewIterator(read, ids()));
+  it.reset(db_->NewIterator(read, event_ids()));
   for (it->SeekToFirst(); it->Valid(); it->Next()) ++id_count;
   if (!problems.full() && id_count != events)
     problems.Add(fmt::format("{} id records for {} events", id_count, events));
@@ -173,10 +149,8 @@ Status EmbeddedStore::Check(const ProgressFn& progress) {
           fmt::format("state record of stream '{}' fails its checksum", Printable(stream)));
       continue;
     }
-    std::string head_value;
-    const bool has_head = db_->Get(read, heads(), ToSlice(stream), &head_value).ok();
-    auto head = has_head ? DecodeHead(stream, head_value, false) : std::nullopt;
-    if (!head || head->version < record->version)
+    auto head = ReadHead(read, stream);
+    if (!head.ok() || !head->has_value() || (*head)->version < record->version)
       problems.Add(
           fmt::format("state record of stream '{}' covers version {}, past the stream's "
                       "head",

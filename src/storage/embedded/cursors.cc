@@ -69,12 +69,10 @@ class LogCursor final : public AllCursor {
   Status status_;
 };
 
-// A stream: one iterator over the stream's index entries and one over the
-// log. Each index entry says how many events its append wrote from there on
-// (its run, at consecutive positions), so a forward read walks the log for
-// the rest of the run and touches the index once per append. Elsewhere the
-// log iterator first tries one step (neighbours are common) and seeks only
-// when that misses.
+// A stream: one iterator over the stream's append entries and one over the
+// log. An append entry covers the append's versions, whose events sit at
+// consecutive positions, so a read touches the index once per append and
+// otherwise steps the log iterator (forward or back) from event to event.
 class StreamIndexCursor final : public StreamCursor {
  public:
   StreamIndexCursor(const EmbeddedStore& store, EmbeddedStore::View view, std::string_view stream,
@@ -88,7 +86,9 @@ class StreamIndexCursor final : public StreamCursor {
         next_(from),
         snapshot_(std::move(view)),
         db_(store.db()) {
-    lower_ = StreamVersionKey(stream, low);
+    // The entry covering `low` may start before it (a read from a version
+    // inside an append): the index is bounded by the stream, not by `low`.
+    lower_ = StreamKeyPrefix(stream);
     upper_ = StreamVersionKey(stream, high + 1);
     lower_slice_ = rocksdb::Slice(lower_);
     upper_slice_ = rocksdb::Slice(upper_);
@@ -98,11 +98,11 @@ class StreamIndexCursor final : public StreamCursor {
     rocksdb::ReadOptions read = EmbeddedStore::ReadAt(snapshot_);
     read.iterate_lower_bound = &lower_slice_;
     read.iterate_upper_bound = &upper_slice_;
-    index_.reset(db_->NewIterator(read, store.streams()));
+    index_.reset(db_->NewIterator(read, store.appends()));
     log_.reset(db_->NewIterator(EmbeddedStore::ReadAt(snapshot_), store.log()));
     if (next_ < low_ || next_ > high_) return;
-    SeekIndex();
-    Settle();
+    index_->SeekForPrev(StreamVersionKey(stream, next_));
+    if (EnterEntry()) Load(/*adjacent=*/false);
   }
   bool Valid() const override { return valid_; }
   void Next() override {
@@ -110,66 +110,55 @@ class StreamIndexCursor final : public StreamCursor {
     next_ += forward_ ? 1 : -1;
     valid_ = false;
     if (returned_ >= limit_ || next_ < low_ || next_ > high_) return;
-    if (run_left_ > 0) {
-      --run_left_;
-      index_stale_ = true;
-      const Position expected = view_.position.next();
-      log_->Next();
-      if (log_->Valid() && DecodePositionKey(ToView(log_->key())) == expected && Decode(expected) &&
-          view_.version.value() == next_) {
-        valid_ = true;
-        return;
+    if (next_ < entry_first_ || next_ >= entry_first_ + entry_.count) {
+      if (forward_) {
+        index_->Next();
+      } else {
+        index_->Prev();
       }
-      if (!status_.ok()) return;
-      run_left_ = 0;  // the run did not hold: fall back to the index
+      if (!EnterEntry()) return;
     }
-    if (index_stale_) {
-      SeekIndex();
-    } else if (forward_) {
-      index_->Next();
-    } else {
-      index_->Prev();
-    }
-    Settle();
+    Load(/*adjacent=*/true);
   }
   const EventView& event() const override { return view_; }
   Status status() const override { return status_; }
   std::optional<StreamVersion> next_version() const override { return NextVersionOrNone(next_); }
 
  private:
-  void SeekIndex() {
-    index_stale_ = false;
-    const std::string start = StreamVersionKey(stream_, next_);
-    if (forward_) {
-      index_->Seek(start);
-    } else {
-      index_->SeekForPrev(start);
-    }
-  }
-
-  bool Decode(Position position) {
-    if (std::string why = DecodeEvent(ToView(log_->key()), ToView(log_->value()), false, &view_);
-        !why.empty()) {
-      status_ = Status::Internal(fmt::format("event at position {}: {}", position.value(), why));
+  // Reads the entry under index_, which must cover next_.
+  bool EnterEntry() {
+    if (!index_->Valid()) {
+      status_ = index_->status().ok()
+                    ? Status::Internal(fmt::format(
+                          "stream '{}' has no index entry for version {} (run `indelible check`)",
+                          Printable(stream_), next_))
+                    : FromRocks(index_->status(), "reading a stream");
       return false;
     }
+    std::string_view name;
+    std::int64_t first = 0;
+    auto entry = DecodeStreamVersionKey(ToView(index_->key()), &name, &first)
+                     ? DecodeAppendEntry(ToView(index_->key()), ToView(index_->value()), false)
+                     : std::nullopt;
+    if (!entry || name != stream_ || next_ < first || next_ >= first + entry->count) {
+      status_ = Status::Internal(fmt::format(
+          "stream '{}': the index entry for version {} is corrupt or missing (run `indelible "
+          "check`)",
+          Printable(stream_), next_));
+      return false;
+    }
+    entry_ = *entry;
+    entry_first_ = first;
     return true;
   }
 
-  // Reads the event of the index entry under index_.
-  void Settle() {
-    valid_ = false;
-    if (!index_->Valid()) {
-      if (!index_->status().ok()) status_ = FromRocks(index_->status(), "reading a stream");
-      return;
-    }
-    auto entry = DecodeStreamEntry(ToView(index_->key()), ToView(index_->value()), false);
-    if (!entry) {
-      status_ = Status::Internal("a stream index entry is corrupt (run `indelible check`)");
-      return;
-    }
-    const std::string key = PositionKey(entry->position);
-    if (log_->Valid()) {
+  // Reads the event of version next_ from the log: one step of the log
+  // iterator when the previous event was its neighbour, else a seek.
+  void Load(bool adjacent) {
+    const Position position(entry_.first_position.value() +
+                            static_cast<std::uint64_t>(next_ - entry_first_));
+    const std::string key = PositionKey(position);
+    if (adjacent && log_->Valid()) {
       if (forward_) {
         log_->Next();
       } else {
@@ -181,13 +170,20 @@ class StreamIndexCursor final : public StreamCursor {
       status_ = log_->status().ok()
                     ? Status::Internal(fmt::format("stream index points at position {}, which is "
                                                    "missing from the log (run `indelible check`)",
-                                                   entry->position.value()))
+                                                   position.value()))
                     : FromRocks(log_->status(), "reading a stream");
       return;
     }
-    if (!Decode(entry->position)) return;
-    next_ = view_.version.value();
-    run_left_ = forward_ ? entry->run - 1 : 0;
+    if (std::string why = DecodeEvent(key, ToView(log_->value()), false, &view_); !why.empty()) {
+      status_ = Status::Internal(fmt::format("event at position {}: {}", position.value(), why));
+      return;
+    }
+    if (view_.version.value() != next_ || view_.stream != stream_) {
+      status_ = Status::Internal(fmt::format(
+          "position {} holds another event than stream '{}' version {} (run `indelible check`)",
+          position.value(), Printable(stream_), next_));
+      return;
+    }
     valid_ = true;
   }
 
@@ -201,8 +197,8 @@ class StreamIndexCursor final : public StreamCursor {
   std::string lower_, upper_;
   rocksdb::Slice lower_slice_, upper_slice_;
   std::unique_ptr<rocksdb::Iterator> index_, log_;
-  std::uint32_t run_left_ = 0;  // events of the current run still ahead in the log
-  bool index_stale_ = false;    // index_ lags behind next_ after walking a run
+  AppendEntry entry_;             // the append entry covering next_
+  std::int64_t entry_first_ = 0;  // its first version
   std::size_t returned_ = 0;
   bool valid_ = false;
   EventView view_;

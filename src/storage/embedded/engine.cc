@@ -14,6 +14,7 @@
 #include "core/text.h"
 #include "storage/embedded/embedded_store.h"
 #include "storage/embedded/format.h"
+#include "storage/embedded/format_v1.h"
 #include "storage/embedded/writer.h"
 #include "store/append_validation.h"
 
@@ -69,6 +70,14 @@ rocksdb::ColumnFamilyOptions FamilyOptions(const std::shared_ptr<rocksdb::Cache>
   return cf;
 }
 
+// A follower (read-only) cannot upgrade a format 1 folder.
+Status NeedsUpgrade(const std::string& path) {
+  return Status::Invalid(
+      "data", fmt::format("data folder '{}' is in format 1; upgrade it first with `indelible "
+                          "--data {} upgrade` (opening it for writing upgrades it too)",
+                          path, path));
+}
+
 }  // namespace
 
 Status FromRocks(const rocksdb::Status& s, std::string_view what) {
@@ -82,7 +91,8 @@ Status FromRocks(const rocksdb::Status& s, std::string_view what) {
 }
 
 Result<std::unique_ptr<Store>> EmbeddedStore::Open(const std::string& path,
-                                                   const StoreOptions& options, rocksdb::Env* env) {
+                                                   const StoreOptions& options, rocksdb::Env* env,
+                                                   const ProgressFn& upgrade_progress) {
   std::error_code ec;
   if (!options.create_if_missing && !std::filesystem::exists(path, ec))
     return Status::NotFound(fmt::format("data folder '{}' does not exist", path));
@@ -117,10 +127,28 @@ Result<std::unique_ptr<Store>> EmbeddedStore::Open(const std::string& path,
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {
       {rocksdb::kDefaultColumnFamilyName, FamilyOptions(cache, 4 << 20)},
       {kLogFamily, FamilyOptions(cache, 64 << 20)},
-      {kStreamsFamily, FamilyOptions(cache, 32 << 20)},
-      {kHeadsFamily, FamilyOptions(cache, 16 << 20, true, 64 * 1024)},
-      {kIdsFamily, FamilyOptions(cache, 32 << 20, true, 256 * 1024)},
+      // Heads are SeekForPrev to a stream's last entry: ordered, so a
+      // skiplist memtable and no bloom filter.
+      {kAppendsFamily, FamilyOptions(cache, 32 << 20)},
+      {kEventIdsFamily, FamilyOptions(cache, 32 << 20, true, 256 * 1024)},
   };
+  const std::size_t current_families = families.size();
+  // Format 1's families, when the folder still has them (an upgrade to do,
+  // or one stopped after its marker flip): opened with the options they
+  // were written with, then upgraded from and dropped.
+  std::vector<std::string> existing;
+  if (std::filesystem::exists(std::filesystem::path(path) / "CURRENT", ec))
+    (void)rocksdb::DB::ListColumnFamilies(db_options, path, &existing);
+  auto has = [&](const char* name) {
+    return std::find(existing.begin(), existing.end(), name) != existing.end();
+  };
+  if (options.follower && has(v1::kStreamsFamily) && !has(kAppendsFamily))
+    return NeedsUpgrade(path);
+  if (has(v1::kStreamsFamily) || has(v1::kHeadsFamily) || has(v1::kIdsFamily)) {
+    families.push_back({v1::kStreamsFamily, FamilyOptions(cache, 32 << 20)});
+    families.push_back({v1::kHeadsFamily, FamilyOptions(cache, 16 << 20, true, 64 * 1024)});
+    families.push_back({v1::kIdsFamily, FamilyOptions(cache, 32 << 20, true, 256 * 1024)});
+  }
 
   std::unique_ptr<EmbeddedStore> store(new EmbeddedStore(options));
   rocksdb::Status s;
@@ -147,6 +175,15 @@ Result<std::unique_ptr<Store>> EmbeddedStore::Open(const std::string& path,
     return FromRocks(s, fmt::format("opening data folder '{}'", path));
   }
 
+  std::vector<rocksdb::ColumnFamilyHandle*> v1_families(
+      store->families_.begin() + static_cast<std::ptrdiff_t>(current_families),
+      store->families_.end());
+  store->families_.resize(current_families);
+  if (options.follower) {  // a reader only; the writer upgrades and drops them
+    for (auto* family : v1_families) (void)store->db_->DestroyColumnFamilyHandle(family);
+    v1_families.clear();
+  }
+
   // The format marker: written once into an empty store, checked ever after.
   std::string format;
   s = store->db_->Get(rocksdb::ReadOptions(), store->families_[0], ToSlice(kFormatKey), &format);
@@ -164,10 +201,18 @@ Result<std::unique_ptr<Store>> EmbeddedStore::Open(const std::string& path,
     }
   } else if (!s.ok()) {
     return FromRocks(s, "reading the format marker");
+  } else if (format == v1::kFormatValue) {
+    if (options.follower) return NeedsUpgrade(path);
+    if (Status up = store->UpgradeFromV1(std::move(v1_families), upgrade_progress, families);
+        !up.ok())
+      return up;
   } else if (format != kFormatValue) {
     return Status::Invalid("data", fmt::format("data folder '{}' has format '{}'; this build "
                                                "reads '{}'",
                                                path, format, kFormatValue));
+  } else if (!v1_families.empty()) {
+    // An upgrade that stopped after flipping the marker: finish it.
+    if (Status dropped = store->DropFamilies(std::move(v1_families)); !dropped.ok()) return dropped;
   }
   // Open time does not depend on the number of events: the last position is
   // the last key of the log, one seek.
@@ -391,17 +436,45 @@ void EmbeddedStore::Publish(Position last) {
 Result<std::optional<HeadState>> EmbeddedStore::LoadHead(const std::string& stream, Group& group) {
   if (auto it = group.heads.find(stream); it != group.heads.end()) return std::optional(it->second);
   if (auto it = head_cache_.find(stream); it != head_cache_.end()) return std::optional(it->second);
-  std::string value;
-  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), heads(), ToSlice(stream), &value);
-  if (s.IsNotFound()) return std::optional<HeadState>();
-  if (!s.ok()) return FromRocks(s, "reading a stream head");
-  auto head = DecodeHead(stream, value, true);
-  if (!head)
-    return Status::Internal(
-        fmt::format("head record of stream '{}' is corrupt", Printable(stream)));
+  // The latest data, groups still syncing included: the leader decides on
+  // top of them.
+  auto head = ReadHead(rocksdb::ReadOptions(), stream);
+  if (!head.ok() || !head->has_value()) return head;
   if (head_cache_.size() >= kMaxCachedHeads) head_cache_.clear();
-  head_cache_[stream] = *head;
-  return std::optional(*head);
+  head_cache_[stream] = **head;
+  return head;
+}
+
+Result<std::optional<EmbeddedStore::FoundAppend>> EmbeddedStore::AppendAtOrBefore(
+    const rocksdb::ReadOptions& read, std::string_view stream, std::string_view key) const {
+  const std::string lower = StreamKeyPrefix(stream);
+  const rocksdb::Slice lower_slice(lower);
+  rocksdb::ReadOptions bounded = read;
+  bounded.iterate_lower_bound = &lower_slice;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(bounded, appends()));
+  it->SeekForPrev(ToSlice(key));
+  if (!it->Valid()) {
+    if (!it->status().ok()) return FromRocks(it->status(), "reading the stream index");
+    return std::optional<FoundAppend>();
+  }
+  std::string_view name;
+  std::int64_t first_version = 0;
+  if (!DecodeStreamVersionKey(ToView(it->key()), &name, &first_version) || name != stream)
+    return std::optional<FoundAppend>();
+  auto entry = DecodeAppendEntry(ToView(it->key()), ToView(it->value()), false);
+  if (!entry)
+    return Status::Internal(fmt::format(
+        "the stream index entry of '{}' at version {} is corrupt (run `indelible check`)",
+        Printable(stream), first_version));
+  return std::optional(FoundAppend{StreamVersion(first_version), *entry});
+}
+
+Result<std::optional<HeadState>> EmbeddedStore::ReadHead(const rocksdb::ReadOptions& read,
+                                                         std::string_view stream) const {
+  auto last = AppendAtOrBefore(read, stream, StreamEndKey(stream));
+  if (!last.ok()) return last.status();
+  if (!last->has_value()) return std::optional<HeadState>();
+  return std::optional(HeadAfter((*last)->first_version, (*last)->entry));
 }
 
 Result<std::vector<std::optional<IdRecord>>> EmbeddedStore::LoadIds(const AppendRequest& append,
@@ -419,27 +492,34 @@ Result<std::vector<std::optional<IdRecord>>> EmbeddedStore::LoadIds(const Append
   }
   if (keys.empty()) return found;
   std::vector<std::string> values;
-  std::vector<rocksdb::ColumnFamilyHandle*> families(keys.size(), ids());
+  std::vector<rocksdb::ColumnFamilyHandle*> families(keys.size(), event_ids());
   std::vector<rocksdb::Status> statuses =
       db_->MultiGet(rocksdb::ReadOptions(), families, keys, &values);
   for (std::size_t k = 0; k < keys.size(); ++k) {
     if (statuses[k].IsNotFound()) continue;
     if (!statuses[k].ok()) return FromRocks(statuses[k], "reading event ids");
-    auto stored = DecodeId(ToView(keys[k]), values[k], true);
-    if (!stored) return Status::Internal("an event id record is corrupt (run `indelible check`)");
-    // Rare path (a retry or a reused id): find the stream the id went to.
+    auto position = DecodeEventId(ToView(keys[k]), values[k], true);
+    if (!position) return Status::Internal("an event id record is corrupt (run `indelible check`)");
+    // Rare path (a retry or a reused id): the event names its stream and
+    // version, and the append entry covering that version the append.
     std::string record;
-    rocksdb::Status s =
-        db_->Get(rocksdb::ReadOptions(), log(), ToSlice(PositionKey(stored->position)), &record);
+    const std::string key = PositionKey(*position);
+    rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), log(), ToSlice(key), &record);
     if (!s.ok()) return FromRocks(s, "reading the event of a known id");
     EventView view;
-    std::string key = PositionKey(stored->position);
     if (std::string why = DecodeEvent(key, record, true, &view); !why.empty())
+      return Status::Internal(fmt::format("event at position {}: {}", position->value(), why));
+    auto original = AppendAtOrBefore(rocksdb::ReadOptions(), view.stream,
+                                     StreamVersionKey(view.stream, view.version.value()));
+    if (!original.ok()) return original.status();
+    if (!original->has_value())
       return Status::Internal(
-          fmt::format("event at position {}: {}", stored->position.value(), why));
+          fmt::format("event at position {} has no stream index entry (run `indelible check`)",
+                      position->value()));
+    const FoundAppend& found_append = **original;
     found[index[k]] =
-        IdRecord{std::string(view.stream), stored->position, stored->append_first_position,
-                 stored->append_first_version, stored->append_count};
+        IdRecord{std::string(view.stream), *position, found_append.entry.first_position,
+                 found_append.first_version, found_append.entry.count};
   }
   return found;
 }
@@ -510,16 +590,15 @@ void EmbeddedStore::DecideAndStage(Writer& writer, Group& group) {
       const std::string position_key = PositionKey(position);
       EncodeEvent(event, append.stream, version, position, timestamp, &group.record);
       group.batch.Put(log(), position_key, group.record);
-      const std::string stream_key = StreamVersionKey(append.stream, version.value());
-      group.batch.Put(
-          streams(), stream_key,
-          EncodeStreamEntry(stream_key, {position, static_cast<std::uint32_t>(count - e)}));
-      const StoredId stored{position, first, first_version, static_cast<std::uint32_t>(count)};
-      group.batch.Put(ids(), ToSlice(IdKey(event.id)), EncodeId(event.id, stored));
+      group.batch.Put(event_ids(), ToSlice(IdKey(event.id)), EncodeEventId(event.id, position));
       group.ids[event.id] = IdRecord{append.stream, position, first, first_version,
                                      static_cast<std::uint32_t>(count)};
     }
-    group.batch.Put(heads(), append.stream, EncodeHead(append.stream, next));
+    // One index entry for the whole append, which is also the stream's head.
+    const std::string append_key = StreamVersionKey(append.stream, first_version.value());
+    group.batch.Put(this->appends(), append_key,
+                    EncodeAppendEntry(append_key, {first, static_cast<std::uint32_t>(count),
+                                                   next.first_version, next.deleted}));
     if (append.state) {
       stage_state();
     } else if (IsTombstoneAppend(append)) {
@@ -556,23 +635,23 @@ Result<std::optional<StateRecord>> EmbeddedStore::ReadState(std::string_view str
 Result<std::optional<RecordedEvent>> EmbeddedStore::FindEvent(const EventId& id) {
   const View view = ReadView();
   std::string value;
-  rocksdb::Status s = db_->Get(ReadAt(view), ids(), ToSlice(IdKey(id)), &value);
+  rocksdb::Status s = db_->Get(ReadAt(view), event_ids(), ToSlice(IdKey(id)), &value);
   if (s.IsNotFound()) return std::optional<RecordedEvent>();
   if (!s.ok()) return FromRocks(s, "reading an event id");
-  auto stored = DecodeId(IdKey(id), value, true);
-  if (!stored) return Status::Internal("an event id record is corrupt (run `indelible check`)");
-  const std::string key = PositionKey(stored->position);
+  auto position = DecodeEventId(IdKey(id), value, true);
+  if (!position) return Status::Internal("an event id record is corrupt (run `indelible check`)");
+  const std::string key = PositionKey(*position);
   std::string record;
   s = db_->Get(ReadAt(view), log(), ToSlice(key), &record);
   if (!s.ok())
     return s.IsNotFound() ? Status::Internal(fmt::format(
                                 "the id record of event {} names position {}, which holds no "
                                 "event (run `indelible check`)",
-                                id.ToString(), stored->position.value()))
+                                id.ToString(), position->value()))
                           : FromRocks(s, "reading the event of an id");
   EventView event;
   if (std::string why = DecodeEvent(key, record, true, &event); !why.empty())
-    return Status::Internal(fmt::format("event at position {}: {}", stored->position.value(), why));
+    return Status::Internal(fmt::format("event at position {}: {}", position->value(), why));
   return std::optional<RecordedEvent>(event.ToOwned());
 }
 
@@ -584,16 +663,12 @@ Result<StreamHead> EmbeddedStore::HeadAt(const View& view, std::string_view stre
   // A name no append could have written is a caller's mistake, not a missing
   // stream; reserved ($) names are readable (they hold the store's own streams).
   if (Status valid = ValidateStreamName(stream, /*allow_reserved=*/true); !valid.ok()) return valid;
-  std::string value;
-  rocksdb::Status s = db_->Get(ReadAt(view), heads(), ToSlice(stream), &value);
-  if (s.IsNotFound())
+  auto head = ReadHead(ReadAt(view), stream);
+  if (!head.ok()) return head.status();
+  if (!head->has_value())
     return Status::NotFound(fmt::format("stream '{}' does not exist", Printable(stream)));
-  if (!s.ok()) return FromRocks(s, "reading a stream head");
-  auto head = DecodeHead(stream, value, false);
-  if (!head)
-    return Status::Internal(
-        fmt::format("head record of stream '{}' is corrupt", Printable(stream)));
-  return StreamHead{head->version, head->position, head->deleted, head->first_version};
+  const HeadState& found = **head;
+  return StreamHead{found.version, found.position, found.deleted, found.first_version};
 }
 
 Result<Position> EmbeddedStore::ReadLastPosition() {

@@ -65,15 +65,20 @@
 #include "core/mutex.h"
 #include "indelible/store.h"
 #include "storage/embedded/broadcast.h"
+#include "storage/embedded/format.h"
 #include "store/decide.h"
 
 namespace indelible::storage::embedded {
 
 class EmbeddedStore final : public Store {
  public:
-  // `env`: RocksDB's default when null (tests pass their own).
+  // `env`: RocksDB's default when null (tests pass their own). A folder in
+  // format 1 is upgraded first (upgrade.cc), reporting to
+  // `upgrade_progress` (events done, of total) when given; a follower
+  // cannot write, so it refuses one.
   static Result<std::unique_ptr<Store>> Open(const std::string& path, const StoreOptions& options,
-                                             rocksdb::Env* env = nullptr);
+                                             rocksdb::Env* env = nullptr,
+                                             const ProgressFn& upgrade_progress = nullptr);
   ~EmbeddedStore() override;
 
   Result<std::optional<StateRecord>> ReadState(std::string_view stream) override;
@@ -113,9 +118,19 @@ class EmbeddedStore final : public Store {
     return read;
   }
   rocksdb::ColumnFamilyHandle* log() const { return families_[1]; }
-  rocksdb::ColumnFamilyHandle* streams() const { return families_[2]; }
-  rocksdb::ColumnFamilyHandle* heads() const { return families_[3]; }
-  rocksdb::ColumnFamilyHandle* ids() const { return families_[4]; }
+  rocksdb::ColumnFamilyHandle* appends() const { return families_[2]; }
+  rocksdb::ColumnFamilyHandle* event_ids() const { return families_[3]; }
+
+  // The append entry of `stream` at or before `key` (a StreamVersionKey, or
+  // StreamEndKey for the stream's last append), read with `read`: one
+  // SeekForPrev. nullopt when the stream has none there.
+  struct FoundAppend {
+    StreamVersion first_version;
+    AppendEntry entry;
+  };
+  Result<std::optional<FoundAppend>> AppendAtOrBefore(const rocksdb::ReadOptions& read,
+                                                      std::string_view stream,
+                                                      std::string_view key) const;
 
  private:
   struct Writer;
@@ -159,6 +174,9 @@ class EmbeddedStore final : public Store {
   // state; stages its records into the batch when it succeeds.
   void DecideAndStage(Writer& writer, Group& group);
   Result<std::optional<HeadState>> LoadHead(const std::string& stream, Group& group);
+  // The head of `stream` read with `read`: nullopt when it has no append.
+  Result<std::optional<HeadState>> ReadHead(const rocksdb::ReadOptions& read,
+                                            std::string_view stream) const;
   Result<std::vector<std::optional<IdRecord>>> LoadIds(const AppendRequest& append, Group& group);
   bool pipelined() const { return options_.durability == Durability::kSync && !options_.follower; }
   View NewSnapshot() const;
@@ -166,6 +184,13 @@ class EmbeddedStore final : public Store {
   void SyncLoop();
   // Reads the last position from the log (one seek).
   Result<Position> ReadLastPosition();
+  // Format 1 -> 2 (upgrade.cc), at open: builds `appends` and `event_ids`
+  // from format 1's families, flips the format marker, drops the old ones.
+  // `v1` holds the old families' handles (streams, heads, ids; consumed).
+  Status UpgradeFromV1(std::vector<rocksdb::ColumnFamilyHandle*> v1, const ProgressFn& progress,
+                       const std::vector<rocksdb::ColumnFamilyDescriptor>& families);
+  // Drops what is left of format 1's families (consumed).
+  Status DropFamilies(std::vector<rocksdb::ColumnFamilyHandle*> families);
   Result<StreamHead> HeadAt(const View& view, std::string_view stream);
 
   // Follower mode (StoreOptions::follower): a RocksDB secondary instance,
@@ -174,7 +199,7 @@ class EmbeddedStore final : public Store {
 
   const StoreOptions options_;
   rocksdb::DB* db_ = nullptr;
-  std::vector<rocksdb::ColumnFamilyHandle*> families_;  // default, log, streams, heads, ids
+  std::vector<rocksdb::ColumnFamilyHandle*> families_;  // default, log, appends, event_ids
 
   Mutex writers_mu_;
   std::deque<Writer*> writers_ GUARDED_BY(writers_mu_);  // queued, not yet taken by a leader

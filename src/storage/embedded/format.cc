@@ -1,56 +1,18 @@
 #include "storage/embedded/format.h"
 
-#include <zlib.h>
-
 #include <cstring>
+
+#include "storage/embedded/record_codec.h"
 
 namespace indelible::storage::embedded {
 namespace {
 
-// Fixed-width little-endian integers in values, big-endian in keys (so that
-// RocksDB's bytewise order is numeric order).
-template <class T>
-void PutLE(std::string* out, T value) {
-  auto v = static_cast<std::uint64_t>(value);
-  for (std::size_t i = 0; i < sizeof(T); ++i) out->push_back(static_cast<char>(v >> (8 * i)));
-}
-
-template <class T>
-T GetLE(const char* p) {
-  std::uint64_t v = 0;
-  for (std::size_t i = 0; i < sizeof(T); ++i)
-    v |= static_cast<std::uint64_t>(static_cast<std::uint8_t>(p[i])) << (8 * i);
-  return static_cast<T>(v);
-}
-
-void PutBE64(std::string* out, std::uint64_t v) {
-  for (int i = 7; i >= 0; --i) out->push_back(static_cast<char>(v >> (8 * i)));
-}
-
-std::uint64_t GetBE64(const char* p) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<std::uint8_t>(p[i]);
-  return v;
-}
-
-// zlib's CRC-32: hardware-assisted and well kept; any strong 32-bit checksum
-// would do, this one is already on every machine RocksDB runs on.
-std::uint32_t Crc(std::string_view key, std::string_view body) {
-  uLong crc = crc32(0L, Z_NULL, 0);
-  crc = crc32(crc, reinterpret_cast<const Bytef*>(key.data()), static_cast<uInt>(key.size()));
-  crc = crc32(crc, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size()));
-  return static_cast<std::uint32_t>(crc);
-}
-
-// Writes the CRC of (key, out[4..]) into out[0..4).
-void SealRecord(std::string_view key, std::string* out) {
-  std::uint32_t crc = Crc(key, std::string_view(*out).substr(4));
-  for (int i = 0; i < 4; ++i) (*out)[i] = static_cast<char>(crc >> (8 * i));
-}
-
-bool CrcMatches(std::string_view key, std::string_view value) {
-  return value.size() >= 4 && GetLE<std::uint32_t>(value.data()) == Crc(key, value.substr(4));
-}
+using codec::CrcMatches;
+using codec::GetBE64;
+using codec::GetLE;
+using codec::PutBE64;
+using codec::PutLE;
+using codec::SealRecord;
 
 // Event record layout after the 4-byte CRC (see docs/FORMAT.md).
 constexpr std::size_t kEventHeaderBytes = 4 + 1 + 1 + 8 + 8 + 16 + 2 + 2 + 2 + 2 + 4 + 4;
@@ -155,64 +117,59 @@ std::string DecodeEvent(std::string_view position_key, std::string_view record, 
   return {};
 }
 
-std::string EncodeStreamEntry(std::string_view key, const StreamEntry& entry) {
+std::string StreamEndKey(std::string_view stream) {
+  std::string key = StreamKeyPrefix(stream);
+  key.append(8, '\xff');
+  return key;
+}
+
+// crc32 u32 | first_position u64 | count u32 | life_first_version i64 | flags u8
+std::string EncodeAppendEntry(std::string_view key, const AppendEntry& entry) {
   std::string value;
+  value.reserve(25);
   PutLE<std::uint32_t>(&value, 0);
-  PutLE<std::uint64_t>(&value, entry.position.value());
-  PutLE<std::uint32_t>(&value, entry.run);
+  PutLE<std::uint64_t>(&value, entry.first_position.value());
+  PutLE<std::uint32_t>(&value, entry.count);
+  PutLE<std::int64_t>(&value, entry.life_first_version.value());
+  value.push_back(static_cast<char>(entry.deleted ? 1 : 0));
   SealRecord(key, &value);
   return value;
 }
 
-std::optional<StreamEntry> DecodeStreamEntry(std::string_view key, std::string_view value,
+std::optional<AppendEntry> DecodeAppendEntry(std::string_view key, std::string_view value,
                                              bool verify) {
-  if (value.size() != 16 || (verify && !CrcMatches(key, value))) return std::nullopt;
-  StreamEntry entry{Position(GetLE<std::uint64_t>(value.data() + 4)),
-                    GetLE<std::uint32_t>(value.data() + 12)};
-  if (entry.run == 0) return std::nullopt;
+  if (value.size() != 25 || (verify && !CrcMatches(key, value))) return std::nullopt;
+  AppendEntry entry;
+  entry.first_position = Position(GetLE<std::uint64_t>(value.data() + 4));
+  entry.count = GetLE<std::uint32_t>(value.data() + 12);
+  entry.life_first_version = StreamVersion(GetLE<std::int64_t>(value.data() + 16));
+  entry.deleted = (value[24] & 1) != 0;
+  if (entry.count == 0) return std::nullopt;
   return entry;
 }
 
-std::string EncodeHead(std::string_view stream, const HeadState& head) {
-  std::string value;
-  PutLE<std::uint32_t>(&value, 0);
-  PutLE<std::int64_t>(&value, head.version.value());
-  PutLE<std::uint64_t>(&value, head.position.value());
-  PutLE<std::int64_t>(&value, head.first_version.value());
-  value.push_back(static_cast<char>(head.deleted ? 1 : 0));
-  SealRecord(stream, &value);
-  return value;
-}
-
-std::optional<HeadState> DecodeHead(std::string_view stream, std::string_view value, bool verify) {
-  if (value.size() != 29 || (verify && !CrcMatches(stream, value))) return std::nullopt;
+HeadState HeadAfter(StreamVersion first_version, const AppendEntry& entry) {
   HeadState head;
-  head.version = StreamVersion(GetLE<std::int64_t>(value.data() + 4));
-  head.position = Position(GetLE<std::uint64_t>(value.data() + 12));
-  head.first_version = StreamVersion(GetLE<std::int64_t>(value.data() + 20));
-  head.deleted = (value[28] & 1) != 0;
+  head.version = StreamVersion(first_version.value() + entry.count - 1);
+  head.position = Position(entry.first_position.value() + entry.count - 1);
+  head.deleted = entry.deleted;
+  head.first_version = entry.life_first_version;
   return head;
 }
 
-std::string EncodeId(const EventId& id, const StoredId& stored) {
+// crc32 u32 | position u64
+std::string EncodeEventId(const EventId& id, Position position) {
   std::string value;
+  value.reserve(12);
   PutLE<std::uint32_t>(&value, 0);
-  PutLE<std::uint64_t>(&value, stored.position.value());
-  PutLE<std::uint64_t>(&value, stored.append_first_position.value());
-  PutLE<std::int64_t>(&value, stored.append_first_version.value());
-  PutLE<std::uint32_t>(&value, stored.append_count);
+  PutLE<std::uint64_t>(&value, position.value());
   SealRecord(IdKey(id), &value);
   return value;
 }
 
-std::optional<StoredId> DecodeId(std::string_view key, std::string_view value, bool verify) {
-  if (value.size() != 32 || (verify && !CrcMatches(key, value))) return std::nullopt;
-  StoredId stored;
-  stored.position = Position(GetLE<std::uint64_t>(value.data() + 4));
-  stored.append_first_position = Position(GetLE<std::uint64_t>(value.data() + 12));
-  stored.append_first_version = StreamVersion(GetLE<std::int64_t>(value.data() + 20));
-  stored.append_count = GetLE<std::uint32_t>(value.data() + 28);
-  return stored;
+std::optional<Position> DecodeEventId(std::string_view key, std::string_view value, bool verify) {
+  if (value.size() != 12 || (verify && !CrcMatches(key, value))) return std::nullopt;
+  return Position(GetLE<std::uint64_t>(value.data() + 4));
 }
 
 std::string CheckpointKey(std::string_view name) {

@@ -15,13 +15,12 @@
 namespace indelible::storage::embedded {
 
 inline constexpr std::string_view kFormatKey = "format";
-inline constexpr std::string_view kFormatValue = "indelible-embedded 1";
+inline constexpr std::string_view kFormatValue = "indelible-embedded 2";
 
-// Column family names.
-inline constexpr const char* kLogFamily = "log";          // position -> event record
-inline constexpr const char* kStreamsFamily = "streams";  // stream \0 version -> position
-inline constexpr const char* kHeadsFamily = "heads";      // stream -> head record
-inline constexpr const char* kIdsFamily = "ids";          // event id -> id record
+// Column family names (format 1's other families: format_v1.h).
+inline constexpr const char* kLogFamily = "log";             // position -> event record
+inline constexpr const char* kAppendsFamily = "appends";     // stream \0 first version -> append
+inline constexpr const char* kEventIdsFamily = "event_ids";  // event id -> position
 
 inline constexpr std::uint8_t kEventRecordFormat = 1;
 
@@ -30,6 +29,9 @@ std::string PositionKey(Position position);  // 8 bytes big-endian: sorts in pos
 Position DecodePositionKey(std::string_view key);
 std::string StreamKeyPrefix(std::string_view stream);  // stream bytes + 0x00
 std::string StreamVersionKey(std::string_view stream, std::int64_t version);
+// Sorts after every version key of `stream` and before any other stream's:
+// SeekForPrev to it finds the stream's last append.
+std::string StreamEndKey(std::string_view stream);
 // Splits a streams-family key; false if malformed.
 bool DecodeStreamVersionKey(std::string_view key, std::string_view* stream, std::int64_t* version);
 std::string_view IdKey(const EventId& id);  // the 16 bytes, viewed in place
@@ -46,30 +48,27 @@ void EncodeEvent(const EventData& event, std::string_view stream, StreamVersion 
 std::string DecodeEvent(std::string_view position_key, std::string_view record, bool verify,
                         EventView* view);
 
-// A stream entry also says how many events, from this one on, the same
-// append wrote (they sit at consecutive positions), so a forward read can
-// walk the log for the rest of the run without touching the index.
-struct StreamEntry {
-  Position position;
-  std::uint32_t run = 1;  // >= 1
+// One append's entry in the stream index (`appends`), keyed by the stream
+// and the append's first version: its events sit at consecutive positions
+// from first_position. The entry also carries what the stream's head is
+// after it, so a stream's last entry is its head.
+struct AppendEntry {
+  Position first_position;
+  std::uint32_t count = 1;           // events, >= 1
+  StreamVersion life_first_version;  // first version of the stream's life after this append
+  bool deleted = false;              // the append is a tombstone
 };
-std::string EncodeStreamEntry(std::string_view key, const StreamEntry& entry);
-std::optional<StreamEntry> DecodeStreamEntry(std::string_view key, std::string_view value,
+std::string EncodeAppendEntry(std::string_view key, const AppendEntry& entry);
+std::optional<AppendEntry> DecodeAppendEntry(std::string_view key, std::string_view value,
                                              bool verify);
+// The head a stream has when `entry` (whose first version is `first_version`)
+// is its last append.
+HeadState HeadAfter(StreamVersion first_version, const AppendEntry& entry);
 
-std::string EncodeHead(std::string_view stream, const HeadState& head);
-std::optional<HeadState> DecodeHead(std::string_view stream, std::string_view value, bool verify);
-
-// The stream is not stored in an id record: it is the stream of the event at
-// `position`, read when a retry needs it.
-struct StoredId {
-  Position position;
-  Position append_first_position;
-  StreamVersion append_first_version;
-  std::uint32_t append_count = 0;
-};
-std::string EncodeId(const EventId& id, const StoredId& stored);
-std::optional<StoredId> DecodeId(std::string_view key, std::string_view value, bool verify);
+// An id entry (`event_ids`): the event's position. What the id's append
+// was (for a retry's answer) is read from the event and its append entry.
+std::string EncodeEventId(const EventId& id, Position position);
+std::optional<Position> DecodeEventId(std::string_view key, std::string_view value, bool verify);
 
 // Checkpoint records (Store::SaveRecord) live in the default family
 // under "checkpoint/" + name; the value is a CRC over key and payload, then
