@@ -16,7 +16,7 @@ import sys
 
 W, H = 760, 460
 LEFT, RIGHT, TOP, BOTTOM = 80, 180, 50, 60
-COLORS = {"before": "#999999", "after": "#1f6feb"}
+COLORS = {"before": "#999999", "after": "#1f6feb", "format1": "#1f6feb", "format2": "#d9480f"}
 
 
 def parse(path):
