@@ -7,7 +7,9 @@
 #include <indelible/store.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <random>
 #include <sstream>
@@ -56,8 +58,10 @@ std::vector<Ack> RunAndKill(const std::string& dir, std::chrono::milliseconds ru
 }
 
 // Reopens the store and checks the invariants that hold after any crash;
-// returns the number of events.
-std::uint64_t VerifyStore(const std::string& dir, const std::vector<Ack>& acks) {
+// returns the number of events. Events up to `before` were there before the
+// writer ran (a fixture's): they are skipped here.
+std::uint64_t VerifyStore(const std::string& dir, const std::vector<Ack>& acks,
+                          std::uint64_t before = 0) {
   auto opened = Store::Open("file:" + dir);
   EXPECT_TRUE(opened.ok()) << opened.status().ToString();
   if (!opened.ok()) return 0;
@@ -75,8 +79,10 @@ std::uint64_t VerifyStore(const std::string& dir, const std::vector<Ack>& acks) 
   // No commit is half written: each commit id appears on exactly 4 events,
   // at contiguous positions; and $all positions are gapless.
   std::map<std::string, std::vector<std::uint64_t>> commits;
-  std::uint64_t expected_position = 1;
-  auto cursor = store.ReadAll();
+  std::uint64_t expected_position = before + 1;
+  ReadAllOptions from;
+  from.from = Position(before + 1);
+  auto cursor = store.ReadAll(from);
   EXPECT_TRUE(cursor.ok());
   for (; (*cursor)->Valid(); (*cursor)->Next()) {
     const EventView& e = (*cursor)->event();
@@ -95,16 +101,15 @@ std::uint64_t VerifyStore(const std::string& dir, const std::vector<Ack>& acks) 
 
 // `rounds` times: the writer runs for a random 50-300 ms and is killed;
 // after each kill the store holds every commit acknowledged so far, whole.
-void KillRounds(int rounds, bool async) {
-  testutil::TempDir tmp;
-  const std::string dir = tmp.Sub("data");
+// `dir` may hold events already (`before` of them).
+void KillRounds(int rounds, bool async, const std::string& dir, std::uint64_t before = 0) {
   std::mt19937 rng(std::random_device{}());
   std::vector<Ack> all_acks;
   std::uint64_t events = 0;
   for (int round = 0; round < rounds; ++round) {
     auto acks = RunAndKill(dir, std::chrono::milliseconds(50 + rng() % 250), async);
     all_acks.insert(all_acks.end(), acks.begin(), acks.end());
-    std::uint64_t now = VerifyStore(dir, all_acks);
+    std::uint64_t now = VerifyStore(dir, all_acks, before);
     EXPECT_GE(now, events) << "round " << round << ": the store shrank";
     events = now;
     if (::testing::Test::HasFailure()) break;
@@ -112,11 +117,43 @@ void KillRounds(int rounds, bool async) {
   EXPECT_GT(all_acks.size(), 100u) << "the writer barely wrote: the test proves little";
 }
 
-TEST(CrashTest, KillNineAtRandomMomentsLosesNothingAcknowledged) { KillRounds(24, false); }
+TEST(CrashTest, KillNineAtRandomMomentsLosesNothingAcknowledged) {
+  testutil::TempDir tmp;
+  KillRounds(24, false, tmp.Sub("data"));
+}
 
 // The same through Store::CommitAsync (the HTTP server's path): the sync
 // stage answers, the writing thread never waits for a sync.
-TEST(CrashTest, KillNineDuringAsyncCommitsLosesNothingAcknowledged) { KillRounds(16, true); }
+TEST(CrashTest, KillNineDuringAsyncCommitsLosesNothingAcknowledged) {
+  testutil::TempDir tmp;
+  KillRounds(16, true, tmp.Sub("data"));
+}
+
+// The same on a folder written by the last format 1 release
+// (tests/fixtures, docs/FORMAT.md): the writer's open upgrades it, then it
+// is killed mid-group round after round; the release's 3,020 events stay
+// as its export lists them.
+TEST(CrashTest, KillNineOnAFormat1FolderUpgradedAtOpenLosesNothing) {
+  testutil::TempDir tmp;
+  const std::string extract =
+      "tar -C " + tmp.path().string() + " -xzf " + std::string(FIXTURE_DIR) + "/v1-store.tar.gz";
+  ASSERT_EQ(std::system(extract.c_str()), 0);
+  const std::string dir = tmp.Sub("v1-store");
+  KillRounds(8, true, dir, 3020);
+  std::ifstream exported(tmp.Sub("v1-store.jsonl"));
+  auto store = Store::Open("file:" + dir);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  auto cursor = (*store)->ReadAll();
+  ASSERT_TRUE(cursor.ok());
+  std::uint64_t n = 0;
+  for (std::string line; std::getline(exported, line); (*cursor)->Next(), ++n) {
+    ASSERT_TRUE((*cursor)->Valid()) << "the release's event " << n + 1 << " is gone";
+    const auto at = line.find(R"("id":")");
+    ASSERT_NE(at, std::string::npos);
+    EXPECT_EQ((*cursor)->event().id.ToString(), line.substr(at + 6, 36));
+  }
+  EXPECT_EQ(n, 3020u);
+}
 
 TEST(CrashTest, TornWalTailRecoversToAWholeCommit) {
   testutil::TempDir tmp;

@@ -241,6 +241,9 @@ EmbeddedStore::~EmbeddedStore() {
     async_written_.NotifyAll();
     sync_stage_.join();
   }
+  // An upgrade that failed between dropping and making a family again left
+  // no handle for it.
+  std::erase(families_, nullptr);
   if (sync_thread_.joinable()) {
     {
       MutexLock lock(&sync_mu_);
