@@ -1,5 +1,5 @@
-// The embedded engine's records (src/storage/embedded/format.h,
-// docs/FORMAT.md), as a damaged or hostile data folder would hand them to
+// The embedded engine's records (src/storage/embedded/format.h, format 1's
+// in format_v1.h; docs/FORMAT.md), as a damaged or hostile data folder would hand them to
 // the decoders. Input: one byte for the key's length, the key, then the
 // value. Each decoder runs with and without checksum verification, and on
 // the value with its CRC fixed, so that the checked paths are reached too.
@@ -17,6 +17,7 @@
 
 #include "fuzz_check.h"
 #include "storage/embedded/format.h"
+#include "storage/embedded/format_v1.h"
 
 namespace {
 
@@ -98,27 +99,44 @@ void Others(std::string_view key, std::string_view value) {
   if (fmt_::DecodeStreamVersionKey(key, &stream, &version))
     FUZZ_CHECK(fmt_::StreamVersionKey(stream, version) == key, "stream version key");
 
-  if (auto entry = fmt_::DecodeStreamEntry(key, value, false)) {
-    const std::string again = fmt_::EncodeStreamEntry(key, *entry);
-    FUZZ_CHECK(SameBody(again, value), "stream entry: decode -> encode");
-    FUZZ_CHECK(fmt_::DecodeStreamEntry(key, again, true).has_value(), "stream entry: verify");
+  // Format 2's index records.
+  if (auto entry = fmt_::DecodeAppendEntry(key, value, false)) {
+    const std::string again = fmt_::EncodeAppendEntry(key, *entry);
+    std::string expected(value);
+    expected[24] = static_cast<char>(expected[24] & 1);  // only the low bit means something
+    FUZZ_CHECK(SameBody(again, expected), "append entry: decode -> encode");
+    FUZZ_CHECK(fmt_::DecodeAppendEntry(key, again, true).has_value(), "append entry: verify");
+    const indelible::storage::HeadState head = fmt_::HeadAfter(StreamVersion(version), *entry);
+    FUZZ_CHECK(head.version.value() == version + entry->count - 1 && head.deleted == entry->deleted,
+               "append entry: the head it gives");
   }
-  if (auto head = fmt_::DecodeHead(key, value, false)) {
-    const std::string again = fmt_::EncodeHead(key, *head);
+  // Format 1's, which the upgrade and `check` of an old folder still read.
+  if (auto entry = fmt_::v1::DecodeStreamEntry(key, value, false)) {
+    const std::string again = fmt_::v1::EncodeStreamEntry(key, *entry);
+    FUZZ_CHECK(SameBody(again, value), "stream entry: decode -> encode");
+    FUZZ_CHECK(fmt_::v1::DecodeStreamEntry(key, again, true).has_value(), "stream entry: verify");
+  }
+  if (auto head = fmt_::v1::DecodeHead(key, value, false)) {
+    const std::string again = fmt_::v1::EncodeHead(key, *head);
     std::string expected(value);
     expected[28] = static_cast<char>(expected[28] & 1);  // only the low bit means something
     FUZZ_CHECK(SameBody(again, expected), "head: decode -> encode");
-    FUZZ_CHECK(fmt_::DecodeHead(key, again, true).has_value(), "head: verify");
+    FUZZ_CHECK(fmt_::v1::DecodeHead(key, again, true).has_value(), "head: verify");
   }
   if (key.size() == 16) {
     std::array<std::uint8_t, 16> bytes;
     std::memcpy(bytes.data(), key.data(), 16);
     const indelible::EventId id(bytes);
     FUZZ_CHECK(fmt_::IdKey(id) == key, "id key");
-    if (auto stored = fmt_::DecodeId(key, value, false)) {
-      const std::string again = fmt_::EncodeId(id, *stored);
+    if (auto position = fmt_::DecodeEventId(key, value, false)) {
+      const std::string again = fmt_::EncodeEventId(id, *position);
+      FUZZ_CHECK(SameBody(again, value), "event id: decode -> encode");
+      FUZZ_CHECK(fmt_::DecodeEventId(key, again, true) == position, "event id: verify");
+    }
+    if (auto stored = fmt_::v1::DecodeId(key, value, false)) {
+      const std::string again = fmt_::v1::EncodeId(id, *stored);
       FUZZ_CHECK(SameBody(again, value), "id: decode -> encode");
-      FUZZ_CHECK(fmt_::DecodeId(key, again, true).has_value(), "id: verify");
+      FUZZ_CHECK(fmt_::v1::DecodeId(key, again, true).has_value(), "id: verify");
     }
   }
   if (auto state = fmt_::DecodeState(key, value)) {

@@ -65,6 +65,11 @@ skey = b'account-1\x00' + struct.pack('>Q', 4)
 put(F, 'stream_entry', rec(skey, seal(skey, struct.pack('<QI', 5, 2))))
 put(F, 'head', rec(b'account-1', seal(b'account-1', struct.pack('<qQqB', 4, 9, 0, 1))))
 put(F, 'id', rec(idb, seal(idb, struct.pack('<QQqI', 9, 8, 3, 2))))
+# Format 2: an append entry (first position, count, life's first version,
+# flags) under the append's first version, and an id entry (position).
+put(F, 'append_entry', rec(skey, seal(skey, struct.pack('<QIqB', 5, 2, 0, 0))))
+put(F, 'append_entry_tombstone', rec(skey, seal(skey, struct.pack('<QIqB', 9, 1, 0, 1))))
+put(F, 'event_id', rec(idb, seal(idb, struct.pack('<Q', 9))))
 stk = b'state/account-1'
 put(F, 'state', rec(stk, seal(stk, struct.pack('<qQI', 4, 9, 2) + b'{"balance":10}')))
 ck = b'checkpoint/projector'

@@ -145,6 +145,16 @@ std::optional<AppendEntry> DecodeAppendEntry(std::string_view key, std::string_v
   entry.life_first_version = StreamVersion(GetLE<std::int64_t>(value.data() + 16));
   entry.deleted = (value[24] & 1) != 0;
   if (entry.count == 0) return std::nullopt;
+  // The versions and positions it covers must exist (a damaged key or value
+  // must not make HeadAfter overflow).
+  std::string_view stream;
+  std::int64_t first_version = 0;
+  if (DecodeStreamVersionKey(key, &stream, &first_version) &&
+      (first_version < 0 || first_version > INT64_MAX - entry.count))
+    return std::nullopt;
+  if (entry.first_position.value() == 0 ||
+      entry.first_position.value() > UINT64_MAX - entry.count)
+    return std::nullopt;
   return entry;
 }
 
