@@ -65,6 +65,15 @@ TEST(FormatTest, KeysSortNumericallyAndIndexValuesRoundTrip) {
   EXPECT_LT(StreamVersionKey("s", INT64_MAX), StreamEndKey("s"));
   EXPECT_LT(StreamEndKey("s"), StreamVersionKey("s-", 0));
 
+  // An entry whose versions or positions cannot exist does not decode (a
+  // damaged record must not make HeadAfter overflow).
+  const std::string last = StreamVersionKey("s", INT64_MAX - 1);
+  EXPECT_FALSE(DecodeAppendEntry(last, EncodeAppendEntry(last, written), true));
+  EXPECT_TRUE(DecodeAppendEntry(last, EncodeAppendEntry(last, {Position(9), 1, {}, false}), true));
+  EXPECT_FALSE(DecodeAppendEntry(key, EncodeAppendEntry(key, {Position(0), 1, {}, false}), true));
+  EXPECT_FALSE(
+      DecodeAppendEntry(key, EncodeAppendEntry(key, {Position(UINT64_MAX), 2, {}, false}), true));
+
   EventId id = EventId::Random();
   auto position = DecodeEventId(IdKey(id), EncodeEventId(id, Position(5)), true);
   ASSERT_TRUE(position.has_value());
