@@ -152,8 +152,7 @@ std::optional<AppendEntry> DecodeAppendEntry(std::string_view key, std::string_v
   if (DecodeStreamVersionKey(key, &stream, &first_version) &&
       (first_version < 0 || first_version > INT64_MAX - entry.count))
     return std::nullopt;
-  if (entry.first_position.value() == 0 ||
-      entry.first_position.value() > UINT64_MAX - entry.count)
+  if (entry.first_position.value() == 0 || entry.first_position.value() > UINT64_MAX - entry.count)
     return std::nullopt;
   return entry;
 }
