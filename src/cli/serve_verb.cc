@@ -108,12 +108,16 @@ void AddServeVerb(CLI::App& app, Cli& cli) {
                                                                         : "file:" + cli.data;
       // Opening a format 1 folder upgrades it (docs/FORMAT.md); say so, since
       // the server does not listen until it is done.
-      if (auto folder = cli.EmbeddedFolder(); folder && flags->store.empty())
-        if (auto format = storage::EmbeddedFolderFormat(*folder); format.ok() && *format == 1)
+      if (url.starts_with("file:")) {
+        std::string_view folder = std::string_view(url).substr(5);
+        if (folder.starts_with("//")) folder.remove_prefix(2);
+        auto format = storage::EmbeddedFolderFormat(std::string(folder));
+        if (format.ok() && *format == 1)
           std::fprintf(stderr,
-                       "indelible: upgrading data folder '%s' from format 1 to 2 before serving "
+                       "indelible: upgrading data folder '%.*s' from format 1 to 2 before serving "
                        "(`indelible upgrade` shows progress)\n",
-                       folder->c_str());
+                       static_cast<int>(folder.size()), folder.data());
+      }
       auto store = Store::Open(url, options);
       if (!store.ok()) return cli.Fail(store.status());
       flags->server.heartbeat = std::chrono::milliseconds(flags->heartbeat_ms);
