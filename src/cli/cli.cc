@@ -11,6 +11,7 @@
 #include "api/wire.h"
 #include "core/event_json.h"
 #include "indelible/client.h"
+#include "storage/embedded/embedded_store.h"
 
 namespace indelible::cli {
 
@@ -74,10 +75,7 @@ Result<std::unique_ptr<Store>> Cli::OpenStore() const {
 std::optional<std::string> Cli::EmbeddedFolder() const {
   if (remote()) return std::nullopt;
   if (data.find(':') == std::string::npos || std::filesystem::exists(data)) return data;
-  if (!data.starts_with("file:")) return std::nullopt;
-  std::string_view path = std::string_view(data).substr(5);
-  if (path.starts_with("//")) path.remove_prefix(2);
-  return std::string(path);
+  return storage::EmbeddedFolderOfUrl(data);
 }
 
 Result<std::unique_ptr<Store>> Cli::OpenReader() const {

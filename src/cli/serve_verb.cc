@@ -108,15 +108,13 @@ void AddServeVerb(CLI::App& app, Cli& cli) {
                                                                         : "file:" + cli.data;
       // Opening a format 1 folder upgrades it (docs/FORMAT.md); say so, since
       // the server does not listen until it is done.
-      if (url.starts_with("file:")) {
-        std::string_view folder = std::string_view(url).substr(5);
-        if (folder.starts_with("//")) folder.remove_prefix(2);
-        auto format = storage::EmbeddedFolderFormat(std::string(folder));
+      if (auto folder = storage::EmbeddedFolderOfUrl(url)) {
+        auto format = storage::EmbeddedFolderFormat(*folder);
         if (format.ok() && *format == 1)
           std::fprintf(stderr,
-                       "indelible: upgrading data folder '%.*s' from format 1 to 2 before serving "
+                       "indelible: upgrading data folder '%s' from format 1 to 2 before serving "
                        "(`indelible upgrade` shows progress)\n",
-                       static_cast<int>(folder.size()), folder.data());
+                       folder->c_str());
       }
       auto store = Store::Open(url, options);
       if (!store.ok()) return cli.Fail(store.status());

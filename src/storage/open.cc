@@ -15,11 +15,9 @@ namespace indelible {
 
 Result<std::unique_ptr<Store>> Store::Open(std::string_view url, const StoreOptions& options) {
   if (url == "memory:" || url == "memory://") return storage::OpenMemoryStore(options);
-  if (url.starts_with("file:")) {
-    std::string_view path = url.substr(5);
-    if (path.starts_with("//")) path.remove_prefix(2);
-    if (path.empty()) return Status::Invalid("url", "file: URL needs a path, e.g. file:./data");
-    return storage::OpenEmbeddedStore(std::string(path), options);
+  if (auto path = storage::EmbeddedFolderOfUrl(url)) {
+    if (path->empty()) return Status::Invalid("url", "file: URL needs a path, e.g. file:./data");
+    return storage::OpenEmbeddedStore(*path, options);
   }
   if (url.starts_with("dynamodb:")) {
 #if INDELIBLE_HAVE_DYNAMODB

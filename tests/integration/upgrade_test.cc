@@ -205,26 +205,33 @@ TEST(UpgradeTest, OpeningAFormat1FolderForWritingUpgradesItAndAFollowerIsToldTo)
   EXPECT_TRUE(storage::UpgradeEmbeddedStore(dir, nullptr).ok());
 }
 
+// Runs `edit` on the raw RocksDB of a closed folder, every family open.
+template <class Edit>
+void EditFamilies(const std::string& dir, Edit edit) {
+  std::vector<std::string> names;
+  ASSERT_TRUE(rocksdb::DB::ListColumnFamilies({}, dir, &names).ok());
+  std::vector<rocksdb::ColumnFamilyDescriptor> families;
+  for (const auto& name : names) families.emplace_back(name, rocksdb::ColumnFamilyOptions());
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* db = nullptr;
+  ASSERT_TRUE(rocksdb::DB::Open({}, dir, families, &handles, &db).ok());
+  edit(db, names, handles);
+  for (auto* h : handles) (void)db->DestroyColumnFamilyHandle(h);
+  delete db;
+}
+
 TEST(UpgradeTest, CheckOfAFormat1FolderFindsDamage) {
   testutil::TempDir tmp;
   const std::string dir = ExtractFixture(tmp);
-  {
-    std::vector<std::string> names;
-    ASSERT_TRUE(rocksdb::DB::ListColumnFamilies({}, dir, &names).ok());
-    std::vector<rocksdb::ColumnFamilyDescriptor> families;
-    for (const auto& name : names) families.emplace_back(name, rocksdb::ColumnFamilyOptions());
-    std::vector<rocksdb::ColumnFamilyHandle*> handles;
-    rocksdb::DB* db = nullptr;
-    ASSERT_TRUE(rocksdb::DB::Open({}, dir, families, &handles, &db).ok());
+  EditFamilies(dir, [](rocksdb::DB* db, const std::vector<std::string>& names,
+                       std::vector<rocksdb::ColumnFamilyHandle*>& handles) {
     for (std::size_t i = 0; i < names.size(); ++i)
       if (names[i] == embedded::v1::kHeadsFamily) {
         storage::HeadState wrong{StreamVersion(9), Position(3), false, StreamVersion(0)};
         ASSERT_TRUE(
             db->Put({}, handles[i], "order-1", embedded::v1::EncodeHead("order-1", wrong)).ok());
       }
-    for (auto* h : handles) (void)db->DestroyColumnFamilyHandle(h);
-    delete db;
-  }
+  });
   auto checked = storage::CheckEmbeddedFolderV1(dir, nullptr);
   ASSERT_FALSE(checked.ok());
   EXPECT_NE(checked.status().message().find("stream 'order-1': head record"), std::string::npos)
@@ -372,21 +379,6 @@ TEST(UpgradeTest, AnUpgradeKilledAtAnyMomentResumesAndLosesNothing) {
   EXPECT_GT(kills_in_format1, 0) << "no kill landed before the upgrade finished";
   ASSERT_TRUE(storage::UpgradeEmbeddedStore(dir, nullptr).ok());
   ExpectUpgradedWhole(dir, folder);
-}
-
-// Runs `edit` on the raw RocksDB of a closed folder, every family open.
-template <class Edit>
-void EditFamilies(const std::string& dir, Edit edit) {
-  std::vector<std::string> names;
-  ASSERT_TRUE(rocksdb::DB::ListColumnFamilies({}, dir, &names).ok());
-  std::vector<rocksdb::ColumnFamilyDescriptor> families;
-  for (const auto& name : names) families.emplace_back(name, rocksdb::ColumnFamilyOptions());
-  std::vector<rocksdb::ColumnFamilyHandle*> handles;
-  rocksdb::DB* db = nullptr;
-  ASSERT_TRUE(rocksdb::DB::Open({}, dir, families, &handles, &db).ok());
-  edit(db, names, handles);
-  for (auto* h : handles) (void)db->DestroyColumnFamilyHandle(h);
-  delete db;
 }
 
 // The two states between the upgrade's steps, made on purpose.

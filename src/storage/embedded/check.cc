@@ -129,35 +129,50 @@ Status EmbeddedStore::Check(const ProgressFn& progress) {
   for (it->SeekToFirst(); it->Valid(); it->Next()) ++id_count;
   if (!problems.full() && id_count != events)
     problems.Add(fmt::format("{} id records for {} events", id_count, events));
-  // 4. Checkpoint records (consumer groups): each sound.
-  it.reset(db_->NewIterator(read, families_[0]));
+  // 4, 5. Checkpoint and state records.
+  CheckNamedRecords(
+      db_, families_[0], read,
+      [&](std::string_view stream) -> std::optional<StreamVersion> {
+        auto head = ReadHead(read, stream);
+        if (!head.ok() || !head->has_value()) return std::nullopt;
+        return (*head)->version;
+      },
+      &problems);
+  if (progress) progress(last * 2, last * 2);
+  return problems.ToStatus();
+}
+
+void CheckNamedRecords(
+    rocksdb::DB* db, rocksdb::ColumnFamilyHandle* default_family, const rocksdb::ReadOptions& read,
+    const std::function<std::optional<StreamVersion>(std::string_view stream)>& head_version,
+    Problems* problems) {
+  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(read, default_family));
+  // Checkpoint records (consumer groups): each sound.
   for (it->Seek(ToSlice(kCheckpointKeyPrefix));
-       it->Valid() && ToView(it->key()).starts_with(kCheckpointKeyPrefix) && !problems.full();
+       it->Valid() && ToView(it->key()).starts_with(kCheckpointKeyPrefix) && !problems->full();
        it->Next()) {
     if (!DecodeCheckpoint(ToView(it->key()), ToView(it->value()), true))
-      problems.Add(fmt::format("checkpoint record '{}' fails its checksum",
-                               Printable(ToView(it->key()).substr(kCheckpointKeyPrefix.size()))));
+      problems->Add(fmt::format("checkpoint record '{}' fails its checksum",
+                                Printable(ToView(it->key()).substr(kCheckpointKeyPrefix.size()))));
   }
-  // 5. State records: each sound, and covering an event its stream has.
+  // State records: each sound, and covering an event its stream has.
   for (it->Seek(ToSlice(kStateKeyPrefix));
-       it->Valid() && ToView(it->key()).starts_with(kStateKeyPrefix) && !problems.full();
+       it->Valid() && ToView(it->key()).starts_with(kStateKeyPrefix) && !problems->full();
        it->Next()) {
     const std::string_view stream = ToView(it->key()).substr(kStateKeyPrefix.size());
     auto record = DecodeState(ToView(it->key()), ToView(it->value()));
     if (!record) {
-      problems.Add(
+      problems->Add(
           fmt::format("state record of stream '{}' fails its checksum", Printable(stream)));
       continue;
     }
-    auto head = ReadHead(read, stream);
-    if (!head.ok() || !head->has_value() || (*head)->version < record->version)
-      problems.Add(
+    const std::optional<StreamVersion> head = head_version(stream);
+    if (!head || *head < record->version)
+      problems->Add(
           fmt::format("state record of stream '{}' covers version {}, past the stream's "
                       "head",
                       Printable(stream), record->version.value()));
   }
-  if (progress) progress(last * 2, last * 2);
-  return problems.ToStatus();
 }
 
 }  // namespace indelible::storage::embedded

@@ -4,11 +4,16 @@
 #pragma once
 
 #include <fmt/format.h>
+#include <rocksdb/db.h>
 
+#include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "indelible/status.h"
+#include "indelible/types.h"
 
 namespace indelible::storage::embedded {
 
@@ -33,5 +38,14 @@ class Problems {
   std::vector<std::string> list_;
   std::size_t count_ = 0;
 };
+
+// The default family's records, the same in both formats: every checkpoint
+// record sound, every state record sound and covering no version past its
+// stream's head (`head_version`: nullopt when the stream has none), read
+// with `read` from `default_family`.
+void CheckNamedRecords(
+    rocksdb::DB* db, rocksdb::ColumnFamilyHandle* default_family, const rocksdb::ReadOptions& read,
+    const std::function<std::optional<StreamVersion>(std::string_view stream)>& head_version,
+    Problems* problems);
 
 }  // namespace indelible::storage::embedded

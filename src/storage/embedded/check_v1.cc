@@ -133,35 +133,16 @@ Status CheckV1(rocksdb::DB* db, const V1Families& families, std::uint64_t last,
   for (it->SeekToFirst(); it->Valid(); it->Next()) ++id_count;
   if (!problems.full() && id_count != events)
     problems.Add(fmt::format("{} id records for {} events", id_count, events));
-  // 4. Checkpoint records (consumer groups): each sound.
-  it.reset(db->NewIterator(read, families.default_family));
-  for (it->Seek(ToSlice(kCheckpointKeyPrefix));
-       it->Valid() && ToView(it->key()).starts_with(kCheckpointKeyPrefix) && !problems.full();
-       it->Next()) {
-    if (!DecodeCheckpoint(ToView(it->key()), ToView(it->value()), true))
-      problems.Add(fmt::format("checkpoint record '{}' fails its checksum",
-                               Printable(ToView(it->key()).substr(kCheckpointKeyPrefix.size()))));
-  }
-  // 5. State records: each sound, and covering an event its stream has.
-  for (it->Seek(ToSlice(kStateKeyPrefix));
-       it->Valid() && ToView(it->key()).starts_with(kStateKeyPrefix) && !problems.full();
-       it->Next()) {
-    const std::string_view stream = ToView(it->key()).substr(kStateKeyPrefix.size());
-    auto record = DecodeState(ToView(it->key()), ToView(it->value()));
-    if (!record) {
-      problems.Add(
-          fmt::format("state record of stream '{}' fails its checksum", Printable(stream)));
-      continue;
-    }
-    std::string head_value;
-    const bool has_head = db->Get(read, families.heads, ToSlice(stream), &head_value).ok();
-    auto head = has_head ? v1::DecodeHead(stream, head_value, false) : std::nullopt;
-    if (!head || head->version < record->version)
-      problems.Add(
-          fmt::format("state record of stream '{}' covers version {}, past the stream's "
-                      "head",
-                      Printable(stream), record->version.value()));
-  }
+  // 4, 5. Checkpoint and state records.
+  CheckNamedRecords(
+      db, families.default_family, read,
+      [&](std::string_view stream) -> std::optional<StreamVersion> {
+        std::string head_value;
+        if (!db->Get(read, families.heads, ToSlice(stream), &head_value).ok()) return std::nullopt;
+        auto head = v1::DecodeHead(stream, head_value, false);
+        return head ? std::optional(head->version) : std::nullopt;
+      },
+      &problems);
   if (progress) progress(last * 2, last * 2);
   return problems.ToStatus();
 }

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "indelible/store.h"
 
@@ -20,6 +22,10 @@ Result<std::unique_ptr<Store>> OpenEmbeddedStore(const std::string& path,
 Result<std::unique_ptr<Store>> OpenEmbeddedStoreOnEnv(const std::string& path,
                                                       const StoreOptions& options,
                                                       rocksdb::Env* env);
+
+// The folder a `file:PATH` (or `file://PATH`) store URL names; nullopt for
+// other URLs.
+std::optional<std::string> EmbeddedFolderOfUrl(std::string_view url);
 
 // The format version of the data folder at `path`: 1 or 2 (this build's),
 // 0 when it holds no store yet. Read-only: works beside a running server.

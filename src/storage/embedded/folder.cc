@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <rocksdb/db.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "storage/embedded/check_v1.h"
@@ -15,6 +16,7 @@ namespace indelible::storage {
 namespace {
 
 using embedded::FromRocks;
+using embedded::ToSlice;
 using embedded::ToView;
 
 // A read-only RocksDB of every family the folder has, closed on scope exit.
@@ -51,7 +53,6 @@ class ReadOnlyFolder {
   }
 
  private:
-  static rocksdb::Slice ToSlice(std::string_view s) { return {s.data(), s.size()}; }
   std::vector<std::string> names_;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
   rocksdb::DB* db_ = nullptr;
@@ -59,9 +60,27 @@ class ReadOnlyFolder {
 
 }  // namespace
 
+std::optional<std::string> EmbeddedFolderOfUrl(std::string_view url) {
+  if (!url.starts_with("file:")) return std::nullopt;
+  url.remove_prefix(5);
+  if (url.starts_with("//")) url.remove_prefix(2);
+  return std::string(url);
+}
+
 Result<int> EmbeddedFolderFormat(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(std::filesystem::path(path) / "CURRENT", ec)) return 0;
+  // The family names alone (the manifest) settle the usual case, a folder
+  // of this format, without a read-only open, which would replay the log.
+  std::vector<std::string> names;
+  if (rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path, &names).ok()) {
+    auto has = [&](std::string_view name) {
+      return std::find(names.begin(), names.end(), name) != names.end();
+    };
+    if (has(embedded::kAppendsFamily) && !has(embedded::v1::kStreamsFamily) &&
+        !has(embedded::v1::kHeadsFamily) && !has(embedded::v1::kIdsFamily))
+      return 2;
+  }
   ReadOnlyFolder folder;
   if (Status s = folder.Open(path); !s.ok()) return s;
   auto marker = folder.Marker();
