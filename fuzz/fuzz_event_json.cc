@@ -4,7 +4,9 @@
 // agrees with the JSON parser, a decoded event's data and metadata are JSON
 // without another check (the server skips it), and every decoded event survives a trip
 // through its JSON form unchanged (but for the last bit of a double), if
-// the store would accept it.
+// the store would accept it. The same bytes go through every decoder of a
+// server's answer (src/api/), which a client runs on what any server sends:
+// they may refuse it, never crash or throw.
 #include <algorithm>
 #include <boost/json.hpp>
 #include <cmath>
@@ -14,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "api/commits.h"
+#include "api/wire.h"
 #include "core/event_json.h"
 #include "core/json_check.h"
 #include "fuzz_check.h"
@@ -126,5 +130,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   auto exported = indelible::ExportedEventFromJson(text);
   if (exported.ok()) accepted({std::move(exported->event)});
+
+  namespace api = indelible::api;
+  (void)api::StatusFromAnswer(409, text);
+  (void)api::AppendResultFromJson(text);
+  (void)api::HeadFromJson(text);
+  (void)api::HealthFromJson(text);
+  (void)api::StoredEventFromJson(text);
+  (void)api::StreamPageFromJson(text);
+  (void)api::AllPageFromJson(text);
+  (void)api::ConsumerGroupInfoFromJson(text);
+  (void)api::ConsumerGroupListFromJson(text);
+  (void)api::DeliveriesFromJson(text);
+  (void)api::VersionFromETag(text);
+  (void)api::AppendBodyFromJson(text);
+  (void)api::CommitFromJson(text);
+  (void)api::CommitResultFromJson(text);
+  (void)api::StateRecordFromJson(text);
+  (void)api::StreamListFromJson(text);
   return 0;
 }

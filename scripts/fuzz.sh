@@ -46,7 +46,10 @@ for h in "${harnesses[@]}"; do
     failed+=("$name")
     printf '%-18s FAILED (exit %s) after %s runs: %s\n' "$name" "$status" "${runs:-?}" \
       "$work/$name/log"
-    grep -E 'ERROR:|runtime error:|invariant failed|SUMMARY:|Test unit written' "$work/$name/log" |
+    # "terminate called" and what(): an exception out of the harness, which
+    # libFuzzer reports only as a deadly signal.
+    grep -E 'ERROR:|runtime error:|invariant failed|terminate called|what\(\):|SUMMARY:|Test unit written' \
+      "$work/$name/log" |
       head -8 | sed 's/^/    /'
   else
     printf '%-18s ok: %s runs in %ss (%s/s), corpus %s -> %s inputs\n' "$name" "${runs:-?}" \

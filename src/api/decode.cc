@@ -6,6 +6,7 @@
 
 #include "api/wire.h"
 #include "core/event_json.h"
+#include "core/json_number.h"
 #include "core/json_spans.h"
 
 namespace indelible::api {
@@ -29,9 +30,9 @@ Result<std::optional<std::int64_t>> Integer(const json::object& object, std::str
                                             std::string_view what) {
   const json::value* v = object.if_contains(key);
   if (v != nullptr && v->is_null()) return std::optional<std::int64_t>();
-  if (v == nullptr || !(v->is_int64() || v->is_uint64()))
-    return NotOurs(what, fmt::format("'{}' is not a whole number", key));
-  return std::optional<std::int64_t>(v->to_number<std::int64_t>());
+  const auto n = v == nullptr ? std::nullopt : WholeNumber(*v);
+  if (!n) return NotOurs(what, fmt::format("'{}' is not a whole number below 2^63", key));
+  return std::optional<std::int64_t>(n);
 }
 
 Result<std::int64_t> RequiredInteger(const json::object& object, std::string_view key,
@@ -108,9 +109,8 @@ Status StatusFromAnswer(unsigned http_status, std::string_view body) {
   if (error == "not_found") return Status::NotFound(std::move(message), deleted);
   if (error == "conflict") {
     std::optional<std::int64_t> actual;
-    if (const json::value* v = object->if_contains("actualVersion");
-        v != nullptr && (v->is_int64() || v->is_uint64()))
-      actual = v->to_number<std::int64_t>();
+    if (const json::value* v = object->if_contains("actualVersion"); v != nullptr)
+      actual = WholeNumber(*v);
     return Status::Conflict(std::move(message), actual, deleted, StringMember(*object, "stream"));
   }
   if (error == "invalid") return Status::Invalid(std::move(field), std::move(message));

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/json_check.h"
+#include "core/json_number.h"
 #include "core/json_spans.h"
 #include "core/text.h"
 
@@ -218,9 +219,11 @@ Result<ExportedEvent> ExportedEventFromJson(std::string_view text) {
   exported.stream = std::string(stream->as_string());
   auto number = [&](std::string_view key) -> Result<std::int64_t> {
     const json::value* v = object.if_contains(key);
-    if (v == nullptr || !(v->is_int64() || v->is_uint64()))
-      return Status::Invalid(std::string(key), fmt::format("'{}' must be a whole number", key));
-    return v->to_number<std::int64_t>();
+    const auto n = v == nullptr ? std::nullopt : WholeNumber(*v);
+    if (!n)
+      return Status::Invalid(std::string(key),
+                             fmt::format("'{}' must be a whole number below 2^63", key));
+    return *n;
   };
   auto version = number("version");
   if (!version.ok()) return version.status();

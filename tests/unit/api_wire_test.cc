@@ -210,5 +210,23 @@ TEST(ApiWireTest, BodiesThatAreNotTheApiAreInternalErrors) {
   }
 }
 
+// Numbers past int64 parse (as uint64 or double) but are no version: a
+// server answering with one gets an error back, not a thrown exception
+// that ends the client's process.
+TEST(ApiWireTest, WholeNumbersPastInt64AreErrorsNotExceptions) {
+  const auto huge = AppendResult{};
+  std::string body = api::AppendResultToJson(huge);
+  const auto at = body.find("\"firstVersion\":");
+  ASSERT_NE(at, std::string::npos) << body;
+  const auto end = body.find_first_of(",}", at);
+  body.replace(at, end - at, R"("firstVersion":18446744073709551615)");
+  EXPECT_EQ(api::AppendResultFromJson(body).status().code(), ErrorCode::kInternal) << body;
+
+  const Status conflict = api::StatusFromAnswer(
+      409, R"({"error":"conflict","message":"m","actualVersion":18446744073709551615})");
+  EXPECT_EQ(conflict.code(), ErrorCode::kConflict);
+  EXPECT_FALSE(conflict.actual_version().has_value());
+}
+
 }  // namespace
 }  // namespace indelible
