@@ -272,6 +272,104 @@ TEST_F(SyncPipelineTest, ConcurrentWritersAllLandInOrder) {
   }
 }
 
+// Head answers from the readers' head cache (durable_heads.h), filled when
+// a sync publishes and when a reader misses. A reader that misses while a
+// sync is held reads the old head; the publish after the sync must replace
+// it, and nothing may show the held append before then.
+TEST_F(SyncPipelineTest, AHeadReadDuringAHeldSyncIsReplacedByItsPublish) {
+  ASSERT_TRUE(store_->Append("acct-h", Expected::no_stream(), {Event("Opened")}).ok());
+  // A new store instance: its cache is empty, so the Head below misses.
+  store_.reset();
+  auto reopened = storage::OpenEmbeddedStoreOnEnv(tmp_.Sub("store"), {}, env_.get());
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  store_ = std::move(*reopened);
+
+  gate_.Close();
+  auto held = std::async(std::launch::async, [&] {
+    return store_->Append("acct-h", Expected::exactly(StreamVersion(0)), {Event("A")});
+  });
+  ASSERT_TRUE(gate_.AwaitHeld(1));
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(store_->Head("acct-h")->version.value(), 0);
+  gate_.Open();
+  ASSERT_TRUE(held.get().ok());
+  EXPECT_EQ(store_->Head("acct-h")->version.value(), 1);
+  ASSERT_TRUE(store_->Delete("acct-h", Expected::exactly(StreamVersion(1))).ok());
+  auto deleted = store_->Head("acct-h");
+  ASSERT_TRUE(deleted.ok()) << deleted.status().ToString();
+  EXPECT_TRUE(deleted->deleted);
+}
+
+// Readers racing writers: each reader's heads of a stream never go back,
+// a writer's own Head after its acknowledgement shows at least its append,
+// and at the end every head is the stream's last event.
+TEST_F(SyncPipelineTest, HeadsFollowTheDurableViewUnderConcurrentWriters) {
+  constexpr int kStreams = 4, kWriters = 8, kAppends = 40, kReaders = 3;
+  std::atomic<bool> stop{false};
+  std::thread flapper([&] {
+    while (!stop) {
+      gate_.Close();
+      std::this_thread::sleep_for(150us);
+      gate_.Open();
+      std::this_thread::sleep_for(100us);
+    }
+  });
+  std::vector<std::thread> readers;
+  std::atomic<int> backwards{0};
+  for (int r = 0; r < kReaders; ++r) {
+    readers.emplace_back([&] {
+      std::vector<std::int64_t> seen(kStreams, -1);
+      while (!stop) {
+        for (int s = 0; s < kStreams; ++s) {
+          auto head = store_->Head("hrace-" + std::to_string(s));
+          if (!head.ok()) continue;  // not created yet
+          if (head->version.value() < seen[s]) ++backwards;
+          seen[s] = head->version.value();
+        }
+      }
+    });
+  }
+  std::atomic<int> stale_after_ack{0};
+  std::vector<std::thread> writers;
+  for (int w = 0; w < kWriters; ++w) {
+    writers.emplace_back([&, w] {
+      const std::string stream = "hrace-" + std::to_string(w % kStreams);
+      for (int i = 0; i < kAppends; ++i) {
+        // A head that stays stale would make this loop for ever: bounded.
+        for (int conflicts = 0;; ++conflicts) {
+          ASSERT_LT(conflicts, 20000) << "Head keeps answering a version that conflicts";
+          auto head = store_->Head(stream);
+          const Expected expected =
+              head.ok() ? Expected::exactly(head->version) : Expected::no_stream();
+          auto r = store_->Append(stream, expected, {Event("Raced")});
+          if (r.ok()) {
+            auto after = store_->Head(stream);
+            if (!after.ok() || after->version < r->last_version) ++stale_after_ack;
+            break;
+          }
+          ASSERT_EQ(r.status().code(), ErrorCode::kConflict) << r.status().ToString();
+        }
+      }
+    });
+  }
+  for (auto& t : writers) t.join();
+  stop = true;
+  flapper.join();
+  for (auto& t : readers) t.join();
+  gate_.Open();
+  EXPECT_EQ(backwards.load(), 0) << "a reader saw a stream's head go back";
+  EXPECT_EQ(stale_after_ack.load(), 0) << "a head older than an acknowledged append";
+  for (int s = 0; s < kStreams; ++s) {
+    const std::string stream = "hrace-" + std::to_string(s);
+    auto events = ReadStreamEvents(*store_, stream);
+    ASSERT_TRUE(events.ok());
+    ASSERT_EQ(events->size(), static_cast<std::size_t>(kWriters / kStreams * kAppends));
+    auto head = store_->Head(stream);
+    ASSERT_TRUE(head.ok());
+    EXPECT_EQ(head->version, events->back().version);
+    EXPECT_EQ(head->position, events->back().position);
+  }
+}
+
 // Store::CommitAsync on the same pipeline: the caller is never held by a
 // sync, its callback comes only once the sync is done, and readers see the
 // events no sooner than the callback does.

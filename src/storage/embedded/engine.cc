@@ -23,7 +23,6 @@ namespace {
 
 // The head cache is a plain map bounded by clearing: heads are small and a
 // miss costs one RocksDB Get, so an LRU would buy little.
-constexpr std::size_t kMaxCachedHeads = 256 * 1024;
 
 rocksdb::ColumnFamilyOptions FamilyOptions(const std::shared_ptr<rocksdb::Cache>& cache,
                                            std::size_t write_buffer, bool point_lookups = false,
@@ -368,6 +367,11 @@ void EmbeddedStore::CommitGroup(const std::vector<Writer*>& group) {
     if (head_cache_.size() + g.heads.size() > kMaxCachedHeads) head_cache_.clear();
     for (auto& [stream, head] : g.heads) head_cache_[stream] = head;
   }
+  DurableHeads::Heads heads;
+  if (wrote && pipelined()) {
+    heads.reserve(g.heads.size());
+    for (const auto& [stream, head] : g.heads) heads.emplace_back(stream, head);
+  }
   if (!pipelined()) {
     if (wrote) Publish(Position(next_position_ - 1));
     commit_cpu_ns_.fetch_add(ThreadCpuNanos() - cpu_start, std::memory_order_relaxed);
@@ -387,6 +391,10 @@ void EmbeddedStore::CommitGroup(const std::vector<Writer*>& group) {
       unsynced_.position = Position(next_position_ - 1);
       unsynced_.view = std::move(view);
       unsynced_.wrote = true;
+      if (unsynced_.heads.empty())
+        unsynced_.heads = std::move(heads);
+      else
+        std::move(heads.begin(), heads.end(), std::back_inserter(unsynced_.heads));
     }
   }
   commit_cpu_ns_.fetch_add(ThreadCpuNanos() - cpu_start, std::memory_order_relaxed);
@@ -666,11 +674,20 @@ Result<StreamHead> EmbeddedStore::HeadAt(const View& view, std::string_view stre
   // A name no append could have written is a caller's mistake, not a missing
   // stream; reserved ($) names are readable (they hold the store's own streams).
   if (Status valid = ValidateStreamName(stream, /*allow_reserved=*/true); !valid.ok()) return valid;
-  auto head = ReadHead(ReadAt(view), stream);
-  if (!head.ok()) return head.status();
-  if (!head->has_value())
-    return Status::NotFound(fmt::format("stream '{}' does not exist", Printable(stream)));
-  const HeadState& found = **head;
+  // Only a durable view has its heads published (durable_heads.h): other
+  // modes write without a sync stage, and read the index.
+  const bool cached = view && pipelined();
+  const auto sequence = cached ? view->GetSequenceNumber() : 0;
+  std::optional<HeadState> head;
+  if (cached) head = durable_heads_.Find(stream, sequence);
+  if (!head) {
+    auto read = ReadHead(ReadAt(view), stream);
+    if (!read.ok()) return read.status();
+    head = std::move(*read);
+    if (head && cached) durable_heads_.Remember(stream, *head, sequence);
+  }
+  if (!head) return Status::NotFound(fmt::format("stream '{}' does not exist", Printable(stream)));
+  const HeadState& found = *head;
   return StreamHead{found.version, found.position, found.deleted, found.first_version};
 }
 

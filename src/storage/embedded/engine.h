@@ -47,7 +47,10 @@
 //   Safe for any number of threads. Leader-only state (the head cache, the
 //   next position) is touched only by the thread at the front of the queue,
 //   which the queue makes exclusive; it needs no lock of its own.
-//   Readers never wait for writers: they read RocksDB snapshots.
+//   Readers never wait for writers: they read RocksDB snapshots. In durable
+//   mode `Head` answers from a second cache, of the heads readers see
+//   (durable_heads.h), which the sync stage fills before it publishes a
+//   snapshot.
 //
 // Limitations
 //   One process per data folder (RocksDB's LOCK file); a second open fails
@@ -65,6 +68,7 @@
 #include "core/mutex.h"
 #include "indelible/store.h"
 #include "storage/embedded/broadcast.h"
+#include "storage/embedded/durable_heads.h"
 #include "storage/embedded/format.h"
 #include "store/decide.h"
 
@@ -224,8 +228,9 @@ class EmbeddedStore final : public Store {
     Position position;          // the last written position
     View view;                  // a snapshot right after that write
     std::vector<Writer*> writers;
-    bool wrote = false;     // anything went to RocksDB since the last sync
-    std::size_t async = 0;  // asynchronous writers among `writers`
+    bool wrote = false;         // anything went to RocksDB since the last sync
+    std::size_t async = 0;      // asynchronous writers among `writers`
+    DurableHeads::Heads heads;  // the heads those groups wrote, in order
   };
   Mutex unsynced_mu_;
   Unsynced unsynced_ GUARDED_BY(unsynced_mu_);
@@ -236,8 +241,11 @@ class EmbeddedStore final : public Store {
   std::string failure_ GUARDED_BY(failure_mu_);
   mutable Mutex view_mu_;
   View durable_view_ GUARDED_BY(view_mu_);
+  // The heads of durable_view_ and of the views before it, for Head.
+  DurableHeads durable_heads_{kMaxCachedHeads};
 
   // Leader-only (see Concurrency above).
+  static constexpr std::size_t kMaxCachedHeads = 256 * 1024;
   std::uint64_t next_position_ = 1;
   std::unordered_map<std::string, HeadState> head_cache_;
 

@@ -182,6 +182,7 @@ void EmbeddedStore::SyncWritten() {
     taken.wrote = std::exchange(unsynced_.wrote, false);
     taken.writers.swap(unsynced_.writers);
     taken.async = std::exchange(unsynced_.async, 0);
+    taken.heads.swap(unsynced_.heads);
   }
   // Nothing written since the last sync took its writers.
   if (taken.through <= done_through_.load(std::memory_order_acquire)) return;
@@ -206,6 +207,8 @@ void EmbeddedStore::SyncWritten() {
     syncs_.fetch_add(1, std::memory_order_relaxed);
   }
   if (synced.ok() && taken.wrote) {
+    // Before the view: a reader of the new view must find its heads.
+    durable_heads_.Publish(taken.heads, taken.view->GetSequenceNumber());
     {
       MutexLock lock(&view_mu_);
       durable_view_ = taken.view;
