@@ -4,10 +4,10 @@
 
 #include <boost/beast/core/detail/base64.hpp>
 #include <boost/json.hpp>
+#include <charconv>
 #include <map>
 
 #include "core/json_check.h"
-#include "core/json_number.h"
 #include "core/json_spans.h"
 #include "core/text.h"
 
@@ -47,13 +47,6 @@ std::optional<std::string> Base64Decode(std::string_view text) {
 namespace {
 
 void AppendQuoted(std::string_view text, std::string* out) { out->append(QuoteJson(text)); }
-
-Result<json::value> Parse(std::string_view text, const std::string& what) {
-  boost::system::error_code ec;
-  json::value value = json::parse(json::string_view(text.data(), text.size()), ec);
-  if (ec) return Status::Invalid(what, fmt::format("{} is not valid JSON: {}", what, ec.message()));
-  return value;
-}
 
 using Members = std::map<std::string, std::string_view, std::less<>>;
 
@@ -101,48 +94,66 @@ Result<std::string> StringField(const Members& members, std::string_view key, co
   return std::move(*text);
 }
 
-// One event object from its raw text, which is valid JSON (the caller
+// A member holding a whole number that fits an int64; `members` comes from
+// valid JSON, so a number is its literal text ("7", "-1", "1e3", "7.0").
+Result<std::int64_t> WholeNumberField(const Members& members, std::string_view key) {
+  auto it = members.find(key);
+  std::int64_t n = 0;
+  if (it != members.end()) {
+    const std::string_view text = it->second;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (error == std::errc() && end == text.data() + text.size()) return n;
+  }
+  return Status::Invalid(std::string(key),
+                         fmt::format("'{}' must be a whole number below 2^63", key));
+}
+
+// One event object from its members, cut from valid JSON (the caller
 // checked the whole body once: core/json_check.h), so `data` and
-// `metadata` are cut out as they were sent and need no parse of their own.
-Result<EventData> EventFromRaw(std::string_view raw, const std::string& at) {
-  auto members = MembersOf(raw, at);
-  if (!members.ok()) return members.status();
+// `metadata` are taken as they were sent and need no parse of their own.
+Result<EventData> EventFromMembers(const Members& members, const std::string& at) {
   EventData event;
-  auto id = StringField(*members, "id", at, false);
+  auto id = StringField(members, "id", at, false);
   if (!id.ok()) return id.status();
   if (!id->empty()) {
     auto parsed = EventId::Parse(*id);
     if (!parsed.ok()) return Status::Invalid(at + "id", parsed.status().message());
     event.id = *parsed;
   }
-  auto type = StringField(*members, "type", at, true);
+  auto type = StringField(members, "type", at, true);
   if (!type.ok()) return type.status();
   event.type = std::move(*type);
-  auto schema = StringField(*members, "schema", at, false);
+  auto schema = StringField(members, "schema", at, false);
   if (!schema.ok()) return schema.status();
   event.schema = std::move(*schema);
-  auto content_type = StringField(*members, "contentType", at, false);
+  auto content_type = StringField(members, "contentType", at, false);
   if (!content_type.ok()) return content_type.status();
   if (!content_type->empty()) event.content_type = std::move(*content_type);
 
-  auto data = members->find("data");
+  auto data = members.find("data");
   if (event.content_type == kJsonContentType) {
-    event.data = data == members->end() ? "null" : CompactJson(data->second);
+    event.data = data == members.end() ? "null" : CompactJson(data->second);
   } else {
-    auto text = data == members->end() ? std::nullopt : DecodeString(data->second);
+    auto text = data == members.end() ? std::nullopt : DecodeString(data->second);
     if (!text)
       return Status::Invalid(at + "data", "data of a non-JSON content type must be base64 text");
     auto bytes = Base64Decode(*text);
     if (!bytes) return Status::Invalid(at + "data", "data is not valid base64");
     event.data = std::move(*bytes);
   }
-  if (auto metadata = members->find("metadata");
-      metadata != members->end() && metadata->second != "null") {
+  if (auto metadata = members.find("metadata");
+      metadata != members.end() && metadata->second != "null") {
     if (metadata->second.front() != '{')
       return Status::Invalid(at + "metadata", "metadata must be a JSON object");
     event.metadata = CompactJson(metadata->second);
   }
   return event;
+}
+
+Result<EventData> EventFromRaw(std::string_view raw, const std::string& at) {
+  auto members = MembersOf(raw, at);
+  if (!members.ok()) return members.status();
+  return EventFromMembers(*members, at);
 }
 
 }  // namespace
@@ -206,30 +217,24 @@ Result<std::vector<EventData>> EventsFromCheckedJson(std::string_view text) {
   return events;
 }
 
+// One pass over the line (CheckJson, then the members' raw text), as for
+// a client's events: `indelible import` reads millions of lines.
 Result<ExportedEvent> ExportedEventFromJson(std::string_view text) {
-  auto value = Parse(text, "line");
-  if (!value.ok()) return value.status();
-  auto event = EventFromRaw(text, "");
+  if (std::string why = CheckJson(text, JsonShape::kObject); !why.empty())
+    return Status::Invalid("line", "line is not a JSON object: " + why);
+  auto members = MembersOf(text, "");
+  if (!members.ok()) return members.status();
+  auto event = EventFromMembers(*members, "");
   if (!event.ok()) return event.status();
-  const json::object& object = value->as_object();
   ExportedEvent exported;
-  const json::value* stream = object.if_contains("stream");
-  if (stream == nullptr || !stream->is_string())
-    return Status::Invalid("stream", "'stream' is required and must be a string");
-  exported.stream = std::string(stream->as_string());
-  auto number = [&](std::string_view key) -> Result<std::int64_t> {
-    const json::value* v = object.if_contains(key);
-    const auto n = v == nullptr ? std::nullopt : WholeNumber(*v);
-    if (!n)
-      return Status::Invalid(std::string(key),
-                             fmt::format("'{}' must be a whole number below 2^63", key));
-    return *n;
-  };
-  auto version = number("version");
+  auto stream = StringField(*members, "stream", "", true);
+  if (!stream.ok()) return Status::Invalid("stream", "'stream' is required and must be a string");
+  exported.stream = std::move(*stream);
+  auto version = WholeNumberField(*members, "version");
   if (!version.ok()) return version.status();
-  auto position = number("position");
+  auto position = WholeNumberField(*members, "position");
   if (!position.ok()) return position.status();
-  auto timestamp = number("timestamp");
+  auto timestamp = WholeNumberField(*members, "timestamp");
   if (!timestamp.ok()) return timestamp.status();
   if (*version < 0 || *position < 1)
     return Status::Invalid("version", "version must be >= 0 and position >= 1");
