@@ -21,9 +21,6 @@
 namespace indelible::storage::embedded {
 namespace {
 
-// The head cache is a plain map bounded by clearing: heads are small and a
-// miss costs one RocksDB Get, so an LRU would buy little.
-
 rocksdb::ColumnFamilyOptions FamilyOptions(const std::shared_ptr<rocksdb::Cache>& cache,
                                            std::size_t write_buffer, bool point_lookups = false,
                                            std::size_t hash_buckets = 0) {

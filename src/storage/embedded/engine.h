@@ -244,7 +244,9 @@ class EmbeddedStore final : public Store {
   // The heads of durable_view_ and of the views before it, for Head.
   DurableHeads durable_heads_{kMaxCachedHeads};
 
-  // Leader-only (see Concurrency above).
+  // Leader-only (see Concurrency above). The head cache is a plain map
+  // bounded by clearing: heads are small and a miss costs one seek of the
+  // stream index, so an LRU would buy little (so for durable_heads_).
   static constexpr std::size_t kMaxCachedHeads = 256 * 1024;
   std::uint64_t next_position_ = 1;
   std::unordered_map<std::string, HeadState> head_cache_;
