@@ -59,6 +59,7 @@
 
 #include <rocksdb/db.h>
 
+#include <array>
 #include <atomic>
 #include <deque>
 #include <memory>
@@ -167,8 +168,15 @@ class EmbeddedStore final : public Store {
   // synced, syncing everything written so far itself when no one else is.
   void AwaitDurable(std::uint64_t last);
   // One sync of the log for every group written so far: publishes them, or
-  // fails their writers and stops all writing (see Operation).
-  void SyncWritten();
+  // fails their writers and stops all writing (see Operation). Returns the
+  // wake tickets of the blocking writers it gave their final result.
+  std::vector<std::uint64_t> SyncWritten();
+  // After a sync: wakes the callers it finished, the first blocking caller
+  // still waiting for a sync (to sync next) and the sync stage.
+  void WakeAfterSync(std::vector<std::uint64_t> wake);
+  // Wakes the blocking callers with these wake tickets (Writer::wake).
+  void Wake(std::vector<std::uint64_t>& wake);
+  Broadcast& SlotOf(std::uint64_t wake) { return wake_slots_[wake % kWakeSlots].broadcast; }
   // Puts (value given) or deletes a checkpoint record through Submit.
   Status WriteCheckpoint(const std::string& key, const std::string* value);
   // Leader only: decides and writes every writer of the group (syncing too,
@@ -219,8 +227,19 @@ class EmbeddedStore final : public Store {
   // by waiters deciding whether to look (then checked again under it).
   std::atomic<bool> leading_{false};
   std::atomic<std::uint64_t> taken_through_{0};
-  Broadcast turn_;     // bumped after written_through_ moves
-  Broadcast durable_;  // bumped after done_through_ moves or a sync ends
+  // A blocking caller sleeps on the slot of its last ticket (Writer::wake),
+  // and is woken only when its writers were written or synced, or the lead
+  // is handed to it. One futex for all (as before) woke every one of 64
+  // waiting writers at every group and every sync, to find one or two
+  // concerned: a third of the process's time went to switching threads.
+  // Slots are shared modulo kWakeSlots: a shared one costs a spurious
+  // wake-up, never a lost one (every wait re-checks its condition).
+  static constexpr std::size_t kWakeSlots = 128;
+  struct alignas(64) WakeSlot {
+    Broadcast broadcast;
+  };
+  std::array<WakeSlot, kWakeSlots> wake_slots_;
+  Broadcast durable_;  // bumped after a sync ends: the sync stage waits on it
 
   // Durable mode: written groups waiting for a sync.
   struct Unsynced {

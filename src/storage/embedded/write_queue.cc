@@ -2,6 +2,7 @@
 // blocking (Commit) and asynchronous (CommitAsync) writers share it.
 #include <time.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "storage/embedded/writer.h"
@@ -38,24 +39,31 @@ void EmbeddedStore::CommitAsyncValidated(CommitRequest commit, CommitCallback do
 // A blocking caller leads when the queue's front is one of its tickets and
 // nobody leads; a leader goes on while the front is asynchronous (no thread
 // waits for it) or its own, and otherwise hands the lead to the front's
-// owner. Waiters watch the atomics, and one futex call wakes all of them
-// (broadcast.h), not one per writer. A caller with several writers
-// (CommitEach) holds consecutive tickets.
+// owner. A caller with several writers (CommitEach) holds consecutive
+// tickets. Waiters watch the atomics and sleep on the wake slot of their
+// last ticket (engine.h, wake_slots_): a leader wakes the caller it hands
+// the lead to and, per group, one caller to run the group's sync (or, without
+// pipelining, every caller it finished); a sync wakes the callers it
+// finished and one still waiting for a sync.
 void EmbeddedStore::Submit(const std::vector<Writer*>& mine) {
   std::uint64_t first, last;
   {
     MutexLock lock(&writers_mu_);
     first = last_ticket_ + 1;
-    for (Writer* writer : mine) writers_.push_back(writer);
-    last_ticket_ += mine.size();
-    last = last_ticket_;
+    last = last_ticket_ + mine.size();
+    for (Writer* writer : mine) {
+      writer->wake = last;
+      writers_.push_back(writer);
+    }
+    last_ticket_ = last;
   }
+  Broadcast& slot = SlotOf(last);
   for (;;) {
-    const std::uint32_t generation = turn_.Generation();
+    const std::uint32_t generation = slot.Generation();
     if (written_through_.load(std::memory_order_acquire) >= last) break;
     const std::uint64_t front = taken_through_.load(std::memory_order_acquire) + 1;
     if (leading_.load(std::memory_order_acquire) || front < first || front > last) {
-      turn_.Wait(generation);
+      slot.Wait(generation);
       continue;
     }
     bool lead = false;
@@ -103,23 +111,39 @@ void EmbeddedStore::Lead(std::uint64_t first, std::uint64_t last) {
                      writers_.begin() + static_cast<std::ptrdiff_t>(group.size()));
       taken_through_.fetch_add(group.size(), std::memory_order_release);
     }
+    // Who to wake once the group is written. Without pipelining a written
+    // writer is done: finish the asynchronous ones, wake the blocking ones'
+    // callers. Durable mode wakes one caller of the group, not this
+    // thread's own, to run its sync while this thread leads on; the sync
+    // wakes the others (WakeAfterSync). Read before CommitGroup: from then
+    // on the sync stage may finish (and delete) asynchronous writers, and a
+    // blocking writer's caller may return once its ticket is done.
+    std::vector<Writer*> finished;
+    std::vector<std::uint64_t> wake;
+    for (Writer* w : group) {
+      if (w->async()) {
+        if (!pipelined()) finished.push_back(w);
+      } else if (!pipelined()) {
+        wake.push_back(w->wake);
+      } else if (wake.empty() && w->wake != last) {
+        wake.push_back(w->wake);
+      }
+    }
     const std::uint64_t written = written_through_.load(std::memory_order_relaxed);
     if (!group.empty()) CommitGroup(group);
-    // Without pipelining a written writer is done: take the asynchronous
-    // ones before the blocking ones (on their callers' stacks) may go.
-    std::vector<Writer*> finished;
-    if (!pipelined())
-      for (Writer* w : group)
-        if (w->async()) finished.push_back(w);
     written_through_.store(written + group.size(), std::memory_order_release);
     bool more;
     {
       MutexLock lock(&writers_mu_);
       const std::uint64_t front = taken_through_.load() + 1;
       more = !writers_.empty() && (writers_.front()->async() || (front >= first && front <= last));
-      if (!more) leading_.store(false, std::memory_order_release);
+      if (!more) {
+        leading_.store(false, std::memory_order_release);
+        // The lead passes to the front's caller, which sleeps until told.
+        if (!writers_.empty()) wake.push_back(writers_.front()->wake);
+      }
     }
-    turn_.NotifyAll();
+    Wake(wake);
     Finish(finished);
     if (!more) return;
   }
@@ -132,17 +156,40 @@ void EmbeddedStore::Finish(const std::vector<Writer*>& writers) {
   }
 }
 
+void EmbeddedStore::Wake(std::vector<std::uint64_t>& wake) {
+  for (std::uint64_t& ticket : wake) ticket %= kWakeSlots;
+  std::sort(wake.begin(), wake.end());
+  wake.erase(std::unique(wake.begin(), wake.end()), wake.end());
+  for (const std::uint64_t slot : wake) wake_slots_[slot].broadcast.NotifyAll();
+}
+
+void EmbeddedStore::WakeAfterSync(std::vector<std::uint64_t> wake) {
+  {
+    // Groups written during that sync wait for the next one: one of their
+    // blocking callers runs it (unless the sync stage takes them first).
+    MutexLock lock(&unsynced_mu_);
+    for (const Writer* w : unsynced_.writers)
+      if (!w->async()) {
+        wake.push_back(w->wake);
+        break;
+      }
+  }
+  Wake(wake);
+  durable_.NotifyAll();
+}
+
 void EmbeddedStore::AwaitDurable(std::uint64_t last) {
+  Broadcast& slot = SlotOf(last);
   for (;;) {
-    const std::uint32_t generation = durable_.Generation();
+    const std::uint32_t generation = slot.Generation();
     if (done_through_.load(std::memory_order_acquire) >= last) return;
     if (!syncing_.exchange(true, std::memory_order_acq_rel)) {
-      SyncWritten();
+      std::vector<std::uint64_t> wake = SyncWritten();
       syncing_.store(false, std::memory_order_release);
-      durable_.NotifyAll();
+      WakeAfterSync(std::move(wake));
       continue;
     }
-    durable_.Wait(generation);
+    slot.Wait(generation);
   }
 }
 
@@ -164,15 +211,15 @@ void EmbeddedStore::SyncStage() {
       durable_.Wait(synced);  // another thread's sync may take them
       continue;
     }
-    SyncWritten();
+    std::vector<std::uint64_t> wake = SyncWritten();
     syncing_.store(false, std::memory_order_release);
-    durable_.NotifyAll();
+    WakeAfterSync(std::move(wake));
   }
 }
 
 // Runs on one thread at a time (syncing_). Takes every group written so
 // far: one SyncWAL covers them all, since each was written before it began.
-void EmbeddedStore::SyncWritten() {
+std::vector<std::uint64_t> EmbeddedStore::SyncWritten() {
   Unsynced taken;
   {
     MutexLock lock(&unsynced_mu_);
@@ -185,11 +232,17 @@ void EmbeddedStore::SyncWritten() {
     taken.heads.swap(unsynced_.heads);
   }
   // Nothing written since the last sync took its writers.
-  if (taken.through <= done_through_.load(std::memory_order_acquire)) return;
+  if (taken.through <= done_through_.load(std::memory_order_acquire)) return {};
   std::vector<Writer*> finished;
   finished.reserve(taken.async);
-  for (Writer* w : taken.writers)
-    if (w->async()) finished.push_back(w);
+  std::vector<std::uint64_t> wake;
+  wake.reserve(taken.writers.size() - taken.async);
+  for (Writer* w : taken.writers) {
+    if (w->async())
+      finished.push_back(w);
+    else if (wake.empty() || wake.back() != w->wake)
+      wake.push_back(w->wake);
+  }
   Status synced;
   if (sync_failed_.load()) {
     synced = StoppedWriting();
@@ -221,6 +274,7 @@ void EmbeddedStore::SyncWritten() {
   // From here the blocking writers belong to their callers again.
   done_through_.store(taken.through, std::memory_order_release);
   Finish(finished);
+  return wake;
 }
 
 Status EmbeddedStore::WriteCheckpoint(const std::string& key, const std::string* value) {

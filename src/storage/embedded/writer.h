@@ -24,6 +24,9 @@ struct EmbeddedStore::Writer {
   const std::string* checkpoint_key = nullptr;
   const std::string* checkpoint_value = nullptr;
   std::size_t bytes = 0;
+  // A blocking writer: its caller's last ticket, whose wake slot it sleeps
+  // on (engine.h, wake_slots_). 0 for an asynchronous writer.
+  std::uint64_t wake = 0;
   std::optional<Result<CommitResult>> result;
   bool staged = false;  // has records in the group's batch
   // A retry answered as a replay of an append that is not yet durable (in
