@@ -16,7 +16,8 @@ import sys
 
 W, H = 760, 460
 LEFT, RIGHT, TOP, BOTTOM = 80, 180, 50, 60
-COLORS = {"before": "#999999", "after": "#1f6feb", "format1": "#1f6feb", "format2": "#d9480f"}
+COLORS = {"before": "#999999", "after": "#1f6feb", "format1": "#1f6feb", "format2": "#d9480f",
+          "wakeslots": "#2b8a3e"}
 
 
 def parse(path):
