@@ -46,6 +46,30 @@ std::size_t CountStream(Store& store, const std::string& stream) {
 using testutil::GatedFileSystem;
 using testutil::SyncGate;
 
+// Holds the log's syncs now and then, on a thread of its own, until
+// stopped: groups pile up behind a held sync while writers race.
+class SyncFlapper {
+ public:
+  SyncFlapper(SyncGate& gate, std::chrono::microseconds held, std::chrono::microseconds open)
+      : thread_([this, &gate, held, open] {
+          while (!stop_) {
+            gate.Close();
+            std::this_thread::sleep_for(held);
+            gate.Open();
+            std::this_thread::sleep_for(open);
+          }
+        }) {}
+  ~SyncFlapper() { Stop(); }
+  void Stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
 class SyncPipelineTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -227,15 +251,7 @@ TEST_F(SyncPipelineTest, ConcurrentWritersAllLandInOrder) {
   // acknowledged append is readable, versions have no gaps, and $all holds
   // exactly the acknowledged events.
   constexpr int kWriters = 16, kAppends = 50;
-  std::atomic<bool> stop{false};
-  std::thread flapper([&] {
-    while (!stop) {
-      gate_.Close();
-      std::this_thread::sleep_for(200us);
-      gate_.Open();
-      std::this_thread::sleep_for(100us);
-    }
-  });
+  SyncFlapper flapper(gate_, 200us, 100us);
   std::atomic<int> acknowledged{0};
   std::vector<std::thread> writers;
   for (int w = 0; w < kWriters; ++w) {
@@ -257,8 +273,7 @@ TEST_F(SyncPipelineTest, ConcurrentWritersAllLandInOrder) {
     });
   }
   for (auto& t : writers) t.join();
-  stop = true;
-  flapper.join();
+  flapper.Stop();
   gate_.Open();
   EXPECT_EQ(acknowledged.load(), kWriters * kAppends);
   EXPECT_EQ(CountAll(*store_), static_cast<std::size_t>(kWriters * kAppends));
@@ -304,15 +319,8 @@ TEST_F(SyncPipelineTest, AHeadReadDuringAHeldSyncIsReplacedByItsPublish) {
 // and at the end every head is the stream's last event.
 TEST_F(SyncPipelineTest, HeadsFollowTheDurableViewUnderConcurrentWriters) {
   constexpr int kStreams = 4, kWriters = 8, kAppends = 40, kReaders = 3;
-  std::atomic<bool> stop{false};
-  std::thread flapper([&] {
-    while (!stop) {
-      gate_.Close();
-      std::this_thread::sleep_for(150us);
-      gate_.Open();
-      std::this_thread::sleep_for(100us);
-    }
-  });
+  SyncFlapper flapper(gate_, 150us, 100us);
+  std::atomic<bool> stop{false};  // the readers
   std::vector<std::thread> readers;
   std::atomic<int> backwards{0};
   for (int r = 0; r < kReaders; ++r) {
@@ -352,8 +360,8 @@ TEST_F(SyncPipelineTest, HeadsFollowTheDurableViewUnderConcurrentWriters) {
     });
   }
   for (auto& t : writers) t.join();
+  flapper.Stop();
   stop = true;
-  flapper.join();
   for (auto& t : readers) t.join();
   gate_.Open();
   EXPECT_EQ(backwards.load(), 0) << "a reader saw a stream's head go back";
@@ -443,15 +451,7 @@ TEST_F(SyncPipelineTest, ConcurrentBlockingAndAsyncWritersShareTheQueue) {
   constexpr int kThreads = 6;
   constexpr int kCommits = 150;
   std::atomic<int> answered{0}, acknowledged{0};
-  std::atomic<bool> stop{false};
-  std::thread flapper([&] {  // holds syncs now and then, so groups pile up
-    while (!stop) {
-      gate_.Close();
-      std::this_thread::sleep_for(2ms);
-      gate_.Open();
-      std::this_thread::sleep_for(1ms);
-    }
-  });
+  SyncFlapper flapper(gate_, 2ms, 1ms);  // groups pile up behind held syncs
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
@@ -475,8 +475,7 @@ TEST_F(SyncPipelineTest, ConcurrentBlockingAndAsyncWritersShareTheQueue) {
   const auto deadline = std::chrono::steady_clock::now() + 60s;
   while (answered.load() < kThreads * kCommits && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(1ms);
-  stop = true;
-  flapper.join();
+  flapper.Stop();
   gate_.Open();
   ASSERT_EQ(answered.load(), kThreads * kCommits) << "commits were never answered";
   EXPECT_EQ(acknowledged.load(), kThreads * kCommits);
