@@ -34,8 +34,10 @@ std::int64_t NowMs() {
       .count();
 }
 
-std::string SecretOf(const std::string& key) { return key.substr(key.rfind('_') + 1); }
+// A key reads "idl_<16 hex digits>_<secret>"; the secret is base64url, which
+// may itself hold '_', so it is cut at its fixed offset, not at the last '_'.
 std::string IdOf(const std::string& key) { return key.substr(4, 16); }
+std::string SecretOf(const std::string& key) { return key.substr(4 + 16 + 1); }
 
 // Nothing of the key is in `text`: neither the key, its secret nor the
 // hash kept of it.
