@@ -47,7 +47,8 @@ class EventId {
   // Accepts only the canonical 36-character form
   // ("xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", either case).
   static Result<EventId> Parse(std::string_view text);
-  // A random (version 4) UUID.
+  // A random (version 4) UUID, its 122 bits from the system's cryptographic
+  // generator: safe to call from any thread and in a forked child.
   static EventId Random();
 
   bool is_nil() const;

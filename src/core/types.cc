@@ -2,8 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <random>
-
+#include "core/random_bytes.h"
 #include "core/text.h"
 
 namespace indelible {
@@ -46,16 +45,10 @@ Result<EventId> EventId::Parse(std::string_view text) {
 }
 
 EventId EventId::Random() {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
   std::array<std::uint8_t, 16> bytes{};
-  std::uint64_t a = rng();
-  std::uint64_t b = rng();
-  for (int i = 0; i < 8; ++i) {
-    bytes[i] = static_cast<std::uint8_t>(a >> (8 * i));
-    bytes[8 + i] = static_cast<std::uint8_t>(b >> (8 * i));
-  }
+  RandomBytes(bytes.data(), bytes.size());
   bytes[6] = static_cast<std::uint8_t>((bytes[6] & 0x0F) | 0x40);  // version 4
-  bytes[8] = static_cast<std::uint8_t>((bytes[8] & 0x3F) | 0x80);  // RFC 4122 variant
+  bytes[8] = static_cast<std::uint8_t>((bytes[8] & 0x3F) | 0x80);  // RFC 9562 variant
   return EventId(bytes);
 }
 

@@ -2,6 +2,13 @@
 #include <gtest/gtest.h>
 #include <indelible/options.h>
 #include <indelible/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <set>
+#include <thread>
+#include <vector>
 
 #include "core/event_json.h"
 #include "core/json_check.h"
@@ -26,6 +33,47 @@ TEST(EventIdTest, ParsesOnlyTheCanonicalFormAndRoundTrips) {
   EXPECT_EQ(a.ToString()[14], '4');  // version 4
   EXPECT_TRUE(EventId().is_nil());
   EXPECT_EQ(EventId::Parse(a.ToString())->bytes(), a.bytes());
+}
+
+// Threads, processes and forked children each draw their own ids: a shared
+// or small seed would hand two of them the same sequence.
+TEST(EventIdTest, RandomIdsDifferAcrossThreadsAndForkedChildren) {
+  constexpr int kThreads = 8, kEach = 20000;
+  std::vector<std::vector<EventId>> made(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&made, t] {
+      for (int i = 0; i < kEach; ++i) made[t].push_back(EventId::Random());
+    });
+  for (auto& thread : threads) thread.join();
+  std::set<EventId> seen;
+  for (const auto& ids : made)
+    for (const EventId& id : ids) {
+      EXPECT_TRUE(seen.insert(id).second) << id.ToString();
+      EXPECT_EQ(id.bytes()[6] >> 4, 4);       // version 4
+      EXPECT_EQ(id.bytes()[8] & 0xC0, 0x80);  // RFC 9562 variant
+    }
+
+  // A child made by fork() starts with a copy of this thread's pool: it must
+  // not hand out the ids its parent will.
+  (void)EventId::Random();
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const EventId id = EventId::Random();
+    const bool sent = ::write(pipe_fds[1], id.bytes().data(), 16) == 16;
+    ::_exit(sent ? 0 : 1);
+  }
+  const EventId parents = EventId::Random();
+  std::array<std::uint8_t, 16> childs{};
+  ASSERT_EQ(::read(pipe_fds[0], childs.data(), childs.size()), 16);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ::close(pipe_fds[0]);
+  ::close(pipe_fds[1]);
+  EXPECT_NE(EventId(childs), parents);
 }
 
 TEST(TextTest, Utf8ValidationRejectsOverlongSurrogatesAndTruncation) {
