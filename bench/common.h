@@ -120,6 +120,7 @@ class Context {
   void set_fsync_per_s(double v) { fsync_per_s_ = v; }
   // The same for records appended to a file that grows with each one (no
   // preallocation), where every sync also has to persist the new size.
+  std::optional<double> growing_fsync_per_s() const { return growing_fsync_per_s_; }
   void set_growing_fsync_per_s(double v) { growing_fsync_per_s_ = v; }
   void StartRun() {
     fsync_per_s_.reset();

@@ -154,8 +154,13 @@ void PrintPhase(Context& context, const WorkloadParams& params, const ScenarioSt
   where.AddConditions(line);
   // read_all has one client whatever CLIENTS is: say which run it belongs to.
   if (phase.clients != params.clients) line.Add("run_clients", params.clients);
-  if (phase.sync_bound && !where.remote() && context.fsync_per_s())
+  if (phase.sync_bound && !where.remote() && context.fsync_per_s()) {
     line.Add("ratio_to_fsync", per_s / *context.fsync_per_s(), 2);
+    // The write-ahead log grows at every append, and a sync of a growing
+    // file writes its inode too: the rate such syncs reach bounds one client.
+    if (context.growing_fsync_per_s())
+      line.Add("ratio_to_growing_fsync", per_s / *context.growing_fsync_per_s(), 2);
+  }
   std::string text = line.str();
   if (!phase.extra.str().empty()) text += " " + phase.extra.str();
   text += " checks=ok";
