@@ -15,6 +15,7 @@
 #include "storage/embedded/embedded_store.h"
 #include "storage/embedded/format.h"
 #include "storage/embedded/format_v1.h"
+#include "storage/embedded/log_files.h"
 #include "storage/embedded/writer.h"
 #include "store/append_validation.h"
 
@@ -104,7 +105,10 @@ Result<std::unique_ptr<Store>> EmbeddedStore::Open(const std::string& path,
   }
 
   rocksdb::DBOptions db_options;
-  if (env != nullptr) db_options.env = env;
+  // WAL files sized ahead for the writer, read to their last whole record
+  // by a follower (log_files.h).
+  std::unique_ptr<rocksdb::Env> files = options.follower ? NewFollowerEnv(env) : NewWriterEnv(env);
+  db_options.env = files.get();
   db_options.create_if_missing = options.create_if_missing;
   db_options.create_missing_column_families = true;
   db_options.max_background_jobs = 2;
@@ -147,6 +151,7 @@ Result<std::unique_ptr<Store>> EmbeddedStore::Open(const std::string& path,
   }
 
   std::unique_ptr<EmbeddedStore> store(new EmbeddedStore(options));
+  store->files_ = std::move(files);
   rocksdb::Status s;
   if (options.follower) {
     if (!std::filesystem::exists(path, ec))

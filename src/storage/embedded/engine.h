@@ -210,6 +210,8 @@ class EmbeddedStore final : public Store {
   std::string secondary_path_;
 
   const StoreOptions options_;
+  // The Env db_ was opened with (log_files.h): outlives it.
+  std::unique_ptr<rocksdb::Env> files_;
   rocksdb::DB* db_ = nullptr;
   std::vector<rocksdb::ColumnFamilyHandle*> families_;  // default, log, appends, event_ids
 
