@@ -60,7 +60,13 @@ void EmbeddedStore::Submit(const std::vector<Writer*>& mine) {
   Broadcast& slot = SlotOf(last);
   for (;;) {
     const std::uint32_t generation = slot.Generation();
-    if (written_through_.load(std::memory_order_acquire) >= last) break;
+    // Synced counts as written: CommitGroup hands a group to the sync
+    // before its leader stores written_through_, so a sync can finish it
+    // and wake its callers first, and nobody wakes them again (a deadlock
+    // the TSan run of the concurrency tests found).
+    if (written_through_.load(std::memory_order_acquire) >= last ||
+        done_through_.load(std::memory_order_acquire) >= last)
+      break;
     const std::uint64_t front = taken_through_.load(std::memory_order_acquire) + 1;
     if (leading_.load(std::memory_order_acquire) || front < first || front > last) {
       slot.Wait(generation);
