@@ -189,7 +189,10 @@ class Stopwatch {
 // work), and the engine's own two paths from StoreStats (the embedded
 // engine reports them; 0 elsewhere): the commit path, deciding commits and
 // writing their records (commit_cpu_us_per_event), and the I/O path, the
-// syncs (sync_cpu_us_per_event: the system time of fdatasync).
+// syncs (sync_cpu_us_per_event: the system time of fdatasync). Where the
+// engine synced, also events_per_sync: how many events one fdatasync
+// acknowledged, which bounds a sync-bound figure at that many times the
+// disk's sync rate.
 void AddCpuPerEvent(Line& line, std::uint64_t events, double process_cpu_s,
                     const StoreStats& before, const StoreStats& after);
 
