@@ -67,27 +67,21 @@ class WholeRecordsFile final : public rocksdb::FSSequentialFile {
   rocksdb::IOStatus Skip(uint64_t n) override {
     offset_ += n;
     // Records are found from a block's start: check again from there.
-    if (offset_ > checked_) checked_ = next_ = offset_ - offset_ % kBlockSize;
+    if (offset_ > checked_) checked_ = offset_ - offset_ % kBlockSize;
     return rocksdb::IOStatus::OK();
   }
 
  private:
-  // Moves checked_ past every whole record that starts before `want`, and
-  // past a block's padding once the next block starts with one.
+  // Moves checked_ past every whole record that starts before `want`; a
+  // block's padding counts once the next block starts with a record.
   rocksdb::IOStatus CheckUpTo(std::uint64_t want, const rocksdb::IOOptions& options,
                               rocksdb::IODebugContext* dbg) {
-    while (next_ < want) {
-      const std::uint64_t left = kBlockSize - next_ % kBlockSize;
-      if (left < kHeaderSize) {
-        std::uint64_t end = 0;
-        if (rocksdb::IOStatus s = RecordAt(next_ + left, options, dbg, &end); !s.ok() || end == 0)
-          return s;
-        next_ = checked_ = end;
-        continue;
-      }
+    while (checked_ < want) {
+      const std::uint64_t left = kBlockSize - checked_ % kBlockSize;
+      const std::uint64_t at = left < kHeaderSize ? checked_ + left : checked_;
       std::uint64_t end = 0;
-      if (rocksdb::IOStatus s = RecordAt(next_, options, dbg, &end); !s.ok() || end == 0) return s;
-      next_ = checked_ = end;
+      if (rocksdb::IOStatus s = RecordAt(at, options, dbg, &end); !s.ok() || end == 0) return s;
+      checked_ = end;
     }
     return rocksdb::IOStatus::OK();
   }
@@ -117,9 +111,10 @@ class WholeRecordsFile final : public rocksdb::FSSequentialFile {
   }
 
   std::unique_ptr<rocksdb::FSRandomAccessFile> file_;
-  std::uint64_t offset_ = 0;   // the next byte Read hands out
-  std::uint64_t checked_ = 0;  // bytes before it are whole records (or padding)
-  std::uint64_t next_ = 0;     // where the next record to check starts
+  std::uint64_t offset_ = 0;  // the next byte Read hands out
+  // Bytes before it are whole records (or padding); the next record to
+  // check starts there.
+  std::uint64_t checked_ = 0;
   std::string payload_;
 };
 
