@@ -287,6 +287,42 @@ TEST_F(SyncPipelineTest, ConcurrentWritersAllLandInOrder) {
   }
 }
 
+// Writers in a closed loop (each waits for its answer, then writes again)
+// split into two alternating cohorts when every sync starts as soon as the
+// last one ends: about half of them per sync. A sync first gathers the
+// writers the last one answered (write_queue.cc, GatherCohort), so eight
+// writers share each sync. Syncs are slowed to 25 ms, so the writers have
+// ample time to come back even on a loaded machine.
+TEST_F(SyncPipelineTest, ConcurrentWritersInAClosedLoopShareEachSync) {
+  constexpr int kWriters = 8, kAppends = 15;
+  gate_.SlowSyncs(25ms);
+  const std::uint64_t syncs_before = store_->stats().syncs;
+  std::vector<std::thread> writers;
+  for (int w = 0; w < kWriters; ++w) {
+    writers.emplace_back([&, w] {
+      const std::string stream = "loop-" + std::to_string(w);
+      for (int i = 0; i < kAppends; ++i) {
+        const Expected expected =
+            i == 0 ? Expected::no_stream() : Expected::exactly(StreamVersion(i - 1));
+        auto r = store_->Append(stream, expected, {Event("Looped")});
+        ASSERT_TRUE(r.ok()) << r.status().ToString();
+      }
+    });
+  }
+  for (auto& t : writers) t.join();
+  const std::uint64_t syncs = store_->stats().syncs - syncs_before;
+  EXPECT_EQ(CountAll(*store_), static_cast<std::size_t>(kWriters * kAppends));
+  // One sync per round and a couple to learn the cohort; alternating
+  // cohorts take about twice as many (30 here).
+  EXPECT_LE(syncs, static_cast<std::uint64_t>(kAppends + 6))
+      << "events per sync fell to " << kWriters * kAppends / double(syncs);
+  // A writer alone after them is not held waiting for the others: its
+  // appends are answered (a gathering that waits in vain ends after one
+  // sync's time and pauses).
+  for (int i = 0; i < 3; ++i)
+    ASSERT_TRUE(store_->Append("alone", Expected::any(), {Event("Alone")}).ok());
+}
+
 // Head answers from the readers' head cache (durable_heads.h), filled when
 // a sync publishes and when a reader misses. A reader that misses while a
 // sync is held reads the old head; the publish after the sync must replace

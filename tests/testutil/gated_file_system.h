@@ -10,9 +10,11 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 
 namespace indelible::testutil {
 
@@ -33,6 +35,8 @@ class SyncGate {
     cv_.notify_all();
   }
   void FailSyncs(bool fail) { fail_ = fail; }
+  // Every sync that passes takes at least this long (a slow disk).
+  void SlowSyncs(std::chrono::microseconds each) { slow_us_ = each.count(); }
   void FailWrites(bool fail) { fail_writes_ = fail; }
   rocksdb::IOStatus Write() {
     if (fail_writes_) return rocksdb::IOStatus::IOError("injected: the disk refused the write");
@@ -49,6 +53,10 @@ class SyncGate {
     cv_.notify_all();
     cv_.wait(lock, [&] { return open_; });
     --held_;
+    if (const std::int64_t us = slow_us_.load(); us > 0) {
+      lock.unlock();
+      std::this_thread::sleep_for(std::chrono::microseconds(us));
+    }
     if (fail_) return rocksdb::IOStatus::IOError("injected: the disk refused the sync");
     return rocksdb::IOStatus::OK();
   }
@@ -60,6 +68,7 @@ class SyncGate {
   int held_ = 0;
   std::atomic<bool> fail_{false};
   std::atomic<bool> fail_writes_{false};
+  std::atomic<std::int64_t> slow_us_{0};
 };
 
 class GatedFile : public rocksdb::FSWritableFileOwnerWrapper {

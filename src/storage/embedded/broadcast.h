@@ -12,9 +12,11 @@
 
 #include <linux/futex.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <climits>
 #include <cstdint>
 
@@ -29,6 +31,16 @@ class Broadcast {
     static_assert(sizeof(word_) == sizeof(std::uint32_t));
     ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word_), FUTEX_WAIT_PRIVATE, seen,
               nullptr, nullptr, 0);
+  }
+
+  // Wait, but for at most `timeout` (may return early, as Wait).
+  void WaitFor(std::uint32_t seen, std::chrono::nanoseconds timeout) {
+    if (timeout <= std::chrono::nanoseconds::zero()) return;
+    const auto s = std::chrono::duration_cast<std::chrono::seconds>(timeout);
+    timespec relative{static_cast<time_t>(s.count()),
+                      static_cast<long>((timeout - s).count())};  // NOLINT(runtime/int)
+    ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word_), FUTEX_WAIT_PRIVATE, seen,
+              &relative, nullptr, 0);
   }
 
   void NotifyAll() {

@@ -402,6 +402,7 @@ void EmbeddedStore::CommitGroup(const std::vector<Writer*>& group) {
   commit_cpu_ns_.fetch_add(ThreadCpuNanos() - cpu_start, std::memory_order_relaxed);
   // Nobody waits for these writers: the sync stage syncs for them.
   if (async > 0) async_written_.NotifyAll();
+  if (gathering_.load()) written_.NotifyAll();
 }
 
 StoreStats EmbeddedStore::stats() const {

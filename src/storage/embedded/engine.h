@@ -16,7 +16,11 @@
 //   then one thread at a time syncs the write-ahead log (SyncWAL) for every
 //   group written so far, publishes them and wakes their callers. So group
 //   N+1 is decided and put into the memtables while group N's fdatasync
-//   runs, instead of after it (docs/BENCHMARKS.md, "HTTP").
+//   runs, instead of after it (docs/BENCHMARKS.md, "HTTP"). Before a sync
+//   starts it waits, for at most the recent syncs' duration, for the
+//   writers the last sync answered to come back (GatherCohort), so that
+//   writers in a closed loop share one sync rather than alternating
+//   between two.
 //
 //   A group written but not yet synced is in the memtables, where a plain
 //   read would see it: readers therefore read the durable view, a RocksDB
@@ -171,6 +175,12 @@ class EmbeddedStore final : public Store {
   // fails their writers and stops all writing (see Operation). Returns the
   // wake tickets of the blocking writers it gave their final result.
   std::vector<std::uint64_t> SyncWritten();
+  // Before a sync: waits, for at most one sync's duration, until the
+  // writers the last sync finished and those still in flight then (the
+  // cohort) are written, so they share this sync (write_queue.cc).
+  void GatherCohort();
+  // After a sync that finished `finished` writers through ticket `through`.
+  void LearnCohort(std::size_t finished, std::uint64_t through, std::int64_t sync_nanos);
   // After a sync: wakes the callers it finished, the first blocking caller
   // still waiting for a sync (to sync next) and the sync stage.
   void WakeAfterSync(std::vector<std::uint64_t> wake);
@@ -256,6 +266,17 @@ class EmbeddedStore final : public Store {
   Mutex unsynced_mu_;
   Unsynced unsynced_ GUARDED_BY(unsynced_mu_);
   std::atomic<bool> syncing_{false};  // one sync at a time
+  // The syncer's own (the thread holding syncing_; its exchange and store
+  // order them): how many writers the next sync gathers before it starts,
+  // how long it may wait for them (the last syncs' duration, nanoseconds),
+  // and how many syncs start at once after a gathering that waited in vain.
+  std::uint64_t cohort_ = 1;
+  std::int64_t sync_nanos_ = 0;
+  std::uint32_t gather_pause_ = 0;
+  static constexpr std::uint32_t kGatherPauseSyncs = 16;
+  // A syncer waits for writes (GatherCohort): leaders wake it on written_.
+  std::atomic<bool> gathering_{false};
+  Broadcast written_;
   std::atomic<bool> sync_failed_{false};
   // What the failed sync said, for WriteHealth (set before sync_failed_).
   mutable Mutex failure_mu_;

@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <chrono>
 #include <utility>
 
 #include "storage/embedded/writer.h"
@@ -138,6 +139,12 @@ void EmbeddedStore::Lead(std::uint64_t first, std::uint64_t last) {
     const std::uint64_t written = written_through_.load(std::memory_order_relaxed);
     if (!group.empty()) CommitGroup(group);
     written_through_.store(written + group.size(), std::memory_order_release);
+    // Someone already syncing runs the next sync too (WakeAfterSync hands it
+    // to a caller of these groups): waking one now would only put it back to
+    // sleep. The syncer's unsynced_ read follows its store of syncing_, and
+    // CommitGroup added this group to unsynced_ before this load, so a sync
+    // that this load sees running cannot miss the group at its end.
+    if (!wake.empty() && pipelined() && syncing_.load()) wake.clear();
     bool more;
     {
       MutexLock lock(&writers_mu_);
@@ -226,6 +233,7 @@ void EmbeddedStore::SyncStage() {
 // Runs on one thread at a time (syncing_). Takes every group written so
 // far: one SyncWAL covers them all, since each was written before it began.
 std::vector<std::uint64_t> EmbeddedStore::SyncWritten() {
+  GatherCohort();
   Unsynced taken;
   {
     MutexLock lock(&unsynced_mu_);
@@ -250,11 +258,14 @@ std::vector<std::uint64_t> EmbeddedStore::SyncWritten() {
       wake.push_back(w->wake);
   }
   Status synced;
+  std::int64_t sync_nanos = 0;
   if (sync_failed_.load()) {
     synced = StoppedWriting();
   } else if (taken.wrote) {
     const std::uint64_t cpu_start = ThreadCpuNanos();
+    const auto wall_start = std::chrono::steady_clock::now();
     synced = FromRocks(db_->SyncWAL(), "syncing the write-ahead log");
+    sync_nanos = (std::chrono::steady_clock::now() - wall_start).count();
     sync_cpu_ns_.fetch_add(ThreadCpuNanos() - cpu_start, std::memory_order_relaxed);
     if (!synced.ok()) {
       {
@@ -279,8 +290,63 @@ std::vector<std::uint64_t> EmbeddedStore::SyncWritten() {
   }
   // From here the blocking writers belong to their callers again.
   done_through_.store(taken.through, std::memory_order_release);
+  LearnCohort(taken.writers.size(), taken.through, sync_nanos);
   Finish(finished);
   return wake;
+}
+
+// Why wait at all: with a closed loop of N writers (each waits for its
+// answer before it writes again) and syncs started as soon as the last one
+// ends, writers split into cohorts that alternate: the writers one sync
+// answers come back while the next sync, holding the others, runs, and wait
+// for the one after. Eight writers ran as two cohorts of about four, at most
+// four events per sync, however fast the disk. A sync that first waits the
+// short time the answered writers take to come back carries them all: one
+// cohort of eight (docs/BENCHMARKS.md, "Gathering a cohort"). PostgreSQL's
+// commit_delay and MySQL's binlog_group_commit_sync_delay wait the same
+// way for a configured time; here both the count and the longest wait are
+// measured: the writers the last sync answered plus those queued or written
+// when it ended, for at most the last syncs' duration (so a wait in vain
+// costs at most one sync's time). A lone writer never waits.
+void EmbeddedStore::GatherCohort() {
+  if (cohort_ <= 1 || sync_nanos_ <= 0 || sync_failed_.load()) return;
+  if (gather_pause_ > 0) {
+    --gather_pause_;
+    return;
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(sync_nanos_);
+  gathering_.store(true);
+  for (;;) {
+    const std::uint32_t generation = written_.Generation();
+    std::uint64_t unsynced;
+    {
+      MutexLock lock(&unsynced_mu_);
+      unsynced = unsynced_.through - done_through_.load(std::memory_order_acquire);
+    }
+    if (unsynced == 0 || unsynced >= cohort_) break;
+    const auto left = deadline - std::chrono::steady_clock::now();
+    if (left <= std::chrono::nanoseconds::zero()) {
+      // They did not come (writers that think between appends, or fewer
+      // writers than before): start the next few syncs without waiting.
+      gather_pause_ = kGatherPauseSyncs;
+      break;
+    }
+    written_.WaitFor(generation, left);
+  }
+  gathering_.store(false);
+}
+
+void EmbeddedStore::LearnCohort(std::size_t finished, std::uint64_t through,
+                                std::int64_t sync_nanos) {
+  std::uint64_t in_flight;
+  {
+    MutexLock lock(&writers_mu_);
+    in_flight = last_ticket_ - through;
+  }
+  cohort_ = finished + in_flight;
+  // A moving average: one slow sync does not make every wait long.
+  if (sync_nanos > 0)
+    sync_nanos_ = sync_nanos_ == 0 ? sync_nanos : (7 * sync_nanos_ + sync_nanos) / 8;
 }
 
 Status EmbeddedStore::WriteCheckpoint(const std::string& key, const std::string* value) {
