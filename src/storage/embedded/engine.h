@@ -16,11 +16,11 @@
 //   then one thread at a time syncs the write-ahead log (SyncWAL) for every
 //   group written so far, publishes them and wakes their callers. So group
 //   N+1 is decided and put into the memtables while group N's fdatasync
-//   runs, instead of after it (docs/BENCHMARKS.md, "HTTP"). Before a sync
-//   starts it waits, for at most the recent syncs' duration, for the
-//   writers the last sync answered to come back (GatherCohort), so that
-//   writers in a closed loop share one sync rather than alternating
-//   between two.
+//   runs, instead of after it (docs/BENCHMARKS.md, "HTTP"). Before a
+//   caller of Commit syncs, it waits, for at most a share of the recent
+//   syncs' duration, for the writers the last sync answered to come back
+//   (GatherCohort), so that writers in a closed loop share one sync rather
+//   than alternating between two.
 //
 //   A group written but not yet synced is in the memtables, where a plain
 //   read would see it: readers therefore read the durable view, a RocksDB
@@ -174,7 +174,8 @@ class EmbeddedStore final : public Store {
   // One sync of the log for every group written so far: publishes them, or
   // fails their writers and stops all writing (see Operation). Returns the
   // wake tickets of the blocking writers it gave their final result.
-  std::vector<std::uint64_t> SyncWritten();
+  // `gather`: first wait for the cohort (GatherCohort; blocking callers).
+  std::vector<std::uint64_t> SyncWritten(bool gather);
   // Before a sync: waits, for at most one sync's duration, until the
   // writers the last sync finished and those still in flight then (the
   // cohort) are written, so they share this sync (write_queue.cc).
@@ -269,11 +270,15 @@ class EmbeddedStore final : public Store {
   // The syncer's own (the thread holding syncing_; its exchange and store
   // order them): how many writers the next sync gathers before it starts,
   // how long it may wait for them (the last syncs' duration, nanoseconds),
-  // and how many syncs start at once after a gathering that waited in vain.
+  // and how many syncs start at once after a gathering that waited in vain
+  // (16, doubling after each such wait up to 1024, back to 16 once a wait
+  // gathers its cohort).
   std::uint64_t cohort_ = 1;
   std::int64_t sync_nanos_ = 0;
   std::uint32_t gather_pause_ = 0;
+  std::uint32_t gather_backoff_ = kGatherPauseSyncs;  // the next pause after a wait in vain
   static constexpr std::uint32_t kGatherPauseSyncs = 16;
+  static constexpr std::uint32_t kGatherPauseMaxSyncs = 1024;
   // A syncer waits for writes (GatherCohort): leaders wake it on written_.
   std::atomic<bool> gathering_{false};
   Broadcast written_;

@@ -197,7 +197,7 @@ void EmbeddedStore::AwaitDurable(std::uint64_t last) {
     const std::uint32_t generation = slot.Generation();
     if (done_through_.load(std::memory_order_acquire) >= last) return;
     if (!syncing_.exchange(true, std::memory_order_acq_rel)) {
-      std::vector<std::uint64_t> wake = SyncWritten();
+      std::vector<std::uint64_t> wake = SyncWritten(/*gather=*/true);
       syncing_.store(false, std::memory_order_release);
       WakeAfterSync(std::move(wake));
       continue;
@@ -224,7 +224,11 @@ void EmbeddedStore::SyncStage() {
       durable_.Wait(synced);  // another thread's sync may take them
       continue;
     }
-    std::vector<std::uint64_t> wake = SyncWritten();
+    // No gathering here: asynchronous writers are the server's, whose
+    // appends are bounded by the CPU that parses and writes them, and
+    // waiting for more of them only delays the answers that let clients
+    // send the next ones (docs/BENCHMARKS.md, "Gathering a cohort").
+    std::vector<std::uint64_t> wake = SyncWritten(/*gather=*/false);
     syncing_.store(false, std::memory_order_release);
     WakeAfterSync(std::move(wake));
   }
@@ -232,8 +236,8 @@ void EmbeddedStore::SyncStage() {
 
 // Runs on one thread at a time (syncing_). Takes every group written so
 // far: one SyncWAL covers them all, since each was written before it began.
-std::vector<std::uint64_t> EmbeddedStore::SyncWritten() {
-  GatherCohort();
+std::vector<std::uint64_t> EmbeddedStore::SyncWritten(bool gather) {
+  if (gather) GatherCohort();
   Unsynced taken;
   {
     MutexLock lock(&unsynced_mu_);
@@ -306,29 +310,46 @@ std::vector<std::uint64_t> EmbeddedStore::SyncWritten() {
 // commit_delay and MySQL's binlog_group_commit_sync_delay wait the same
 // way for a configured time; here both the count and the longest wait are
 // measured: the writers the last sync answered plus those queued or written
-// when it ended, for at most the last syncs' duration (so a wait in vain
-// costs at most one sync's time). A lone writer never waits.
+// when it ended, for at most a share of the recent syncs' duration (below;
+// a wait in vain costs less than one sync's time, and pauses waiting). A
+// lone writer never waits, and neither does the sync stage (SyncStage).
 void EmbeddedStore::GatherCohort() {
   if (cohort_ <= 1 || sync_nanos_ <= 0 || sync_failed_.load()) return;
   if (gather_pause_ > 0) {
     --gather_pause_;
     return;
   }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(sync_nanos_);
+  auto unsynced_writers = [this] {
+    MutexLock lock(&unsynced_mu_);
+    return unsynced_.through - done_through_.load(std::memory_order_acquire);
+  };
+  const std::uint64_t written = unsynced_writers();
+  if (written == 0 || written >= cohort_) return;
+  // Waiting delays the answers of the `written` writers to gain the others
+  // a sync: it pays only if the leader writes the missing ones faster than
+  // the cohort would be answered without waiting (a share of a sync's time
+  // as large as their share of the cohort). Past that, the writes are what
+  // bounds (64 writers on two cores), not the syncs.
+  const auto deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::nanoseconds(sync_nanos_ * static_cast<std::int64_t>(cohort_ - written) /
+                               static_cast<std::int64_t>(cohort_));
   gathering_.store(true);
-  for (;;) {
+  for (bool waited = false;; waited = true) {
     const std::uint32_t generation = written_.Generation();
-    std::uint64_t unsynced;
-    {
-      MutexLock lock(&unsynced_mu_);
-      unsynced = unsynced_.through - done_through_.load(std::memory_order_acquire);
+    const std::uint64_t unsynced = unsynced_writers();
+    if (unsynced >= cohort_) {
+      if (waited) gather_backoff_ = kGatherPauseSyncs;  // waiting pays: keep at it
+      break;
     }
-    if (unsynced == 0 || unsynced >= cohort_) break;
     const auto left = deadline - std::chrono::steady_clock::now();
     if (left <= std::chrono::nanoseconds::zero()) {
-      // They did not come (writers that think between appends, or fewer
-      // writers than before): start the next few syncs without waiting.
-      gather_pause_ = kGatherPauseSyncs;
+      // They did not come in time (writers that think between appends,
+      // fewer writers than before, or more than the leader writes in one
+      // sync's time, as 64 writers on two cores): start the next syncs
+      // without waiting, twice as many after each wait in vain.
+      gather_pause_ = gather_backoff_;
+      gather_backoff_ = std::min(2 * gather_backoff_, kGatherPauseMaxSyncs);
       break;
     }
     written_.WaitFor(generation, left);
