@@ -90,6 +90,13 @@ TEST_P(ConformanceTest, ParkKeepsPerStreamOrderAndReplayDeliversTheParkedEvents)
   EXPECT_EQ(first.versions_by_stream["acct-b"], (std::vector<std::int64_t>{0}));
   EXPECT_EQ(first.versions_by_stream["acct-c"], (std::vector<std::int64_t>{0}));
   for (const Delivery& d : first.deliveries) EXPECT_FALSE(d.parked_version.has_value());
+  // Where $all is built after the commit, the parked copies may reach it
+  // after the last pull: once they are in, a pull moves the checkpoint past
+  // them (they are the group's own, never delivered).
+  if (!positions_at_commit()) {
+    Settle();
+    (void)group->Pull("w", 10, milliseconds(0));
+  }
   ConsumerGroupInfo info = group->info();
   EXPECT_FALSE(info.blocked_at.has_value()) << info.blocked_reason;
   EXPECT_EQ(info.parked_streams, 1u);
@@ -173,6 +180,7 @@ TEST_P(ConformanceTest, ParkIsOnlyForParkGroupsAndStoreStreamsAreNotDelivered) {
   ASSERT_NE(group, nullptr);
   (void)Drain(*group, [](const Delivery&) { return true; });
   ASSERT_EQ(Read("$parked-ledger").size(), 1u);
+  Settle();  // the parked copy in $all too (DynamoDB indexes after the commit)
   // A group over everything does not get the parked copy (a '$' stream) ...
   ASSERT_TRUE(ConsumerGroup::Create(store(), "everything", {}).ok());
   auto everything = ConsumerGroup::Open(store(), "everything");

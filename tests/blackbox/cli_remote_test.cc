@@ -198,18 +198,21 @@ TEST_F(CliRemoteTest, TailPicksUpALaterAppendAndStopsCleanly) {
     ::execl(INDELIBLE_PATH, INDELIBLE_PATH, "--url", url.c_str(), "tail", nullptr);
     ::_exit(127);
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  ASSERT_EQ(Cli("append live --type Arrived --data '{\"n\":42}'").exit_code, 0);
+  // The tail starts at the end it finds once started, which a slow start
+  // (a sanitizer, a loaded machine) puts after an early append: append
+  // until one arrives, up to 10 s.
   std::string seen;
-  for (int i = 0; i < 100 && seen.find("Arrived") == std::string::npos; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  for (int i = 0; i < 33 && seen.find("Arrived") == std::string::npos; ++i) {
+    ASSERT_EQ(Cli("append live --type Arrived --data '{\"n\":42}'").exit_code, 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
     seen = Slurp(out);
   }
   ::kill(child, SIGTERM);
   int status = 0;
   ::waitpid(child, &status, 0);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
-  EXPECT_NE(seen.find("#2 live@0 Arrived {\"n\":42}"), std::string::npos) << seen;
+  EXPECT_NE(seen.find(" live@"), std::string::npos) << seen;
+  EXPECT_NE(seen.find(" Arrived {\"n\":42}"), std::string::npos) << seen;
   EXPECT_EQ(seen.find("before"), std::string::npos) << "tail without --from starts at the end";
 }
 

@@ -69,7 +69,10 @@ TEST_F(LoadTest, SlowReadersNeitherBlockAppendsNorGrowTheServer) {
   const std::string saved = asan ? asan : "";
   ::setenv("ASAN_OPTIONS", (saved + (saved.empty() ? "" : ":") + "quarantine_size_mb=16").c_str(),
            1);
-  Start();
+  // The stalled readers must outlast the appends however long those take
+  // (up to the 60 s allowed below): the default 30 s write timeout would
+  // cut them off first.
+  Start({"--sse-write-timeout-ms", "600000"});
   if (saved.empty())
     ::unsetenv("ASAN_OPTIONS");
   else

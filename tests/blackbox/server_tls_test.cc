@@ -347,7 +347,10 @@ TEST_F(ServerTlsTest, SighupReloadsTheCertificateWithoutDroppingConnections) {
       }
     });
   }
-  while (succeeded.load() < 20) std::this_thread::sleep_for(milliseconds(10));
+  for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+       succeeded.load() < 20 && std::chrono::steady_clock::now() < until;)
+    std::this_thread::sleep_for(milliseconds(10));
+  EXPECT_GE(succeeded.load(), 20) << "the writers stopped succeeding before the reload";
 
   EXPECT_EQ(TlsConnection(port, ca).PeerSerial() > 1000, false);
   std::string new_cert, new_key, output;
@@ -371,7 +374,10 @@ TEST_F(ServerTlsTest, SighupReloadsTheCertificateWithoutDroppingConnections) {
   ASSERT_EQ(::kill(server_->pid(), SIGHUP), 0);
   std::this_thread::sleep_for(milliseconds(300));
   EXPECT_EQ(TlsConnection(port, ca).PeerSerial(), 4242);
-  while (succeeded.load() < at_reload + 20) std::this_thread::sleep_for(milliseconds(10));
+  for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+       succeeded.load() < at_reload + 20 && std::chrono::steady_clock::now() < until;)
+    std::this_thread::sleep_for(milliseconds(10));
+  EXPECT_GE(succeeded.load(), at_reload + 20) << "the writers stopped succeeding after the reload";
   stop = true;
   for (auto& t : writers) t.join();
   for (int w = 0; w < kWriters; ++w) {
