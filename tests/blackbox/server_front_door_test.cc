@@ -202,7 +202,10 @@ TEST_F(FrontDoorTest, AtTheConnectionCapWithNoneIdleNewOnesAreShed) {
     busy.push_back(std::make_unique<RawConnection>(port()));
     ASSERT_TRUE(busy.back()->Send("GET /health HTTP/1.1\r\nHost: localhost\r\n"));
   }
-  std::this_thread::sleep_for(200ms);  // let the server accept them
+  // Let the server accept them and read their first lines: one whose bytes
+  // it has not read yet looks idle and would be closed to make room. (A
+  // request to ask the server would itself be shed and counted.)
+  std::this_thread::sleep_for(1000ms);
   RawConnection shed(port());
   ASSERT_TRUE(shed.connected());
   shed.Send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n");
@@ -215,7 +218,7 @@ TEST_F(FrontDoorTest, AtTheConnectionCapWithNoneIdleNewOnesAreShed) {
     EXPECT_EQ(b->ReadResponse().status, 200u);
   }
   busy.clear();
-  std::this_thread::sleep_for(200ms);
+  std::this_thread::sleep_for(1000ms);  // the server sees them closed
   EXPECT_EQ(HttpClient(port()).Get("/health").status, 200u);
   auto metrics = HttpClient(port()).Get("/metrics");
   EXPECT_NE(metrics.body.find("indelible_http_connections_shed_total 1"), std::string::npos)

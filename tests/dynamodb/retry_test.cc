@@ -8,15 +8,20 @@
 namespace indelible::aws {
 namespace {
 
-// Short waits, so that the tests stay quick: the policy itself is
-// errors_test.cc's.
-std::unique_ptr<Client> MakeClient(const std::string& endpoint, int max_attempts = 5) {
+// Short backoffs, so that the tests stay quick: the policy itself is
+// errors_test.cc's. The request timeout is long where the scripted server
+// answers (a sanitizer build on a loaded machine can stall for a moment:
+// a timeout there would be a retry the test does not expect), and short
+// only where a test waits for it to fire.
+std::unique_ptr<Client> MakeClient(
+    const std::string& endpoint, int max_attempts = 5,
+    std::chrono::milliseconds request_timeout = std::chrono::milliseconds(5000)) {
   ClientOptions o;
   o.endpoint = *net::ParseUrl(endpoint);
   o.region = "us-east-1";
   o.credentials = {"AKID", "secret", "", "test"};
   o.connect_timeout = std::chrono::milliseconds(1000);
-  o.request_timeout = std::chrono::milliseconds(300);
+  o.request_timeout = request_timeout;
   o.retry.max_attempts = max_attempts;
   o.retry.base = std::chrono::milliseconds(1);
   o.retry.cap = std::chrono::milliseconds(10);
@@ -81,7 +86,7 @@ TEST(Retry, NoAnswerTimesOutAndIsRetried) {
   FakeDynamoDb::Answer silent;
   silent.no_answer = true;
   server.Script({silent});
-  auto client = MakeClient(server.endpoint());
+  auto client = MakeClient(server.endpoint(), 5, std::chrono::milliseconds(300));
   const auto start = std::chrono::steady_clock::now();
   Reply reply = client->Call("GetItem", {});
   ASSERT_TRUE(reply.ok()) << reply.status.ToString();
@@ -116,7 +121,7 @@ TEST(Retry, ConnectionClosedWhileIdleIsReplacedQuietly) {
   ASSERT_TRUE(client->Call("GetItem", {}).ok());
   // The server closed the pooled connection; the next call notices before
   // sending, and opens another without a retry.
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
   Reply reply = client->Call("GetItem", {});
   ASSERT_TRUE(reply.ok()) << reply.status.ToString();
   EXPECT_EQ(reply.attempts, 1);

@@ -230,7 +230,9 @@ TEST(Pool, ConnectionLeftBySilentServerIsNotReused) {
   ScriptedServer::Answer silent;
   silent.no_answer = true;
   server.Script({silent});
-  auto client = MakeClient(server.url(), "", milliseconds(200));
+  // The timeout must fire for the silent answer, and not for the next one
+  // on a loaded machine: 1 s.
+  auto client = MakeClient(server.url(), "", milliseconds(1000));
   ASSERT_FALSE(Get(*client).ok());  // timed out: that connection is dropped
   ASSERT_TRUE(Get(*client).ok());
   EXPECT_EQ(server.connections(), 2);
@@ -276,7 +278,7 @@ TEST(Retry, TransportFailuresOnlyWhenAllowed) {
   ScriptedServer::Answer silent;
   silent.no_answer = true;
   server.Script({silent, ScriptedServer::Reply(200, "second")});
-  auto client = MakeClient(server.url(), "", milliseconds(200));
+  auto client = MakeClient(server.url(), "", milliseconds(1000));  // as above
   RetryPolicy policy = RetryUnavailable(3);
   policy.retry_transport = true;
   Exchange e = Get(*client, policy);

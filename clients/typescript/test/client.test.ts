@@ -232,11 +232,17 @@ test('a real 503 (the server at --max-connections) is UnavailableError, and is r
     const stream = unique('busy-');
     await holder.append(stream, { type: 'A' });
     const controller = new AbortController();
-    // A subscription holds the one connection; it is never idle.
+    // A subscription holds the one connection; it is never idle. Its first
+    // event says it is connected (a fixed wait was not enough under load).
+    let connected!: () => void;
+    const held = new Promise<void>((resolve) => (connected = resolve));
     const subscribed = (async () => {
-      for await (const _ of holder.subscribeStream(stream, { signal: controller.signal })) void _;
+      for await (const _ of holder.subscribeStream(stream, { signal: controller.signal })) {
+        void _;
+        connected();
+      }
     })();
-    await sleep(200);
+    await held;
     const err = await new Client(s.url, { retries: 0 }).head(stream).catch((e: unknown) => e);
     assert.ok(err instanceof UnavailableError, String(err));
     assert.equal(err.status, 503);
@@ -254,8 +260,16 @@ test('a real 503 (the server at --max-connections) is UnavailableError, and is r
       assert.equal(e.version, 0);
       break;
     }
-    await sleep(100);
-    assert.equal((await new Client(s.url, { retries: 0 }).head(stream)).version, 1);
+    // The server frees the slot once it sees the close.
+    let head: Awaited<ReturnType<Client['head']>> | undefined;
+    for (let i = 0; i < 50 && !head; ++i) {
+      head = await new Client(s.url, { retries: 0 }).head(stream).catch((e: unknown) => {
+        if (!(e instanceof UnavailableError)) throw e;
+        return undefined;
+      });
+      if (!head) await sleep(100);
+    }
+    assert.equal(head?.version, 1);
 
     // 409 too_large: one group more than --max-consumer-groups.
     const c = new Client(s.url);
