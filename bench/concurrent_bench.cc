@@ -126,8 +126,6 @@ AsyncRun RunAsyncWriters(Store& store, int clients, int threads, std::uint64_t a
   return run;
 }
 
-}  // namespace
-
 // The asynchronous figure (RunAsyncWriters), in a store of its own.
 Status RunConcurrentAsync(Context& context, int clients, std::uint64_t per_client) {
   const Options& options = context.options();
@@ -157,6 +155,8 @@ Status RunConcurrentAsync(Context& context, int clients, std::uint64_t per_clien
                     Target::None(), false);
   return Status::Ok();
 }
+
+}  // namespace
 
 Status RunConcurrent(Context& context) {
   if (Status s = context.EnsureFsync(); !s.ok()) return s;
@@ -211,7 +211,6 @@ Status RunConcurrent(Context& context) {
                     Target::None(), false);
   context.AddFigure("concurrent", "p99_us", Quantile(latencies_us, 0.99), 0, conditions,
                     Target::None(), false);
-  if (Status s = RunConcurrentAsync(context, clients, per_client); !s.ok()) return s;
   if (wal_before && wal_after && wal_after->syncs > wal_before->syncs) {
     const std::uint64_t syncs = wal_after->syncs - wal_before->syncs;
     Line wal;
@@ -222,7 +221,7 @@ Status RunConcurrent(Context& context) {
                       static_cast<double>(events) / static_cast<double>(syncs), 1, conditions,
                       Target::None(), false, wal);
   }
-  return Status::Ok();
+  return RunConcurrentAsync(context, clients, per_client);
 }
 
 }  // namespace indelible::bench

@@ -156,8 +156,10 @@ void PrintPhase(Context& context, const WorkloadParams& params, const ScenarioSt
   if (phase.clients != params.clients) line.Add("run_clients", params.clients);
   if (phase.sync_bound && !where.remote() && context.fsync_per_s()) {
     line.Add("ratio_to_fsync", per_s / *context.fsync_per_s(), 2);
-    // The write-ahead log grows at every append, and a sync of a growing
-    // file writes its inode too: the rate such syncs reach bounds one client.
+    // Beside the disk's rate for a file sized ahead, its rate for a file
+    // that grows at every write (each sync writes the inode too), which
+    // bounded one client before the log files were sized ahead
+    // (docs/BENCHMARKS.md, "The log's inode").
     if (context.growing_fsync_per_s())
       line.Add("ratio_to_growing_fsync", per_s / *context.growing_fsync_per_s(), 2);
   }

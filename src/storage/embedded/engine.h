@@ -176,9 +176,10 @@ class EmbeddedStore final : public Store {
   // wake tickets of the blocking writers it gave their final result.
   // `gather`: first wait for the cohort (GatherCohort; blocking callers).
   std::vector<std::uint64_t> SyncWritten(bool gather);
-  // Before a sync: waits, for at most one sync's duration, until the
-  // writers the last sync finished and those still in flight then (the
-  // cohort) are written, so they share this sync (write_queue.cc).
+  // Before a sync: waits, for at most the missing writers' share of the
+  // recent syncs' duration, until the writers the last sync finished and
+  // those still in flight then (the cohort) are written, so they share this
+  // sync (write_queue.cc).
   void GatherCohort();
   // After a sync that finished `finished` writers through ticket `through`.
   void LearnCohort(std::size_t finished, std::uint64_t through, std::int64_t sync_nanos);
@@ -269,7 +270,7 @@ class EmbeddedStore final : public Store {
   std::atomic<bool> syncing_{false};  // one sync at a time
   // The syncer's own (the thread holding syncing_; its exchange and store
   // order them): how many writers the next sync gathers before it starts,
-  // how long it may wait for them (the last syncs' duration, nanoseconds),
+  // the recent syncs' average duration (nanoseconds; it bounds the wait),
   // and how many syncs start at once after a gathering that waited in vain
   // (16, doubling after each such wait up to 1024, back to 16 once a wait
   // gathers its cohort).
