@@ -2,7 +2,9 @@
 // DB (eventide's message store on PostgreSQL), the peer the workload names
 // first, so scripts/bench-messagedb.sh can put the two side by side in one
 // run. The same data (bench/events.h), the same phases and checks as
-// `indelible bench workload`, through Message DB's own functions:
+// `indelible bench workload` (but the payload size: Message DB stores the
+// data as jsonb, which rewrites the text), reading every event's data,
+// through Message DB's own functions:
 //   append    message_store.write_message(id, stream, 'Deposited', data,
 //             NULL, expected_version), expected -1 for a new stream
 //   read      message_store.get_stream_messages(stream, position, PAGE)
@@ -184,7 +186,7 @@ std::string ReadAll(const std::string& uri, const Params& p) {
   Connection db(uri);
   if (!db.error().empty() ||
       !db.Prepare("all",
-                  "SELECT global_position FROM message_store.get_category_messages("
+                  "SELECT global_position, data FROM message_store.get_category_messages("
                   "'account', $1::bigint, $2::bigint)"))
     return db.error();
   std::uint64_t from = 1, seen = 0, last = 0;
