@@ -71,7 +71,9 @@ void AddCpuPerEvent(Line& line, std::uint64_t events, double process_cpu_s,
       .Add("commit_cpu_us_per_event",
            static_cast<double>(after.commit_cpu_ns - before.commit_cpu_ns) / 1e3 / n, 2)
       .Add("sync_cpu_us_per_event",
-           static_cast<double>(after.sync_cpu_ns - before.sync_cpu_ns) / 1e3 / n, 2);
+           static_cast<double>(after.sync_cpu_ns - before.sync_cpu_ns) / 1e3 / n, 2)
+      .Add("index_cpu_us_per_event",
+           static_cast<double>(after.index_cpu_ns - before.index_cpu_ns) / 1e3 / n, 2);
   if (after.syncs > before.syncs)
     line.Add("events_per_sync", n / static_cast<double>(after.syncs - before.syncs), 2);
 }

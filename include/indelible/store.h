@@ -145,10 +145,12 @@ struct StoreStats {
   std::int64_t index_lag_ms = 0;
   // Where a backend's write CPU goes (the embedded engine; 0 elsewhere), in
   // thread CPU nanoseconds: deciding commits and writing their records (the
-  // commit path), and syncing them to disk (the I/O path). Divided by
-  // `events`, they are the CPU an event costs on each path.
+  // commit path), syncing them to disk (the I/O path), and writing the id
+  // index behind the syncs (its own thread). Divided by `events`, they are
+  // the CPU an event costs on each path.
   std::uint64_t commit_cpu_ns = 0;
   std::uint64_t sync_cpu_ns = 0;
+  std::uint64_t index_cpu_ns = 0;
 };
 
 // A cursor over events, LevelDB style: errors stay on the cursor, so a read

@@ -31,7 +31,7 @@ int CheckFormat1(const Cli& cli, const std::string& folder) {
   } else {
     std::printf(
         "ok: %llu events, checksums and indexes verified (format 1: `indelible --data %s upgrade` "
-        "brings it to format 2)\n",
+        "brings it to format 3)\n",
         static_cast<unsigned long long>(*events), folder.c_str());
   }
   return 0;
@@ -49,11 +49,11 @@ int Upgrade(const Cli& cli) {
   if (!format.ok()) return cli.Fail(format.status());
   if (*format == 0)
     return cli.Fail(Status::NotFound(fmt::format("'{}' holds no data folder", *folder)));
-  if (*format == 2) {
+  if (*format == 3) {
     if (cli.json) {
-      std::printf("{\"ok\":true,\"format\":2,\"upgraded\":false}\n");
+      std::printf("{\"ok\":true,\"format\":3,\"upgraded\":false}\n");
     } else {
-      std::printf("%s is already in format 2: nothing to do\n", folder->c_str());
+      std::printf("%s is already in format 3: nothing to do\n", folder->c_str());
     }
     return 0;
   }
@@ -68,9 +68,10 @@ int Upgrade(const Cli& cli) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (cli.json) {
-    std::printf("{\"ok\":true,\"format\":2,\"upgraded\":true,\"seconds\":%.3f}\n", seconds);
+    std::printf("{\"ok\":true,\"format\":3,\"from\":%d,\"upgraded\":true,\"seconds\":%.3f}\n",
+                *format, seconds);
   } else {
-    std::printf("upgraded %s from format 1 to 2 in %.1f s\n", folder->c_str(), seconds);
+    std::printf("upgraded %s from format %d to 3 in %.1f s\n", folder->c_str(), *format, seconds);
   }
   return 0;
 }

@@ -112,7 +112,7 @@ void AddServeVerb(CLI::App& app, Cli& cli) {
         auto format = storage::EmbeddedFolderFormat(*folder);
         if (format.ok() && *format == 1)
           std::fprintf(stderr,
-                       "indelible: upgrading data folder '%s' from format 1 to 2 before serving "
+                       "indelible: upgrading data folder '%s' from format 1 to 3 before serving "
                        "(`indelible upgrade` shows progress)\n",
                        folder->c_str());
       }

@@ -106,6 +106,9 @@ std::string Metrics::Render(const Store& store) const {
   counter("indelible_store_sync_cpu_seconds_total",
           "CPU the store spent syncing its log (embedded engine).",
           static_cast<double>(stats.sync_cpu_ns) / 1e9);
+  counter("indelible_store_index_cpu_seconds_total",
+          "CPU the store spent writing its id index behind the syncs (embedded engine).",
+          static_cast<double>(stats.index_cpu_ns) / 1e9);
   gauge("indelible_store_last_position", "Position of the last committed event.",
         static_cast<double>(store.LastPosition().value()));
   if (!store.traits().positions_at_commit) {

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -84,8 +85,11 @@ std::uint64_t VerifyStore(const std::string& dir, const std::vector<Ack>& acks,
   from.from = Position(before + 1);
   auto cursor = store.ReadAll(from);
   EXPECT_TRUE(cursor.ok());
+  std::deque<std::pair<EventId, Position>> last_ids;  // the log's last events
   for (; (*cursor)->Valid(); (*cursor)->Next()) {
     const EventView& e = (*cursor)->event();
+    last_ids.emplace_back(e.id, e.position);
+    if (last_ids.size() > 64) last_ids.pop_front();
     EXPECT_EQ(e.position.value(), expected_position++);
     auto at = e.metadata.find("\"commit\":\"");
     EXPECT_NE(at, std::string_view::npos);
@@ -95,6 +99,13 @@ std::uint64_t VerifyStore(const std::string& dir, const std::vector<Ack>& acks,
   for (const auto& [commit, positions] : commits) {
     EXPECT_EQ(positions.size(), 4u) << "commit " << commit << " is half written";
     EXPECT_EQ(positions.back() - positions.front(), 3u) << "commit " << commit << " not contiguous";
+  }
+  // The ids of the last events, those the crash most likely caught before
+  // the indexer wrote them (id_indexer.h), are found: the open indexed them.
+  for (const auto& [id, position] : last_ids) {
+    auto found = store.FindEvent(id);
+    EXPECT_TRUE(found.ok() && found->has_value() && (*found)->position == position)
+        << "event " << id.ToString() << " at " << position.value() << " not found by its id";
   }
   return expected_position - 1;
 }
@@ -129,18 +140,19 @@ TEST(CrashTest, KillNineDuringAsyncCommitsLosesNothingAcknowledged) {
   KillRounds(16, true, tmp.Sub("data"));
 }
 
-// The same on a folder written by the last format 1 release
+// The same on a folder written by the last release of format `format`
 // (tests/fixtures, docs/FORMAT.md): the writer's open upgrades it, then it
 // is killed mid-group round after round; the release's 3,020 events stay
 // as its export lists them.
-TEST(CrashTest, KillNineOnAFormat1FolderUpgradedAtOpenLosesNothing) {
+void KillRoundsOnAnUpgradedFixture(int format) {
   testutil::TempDir tmp;
-  const std::string extract =
-      "tar -C " + tmp.path().string() + " -xzf " + std::string(FIXTURE_DIR) + "/v1-store.tar.gz";
+  const std::string name = "v" + std::to_string(format) + "-store";
+  const std::string extract = "tar -C " + tmp.path().string() + " -xzf " +
+                              std::string(FIXTURE_DIR) + "/" + name + ".tar.gz";
   ASSERT_EQ(std::system(extract.c_str()), 0);
-  const std::string dir = tmp.Sub("v1-store");
+  const std::string dir = tmp.Sub(name);
   KillRounds(8, true, dir, 3020);
-  std::ifstream exported(tmp.Sub("v1-store.jsonl"));
+  std::ifstream exported(tmp.Sub(name + ".jsonl"));
   auto store = Store::Open("file:" + dir);
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   auto cursor = (*store)->ReadAll();
@@ -153,6 +165,14 @@ TEST(CrashTest, KillNineOnAFormat1FolderUpgradedAtOpenLosesNothing) {
     EXPECT_EQ((*cursor)->event().id.ToString(), line.substr(at + 6, 36));
   }
   EXPECT_EQ(n, 3020u);
+}
+
+TEST(CrashTest, KillNineOnAFormat1FolderUpgradedAtOpenLosesNothing) {
+  KillRoundsOnAnUpgradedFixture(1);
+}
+
+TEST(CrashTest, KillNineOnAFormat2FolderUpgradedAtOpenLosesNothing) {
+  KillRoundsOnAnUpgradedFixture(2);
 }
 
 TEST(CrashTest, TornWalTailRecoversToAWholeCommit) {

@@ -1,9 +1,9 @@
-// Format 1 -> 2 (docs/FORMAT.md, "Upgrading from format 1"): a folder
-// written by the last release of format 1 upgrades and reads as that release
-// read it; `check` verifies both formats; an upgrade killed with SIGKILL at
-// any moment resumes and loses nothing; the states a crash can leave between
-// the steps (a half-built format 2 index, format 1 families after the flip)
-// are recovered from.
+// Formats 1 and 2 -> 3 (docs/FORMAT.md, "Upgrading"): a folder written by
+// the last release of format 1, and one by the last of format 2, upgrade and
+// read as those releases read them; `check` verifies every format; an
+// upgrade killed with SIGKILL at any moment resumes and loses nothing; the
+// states a crash can leave between the steps (a half-built index, format 1
+// families after the flip) are recovered from.
 #include <gtest/gtest.h>
 #include <indelible/store.h>
 #include <rocksdb/db.h>
@@ -28,15 +28,16 @@ namespace {
 
 namespace embedded = storage::embedded;
 
-// ---- a folder written by the last format 1 release --------------------
+// ---- folders written by the last releases of formats 1 and 2 ----------
 
-// tests/fixtures/v1-store.tar.gz (scripts/make-v1-fixture.sh): the folder
-// `v1-store` and `v1-store.jsonl`, that release's export of it.
-std::string ExtractFixture(const testutil::TempDir& tmp) {
-  const std::string command =
-      "tar -C " + tmp.path().string() + " -xzf " + std::string(FIXTURE_DIR) + "/v1-store.tar.gz";
+// tests/fixtures/vN-store.tar.gz (scripts/make-store-fixture.sh): the
+// folder `vN-store` and `vN-store.jsonl`, that release's export of it.
+std::string ExtractFixture(const testutil::TempDir& tmp, int format = 1) {
+  const std::string name = "v" + std::to_string(format) + "-store";
+  const std::string command = "tar -C " + tmp.path().string() + " -xzf " +
+                              std::string(FIXTURE_DIR) + "/" + name + ".tar.gz";
   EXPECT_EQ(std::system(command.c_str()), 0) << command;
-  return tmp.Sub("v1-store");
+  return tmp.Sub(name);
 }
 
 std::vector<ExportedEvent> ReadExport(const std::string& path) {
@@ -62,34 +63,9 @@ std::unique_ptr<Store> OpenOrDie(const std::string& dir) {
   return store.ok() ? std::move(*store) : nullptr;
 }
 
-TEST(UpgradeTest, AFolderOfTheLastFormat1ReleaseUpgradesAndReadsAsItDid) {
-  testutil::TempDir tmp;
-  const std::string dir = ExtractFixture(tmp);
-  const std::vector<ExportedEvent> exported = ReadExport(tmp.Sub("v1-store.jsonl"));
-  ASSERT_EQ(exported.size(), 3020u);
-
-  // Before: format 1, and check verifies it as such.
-  ASSERT_EQ(FormatOf(dir), 1);
-  auto checked = storage::CheckEmbeddedFolderV1(dir, nullptr);
-  ASSERT_TRUE(checked.ok()) << checked.status().ToString();
-  EXPECT_EQ(*checked, 3020u);
-
-  // The upgrade reports progress that only grows and ends at its total.
-  std::uint64_t last_done = 0, last_total = 0;
-  bool grew = true;
-  Status upgraded =
-      storage::UpgradeEmbeddedStore(dir, [&](std::uint64_t done, std::uint64_t total) {
-        grew = grew && done >= last_done;
-        last_done = done;
-        last_total = total;
-      });
-  ASSERT_TRUE(upgraded.ok()) << upgraded.ToString();
-  EXPECT_TRUE(grew);
-  EXPECT_GT(last_total, 0u);
-  EXPECT_EQ(last_done, last_total);
-  EXPECT_EQ(FormatOf(dir), 2);
-  EXPECT_EQ(storage::CheckEmbeddedFolderV1(dir, nullptr).status().code(), ErrorCode::kInvalid);
-
+// The upgraded folder at `dir` reads as its release exported it, answers
+// retries of appends written before the upgrade, and takes new appends.
+void ExpectReadsAsExported(const std::string& dir, const std::vector<ExportedEvent>& exported) {
   auto store = OpenOrDie(dir);
   ASSERT_NE(store, nullptr);
   Status check = store->Check();
@@ -185,6 +161,59 @@ TEST(UpgradeTest, AFolderOfTheLastFormat1ReleaseUpgradesAndReadsAsItDid) {
   EXPECT_TRUE(store->Check().ok());
 }
 
+TEST(UpgradeTest, AFolderOfTheLastFormat1ReleaseUpgradesAndReadsAsItDid) {
+  testutil::TempDir tmp;
+  const std::string dir = ExtractFixture(tmp);
+  const std::vector<ExportedEvent> exported = ReadExport(tmp.Sub("v1-store.jsonl"));
+  ASSERT_EQ(exported.size(), 3020u);
+
+  // Before: format 1, and check verifies it as such.
+  ASSERT_EQ(FormatOf(dir), 1);
+  auto checked = storage::CheckEmbeddedFolderV1(dir, nullptr);
+  ASSERT_TRUE(checked.ok()) << checked.status().ToString();
+  EXPECT_EQ(*checked, 3020u);
+
+  // The upgrade reports progress that only grows and ends at its total.
+  std::uint64_t last_done = 0, last_total = 0;
+  bool grew = true;
+  Status upgraded =
+      storage::UpgradeEmbeddedStore(dir, [&](std::uint64_t done, std::uint64_t total) {
+        grew = grew && done >= last_done;
+        last_done = done;
+        last_total = total;
+      });
+  ASSERT_TRUE(upgraded.ok()) << upgraded.ToString();
+  EXPECT_TRUE(grew);
+  EXPECT_GT(last_total, 0u);
+  EXPECT_EQ(last_done, last_total);
+  EXPECT_EQ(FormatOf(dir), 3);
+  EXPECT_EQ(storage::CheckEmbeddedFolderV1(dir, nullptr).status().code(), ErrorCode::kInvalid);
+  ExpectReadsAsExported(dir, exported);
+}
+
+TEST(UpgradeTest, AFolderOfTheLastFormat2ReleaseUpgradesAndReadsAsItDid) {
+  testutil::TempDir tmp;
+  const std::string dir = ExtractFixture(tmp, 2);
+  const std::vector<ExportedEvent> exported = ReadExport(tmp.Sub("v2-store.jsonl"));
+  ASSERT_EQ(exported.size(), 3020u);
+  ASSERT_EQ(FormatOf(dir), 2);
+  {
+    // A follower reads format 2 as it is, and checks it.
+    StoreOptions follower;
+    follower.follower = true;
+    auto reader = Store::Open("file:" + dir, follower);
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    EXPECT_EQ((*reader)->LastPosition().value(), 3020u);
+    Status check = (*reader)->Check();
+    EXPECT_TRUE(check.ok()) << check.ToString();
+    auto found = (*reader)->FindEvent(*EventId::Parse("6f1c2a52-8f5e-4d7a-9d1e-2b3c4d5e6f71"));
+    ASSERT_TRUE(found.ok() && found->has_value());
+  }
+  EXPECT_EQ(FormatOf(dir), 2);
+  ASSERT_TRUE(storage::UpgradeEmbeddedStore(dir, nullptr).ok());
+  EXPECT_EQ(FormatOf(dir), 3);
+  ExpectReadsAsExported(dir, exported);
+}
 TEST(UpgradeTest, OpeningAFormat1FolderForWritingUpgradesItAndAFollowerIsToldTo) {
   testutil::TempDir tmp;
   const std::string dir = ExtractFixture(tmp);
@@ -200,7 +229,7 @@ TEST(UpgradeTest, OpeningAFormat1FolderForWritingUpgradesItAndAFollowerIsToldTo)
     EXPECT_EQ(store->LastPosition().value(), 3020u);
     EXPECT_TRUE(store->Check().ok());
   }
-  EXPECT_EQ(FormatOf(dir), 2);
+  EXPECT_EQ(FormatOf(dir), 3);
   // Upgrading a current folder is nothing to do.
   EXPECT_TRUE(storage::UpgradeEmbeddedStore(dir, nullptr).ok());
 }
@@ -324,7 +353,7 @@ V1Folder WriteV1Folder(const std::string& dir, std::uint64_t target_events) {
 
 // Everything the format 1 folder held reads back from the upgraded one.
 void ExpectUpgradedWhole(const std::string& dir, const V1Folder& folder) {
-  ASSERT_EQ(FormatOf(dir), 2);
+  ASSERT_EQ(FormatOf(dir), 3);
   auto store = OpenOrDie(dir);
   ASSERT_NE(store, nullptr);
   Status check = store->Check();
@@ -367,10 +396,10 @@ TEST(UpgradeTest, AnUpgradeKilledAtAnyMomentResumesAndLosesNothing) {
     const bool killed = child.KillAndWait();
     auto format = storage::EmbeddedFolderFormat(dir);
     ASSERT_TRUE(format.ok()) << format.status().ToString();
-    ASSERT_TRUE(*format == 1 || *format == 2);
+    ASSERT_TRUE(*format == 1 || *format == 3);
     std::fprintf(stderr, "round %d: %s, format %d after %.1f s\n", round,
                  killed ? "killed" : "finished", *format, seconds());
-    if (!killed || *format == 2) break;
+    if (!killed || *format == 3) break;
     ++kills_in_format1;
     // Whatever the kill left, format 1 still checks clean.
     auto checked = storage::CheckEmbeddedFolderV1(dir, nullptr);
@@ -386,7 +415,7 @@ TEST(UpgradeTest, AHalfBuiltFormat2IndexIsClearedAndLeftoverFormat1FamiliesDropp
   testutil::TempDir tmp;
   const std::string dir = tmp.Sub("d");
   const V1Folder folder = WriteV1Folder(dir, 5000);
-  // Stopped mid-build: format 2 families with wrong entries, marker still 1.
+  // Stopped mid-build: the new families with wrong entries, marker still 1.
   EditFamilies(dir, [](rocksdb::DB* db, const std::vector<std::string>&,
                        std::vector<rocksdb::ColumnFamilyHandle*>&) {
     rocksdb::ColumnFamilyHandle* appends = nullptr;
@@ -407,7 +436,7 @@ TEST(UpgradeTest, AHalfBuiltFormat2IndexIsClearedAndLeftoverFormat1FamiliesDropp
   ASSERT_TRUE(storage::UpgradeEmbeddedStore(dir, nullptr).ok());
   ExpectUpgradedWhole(dir, folder);
 
-  // Stopped after the flip: format 1's families still there, marker 2.
+  // Stopped after the flip: format 1's families still there, marker 3.
   EditFamilies(dir, [](rocksdb::DB* db, const std::vector<std::string>&,
                        std::vector<rocksdb::ColumnFamilyHandle*>&) {
     for (const char* name :

@@ -27,19 +27,20 @@ Result<std::unique_ptr<Store>> OpenEmbeddedStoreOnEnv(const std::string& path,
 // other URLs.
 std::optional<std::string> EmbeddedFolderOfUrl(std::string_view url);
 
-// The format version of the data folder at `path`: 1 or 2 (this build's),
-// 0 when it holds no store yet. Read-only: works beside a running server.
+// The format version of the data folder at `path`: 1, 2 or 3 (this
+// build's), 0 when it holds no store yet. Read-only: works beside a running
+// server.
 Result<int> EmbeddedFolderFormat(const std::string& path);
 
 // `indelible check` of a folder still in format 1, read-only: ok with the
 // number of events, or internal naming the problems.
 Result<std::uint64_t> CheckEmbeddedFolderV1(const std::string& path, const ProgressFn& progress);
 
-// Upgrades a format 1 folder to this build's format in place, reporting
-// progress (done, total). Opening a format 1 folder for writing does the
-// same without progress; a current folder is left as it is. Crash-safe and
-// restartable (docs/FORMAT.md, "Upgrading from format 1"). No other process
-// may have the folder open.
+// Upgrades a format 1 or 2 folder to this build's format in place,
+// reporting progress (done, total; format 2 needs one write). Opening an
+// older folder for writing does the same without progress; a current folder
+// is left as it is. Crash-safe and restartable (docs/FORMAT.md,
+// "Upgrading"). No other process may have the folder open.
 Status UpgradeEmbeddedStore(const std::string& path, const ProgressFn& progress);
 
 }  // namespace indelible::storage

@@ -194,12 +194,8 @@ Result<std::unique_ptr<Store>> EmbeddedStore::Open(const std::string& path,
     if (last->value() > 0)
       return Status::Internal(
           fmt::format("data folder '{}' has events but no format marker", path));
-    if (!options.follower) {
-      rocksdb::WriteOptions sync;
-      sync.sync = true;
-      s = store->db_->Put(sync, store->families_[0], ToSlice(kFormatKey), ToSlice(kFormatValue));
-      if (!s.ok()) return FromRocks(s, "writing the format marker");
-    }
+    if (!options.follower)
+      if (Status flipped = store->FlipFormat(); !flipped.ok()) return flipped;
   } else if (!s.ok()) {
     return FromRocks(s, "reading the format marker");
   } else if (format == v1::kFormatValue) {
@@ -207,13 +203,39 @@ Result<std::unique_ptr<Store>> EmbeddedStore::Open(const std::string& path,
     if (Status up = store->UpgradeFromV1(std::move(v1_families), upgrade_progress, families);
         !up.ok())
       return up;
-  } else if (format != kFormatValue) {
+  } else if (format != kFormatValue && format != kFormatValueV2) {
     return Status::Invalid("data", fmt::format("data folder '{}' has format '{}'; this build "
-                                               "reads '{}'",
-                                               path, format, kFormatValue));
-  } else if (!v1_families.empty()) {
-    // An upgrade that stopped after flipping the marker: finish it.
-    if (Status dropped = store->DropFamilies(std::move(v1_families)); !dropped.ok()) return dropped;
+                                               "reads '{}' and upgrades '{}' and '{}'",
+                                               path, format, kFormatValue, kFormatValueV2,
+                                               v1::kFormatValue));
+  } else {
+    // An upgrade from format 1 that stopped after flipping the marker:
+    // finish it.
+    if (!v1_families.empty())
+      if (Status dropped = store->DropFamilies(std::move(v1_families)); !dropped.ok())
+        return dropped;
+    // Format 2's id index is whole (written with each commit), and its
+    // records are format 3's: the flip is the upgrade. A follower reads
+    // either as it is.
+    if (format == kFormatValueV2 && !options.follower)
+      if (Status flipped = store->FlipFormat(); !flipped.ok()) return flipped;
+  }
+  if (!options.follower) {
+    // Index what the last run synced and did not index (id_indexer.h).
+    std::string value;
+    s = store->db_->Get(rocksdb::ReadOptions(), store->families_[0], ToSlice(kIdsIndexedKey),
+                        &value);
+    if (!s.ok() && !s.IsNotFound()) return FromRocks(s, "reading the id index's progress");
+    auto indexed = s.ok() ? DecodeIdsIndexed(value) : std::nullopt;
+    if (!indexed)
+      return Status::Internal(fmt::format(
+          "data folder '{}' lacks a sound id index progress record (run `indelible check`)",
+          path));
+    auto through = IdIndexer::IndexFromLog(store->db_, store->families_[0], store->log(),
+                                           store->event_ids(), *indexed);
+    if (!through.ok()) return through.status();
+    store->indexer_ = std::make_unique<IdIndexer>(store->db_, store->families_[0],
+                                                  store->event_ids(), *through);
   }
   // Open time does not depend on the number of events: the last position is
   // the last key of the log, one seek.
@@ -242,6 +264,9 @@ EmbeddedStore::~EmbeddedStore() {
     async_written_.NotifyAll();
     sync_stage_.join();
   }
+  // Every sync is done: index what they made durable, so that a clean
+  // reopen has nothing to index.
+  if (indexer_) indexer_->Stop();
   // An upgrade that failed between dropping and making a family again left
   // no handle for it.
   std::erase(families_, nullptr);
@@ -360,6 +385,9 @@ void EmbeddedStore::CommitGroup(const std::vector<Writer*>& group) {
     }
   }
   const bool wrote = g.batch.Count() > 0 && s.ok();
+  // Handed over before the lead passes on (the next leader finds them) and
+  // before Publish (which lets the indexer write them).
+  if (wrote && indexer_) indexer_->Add(std::move(g.new_ids));
   if (wrote) {
     events_.fetch_add(g.next_position - next_position_, std::memory_order_relaxed);
     next_position_ = g.next_position;
@@ -412,6 +440,7 @@ StoreStats EmbeddedStore::stats() const {
   stats.syncs = syncs_.load(std::memory_order_relaxed);
   stats.commit_cpu_ns = commit_cpu_ns_.load(std::memory_order_relaxed);
   stats.sync_cpu_ns = sync_cpu_ns_.load(std::memory_order_relaxed);
+  stats.index_cpu_ns = indexer_ ? indexer_->cpu_ns() : 0;
   return stats;
 }
 
@@ -445,6 +474,7 @@ void EmbeddedStore::Publish(Position last) {
     last_position_.store(last.value());
   }
   committed_.SignalAll();
+  if (indexer_) indexer_->Durable(last);
 }
 
 Result<std::optional<HeadState>> EmbeddedStore::LoadHead(const std::string& stream, Group& group) {
@@ -491,51 +521,71 @@ Result<std::optional<HeadState>> EmbeddedStore::ReadHead(const rocksdb::ReadOpti
   return std::optional(HeadAfter((*last)->first_version, (*last)->entry));
 }
 
+// The retry check's lookups: the group's own ids, then those written and
+// not yet indexed (the indexer), then `event_ids`, in that order: an id
+// leaves the indexer only after its entry is in `event_ids` (id_indexer.h).
+// New ids, the common case, cost a hash lookup and a MultiGet answered by
+// bloom filters, without a memtable search.
 Result<std::vector<std::optional<IdRecord>>> EmbeddedStore::LoadIds(const AppendRequest& append,
                                                                     Group& group) {
   std::vector<std::optional<IdRecord>> found(append.events.size());
+  std::vector<std::pair<std::size_t, Position>> known;
   std::vector<rocksdb::Slice> keys;
   std::vector<std::size_t> index;
   for (std::size_t i = 0; i < append.events.size(); ++i) {
-    if (auto it = group.ids.find(append.events[i].id); it != group.ids.end()) {
+    const EventId& id = append.events[i].id;
+    if (auto it = group.ids.find(id); it != group.ids.end()) {
       found[i] = it->second;
+    } else if (auto position = indexer_->Find(id)) {
+      known.emplace_back(i, *position);
     } else {
-      keys.push_back(ToSlice(IdKey(append.events[i].id)));
+      keys.push_back(ToSlice(IdKey(id)));
       index.push_back(i);
     }
   }
-  if (keys.empty()) return found;
-  std::vector<std::string> values;
-  std::vector<rocksdb::ColumnFamilyHandle*> families(keys.size(), event_ids());
-  std::vector<rocksdb::Status> statuses =
-      db_->MultiGet(rocksdb::ReadOptions(), families, keys, &values);
-  for (std::size_t k = 0; k < keys.size(); ++k) {
-    if (statuses[k].IsNotFound()) continue;
-    if (!statuses[k].ok()) return FromRocks(statuses[k], "reading event ids");
-    auto position = DecodeEventId(ToView(keys[k]), values[k], true);
-    if (!position) return Status::Internal("an event id record is corrupt (run `indelible check`)");
-    // Rare path (a retry or a reused id): the event names its stream and
-    // version, and the append entry covering that version the append.
-    std::string record;
-    const std::string key = PositionKey(*position);
-    rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), log(), ToSlice(key), &record);
-    if (!s.ok()) return FromRocks(s, "reading the event of a known id");
-    EventView view;
-    if (std::string why = DecodeEvent(key, record, true, &view); !why.empty())
-      return Status::Internal(fmt::format("event at position {}: {}", position->value(), why));
-    auto original = AppendAtOrBefore(rocksdb::ReadOptions(), view.stream,
-                                     StreamVersionKey(view.stream, view.version.value()));
-    if (!original.ok()) return original.status();
-    if (!original->has_value())
-      return Status::Internal(
-          fmt::format("event at position {} has no stream index entry (run `indelible check`)",
-                      position->value()));
-    const FoundAppend& found_append = **original;
-    found[index[k]] =
-        IdRecord{std::string(view.stream), *position, found_append.entry.first_position,
-                 found_append.first_version, found_append.entry.count};
+  if (!keys.empty()) {
+    std::vector<std::string> values;
+    std::vector<rocksdb::ColumnFamilyHandle*> families(keys.size(), event_ids());
+    std::vector<rocksdb::Status> statuses =
+        db_->MultiGet(rocksdb::ReadOptions(), families, keys, &values);
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+      if (statuses[k].IsNotFound()) continue;
+      if (!statuses[k].ok()) return FromRocks(statuses[k], "reading event ids");
+      auto position = DecodeEventId(ToView(keys[k]), values[k], true);
+      if (!position)
+        return Status::Internal("an event id record is corrupt (run `indelible check`)");
+      known.emplace_back(index[k], *position);
+    }
+  }
+  for (const auto& [i, position] : known) {
+    auto record = ReadIdRecord(position);
+    if (!record.ok()) return record.status();
+    found[i] = std::move(*record);
   }
   return found;
+}
+
+// Rare path (a retry or a reused id): the event names its stream and
+// version, and the append entry covering that version the append. Reads the
+// latest data: the leader decides on top of groups still syncing.
+Result<IdRecord> EmbeddedStore::ReadIdRecord(Position position) {
+  std::string record;
+  const std::string key = PositionKey(position);
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), log(), ToSlice(key), &record);
+  if (!s.ok()) return FromRocks(s, "reading the event of a known id");
+  EventView view;
+  if (std::string why = DecodeEvent(key, record, true, &view); !why.empty())
+    return Status::Internal(fmt::format("event at position {}: {}", position.value(), why));
+  auto original = AppendAtOrBefore(rocksdb::ReadOptions(), view.stream,
+                                   StreamVersionKey(view.stream, view.version.value()));
+  if (!original.ok()) return original.status();
+  if (!original->has_value())
+    return Status::Internal(fmt::format(
+        "event at position {} has no stream index entry (run `indelible check`)",
+        position.value()));
+  const FoundAppend& found_append = **original;
+  return IdRecord{std::string(view.stream), position, found_append.entry.first_position,
+                  found_append.first_version, found_append.entry.count};
 }
 
 void EmbeddedStore::DecideAndStage(Writer& writer, Group& group) {
@@ -604,7 +654,7 @@ void EmbeddedStore::DecideAndStage(Writer& writer, Group& group) {
       const std::string position_key = PositionKey(position);
       EncodeEvent(event, append.stream, version, position, timestamp, &group.record);
       group.batch.Put(log(), position_key, group.record);
-      group.batch.Put(event_ids(), ToSlice(IdKey(event.id)), EncodeEventId(event.id, position));
+      group.new_ids.emplace_back(event.id, position);
       group.ids[event.id] = IdRecord{append.stream, position, first, first_version,
                                      static_cast<std::uint32_t>(count)};
     }
@@ -644,19 +694,33 @@ Result<std::optional<StateRecord>> EmbeddedStore::ReadState(std::string_view str
   return std::optional<StateRecord>(std::move(*record));
 }
 
-// The id record names the event's position; both reads are of the view
-// readers see, so an event whose sync is not done is not found yet.
+// The id's position comes from the indexer (written, not yet indexed) or
+// from `event_ids`, looked at in that order (id_indexer.h); the event is
+// read from the view readers see, so an event whose sync is not done is not
+// found yet. A follower has no indexer: it finds an id once the writer's
+// indexer wrote its entry.
 Result<std::optional<RecordedEvent>> EmbeddedStore::FindEvent(const EventId& id) {
   const View view = ReadView();
-  std::string value;
-  rocksdb::Status s = db_->Get(ReadAt(view), event_ids(), ToSlice(IdKey(id)), &value);
-  if (s.IsNotFound()) return std::optional<RecordedEvent>();
-  if (!s.ok()) return FromRocks(s, "reading an event id");
-  auto position = DecodeEventId(IdKey(id), value, true);
-  if (!position) return Status::Internal("an event id record is corrupt (run `indelible check`)");
+  std::optional<Position> position = indexer_ ? indexer_->Find(id) : std::nullopt;
+  if (!position) {
+    std::string value;
+    // The latest entries: the indexer writes only what is durable.
+    rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), event_ids(), ToSlice(IdKey(id)), &value);
+    if (s.IsNotFound()) return std::optional<RecordedEvent>();
+    if (!s.ok()) return FromRocks(s, "reading an event id");
+    position = DecodeEventId(IdKey(id), value, true);
+    if (!position) return Status::Internal("an event id record is corrupt (run `indelible check`)");
+  }
   const std::string key = PositionKey(*position);
   std::string record;
-  s = db_->Get(ReadAt(view), log(), ToSlice(key), &record);
+  rocksdb::Status s = db_->Get(ReadAt(view), log(), ToSlice(key), &record);
+  if (s.IsNotFound() && view) {
+    // Written after the view: its sync is not done, or it was published
+    // since the view was taken. Not visible yet, unlike a missing event.
+    std::string latest;
+    if (db_->Get(rocksdb::ReadOptions(), log(), ToSlice(key), &latest).ok())
+      return std::optional<RecordedEvent>();
+  }
   if (!s.ok())
     return s.IsNotFound() ? Status::Internal(fmt::format(
                                 "the id record of event {} names position {}, which holds no "

@@ -41,6 +41,12 @@
 //                                      └─▶ sync stage: SyncWAL ─ done(N)
 //     (group N+1 is written by the next I/O thread while N syncs)
 //
+//   A group's batch holds its events and one append entry per append; the
+//   id entries are written behind the syncs by the id indexer
+//   (id_indexer.h), which holds a group's ids in memory from its write
+//   until they are in RocksDB, so the retry check, which asks the indexer
+//   first, never misses one.
+//
 //   A failed sync stops all writing: Linux may drop the unsynced pages and
 //   report success on the next fdatasync, so nothing written after it could
 //   be trusted. The writers of the unsynced groups get unavailable, and so
@@ -75,6 +81,7 @@
 #include "storage/embedded/broadcast.h"
 #include "storage/embedded/durable_heads.h"
 #include "storage/embedded/format.h"
+#include "storage/embedded/id_indexer.h"
 #include "store/decide.h"
 
 namespace indelible::storage::embedded {
@@ -202,17 +209,23 @@ class EmbeddedStore final : public Store {
   Result<std::optional<HeadState>> ReadHead(const rocksdb::ReadOptions& read,
                                             std::string_view stream) const;
   Result<std::vector<std::optional<IdRecord>>> LoadIds(const AppendRequest& append, Group& group);
+  // What a retry of the append holding the event at `position` is answered
+  // with (the latest data, as the leader reads).
+  Result<IdRecord> ReadIdRecord(Position position);
   bool pipelined() const { return options_.durability == Durability::kSync && !options_.follower; }
   View NewSnapshot() const;
   void Publish(Position last);
   void SyncLoop();
   // Reads the last position from the log (one seek).
   Result<Position> ReadLastPosition();
-  // Format 1 -> 2 (upgrade.cc), at open: builds `appends` and `event_ids`
+  // Format 1 -> 3 (upgrade.cc), at open: builds `appends` and `event_ids`
   // from format 1's families, flips the format marker, drops the old ones.
   // `v1` holds the old families' handles (streams, heads, ids; consumed).
   Status UpgradeFromV1(std::vector<rocksdb::ColumnFamilyHandle*> v1, const ProgressFn& progress,
                        const std::vector<rocksdb::ColumnFamilyDescriptor>& families);
+  // Writes this build's format marker, and the id index's progress record
+  // at the log's end (the index is whole), in one synced batch.
+  Status FlipFormat();
   // Drops what is left of format 1's families (consumed).
   Status DropFamilies(std::vector<rocksdb::ColumnFamilyHandle*> families);
   Result<StreamHead> HeadAt(const View& view, std::string_view stream);
@@ -307,6 +320,10 @@ class EmbeddedStore final : public Store {
   std::atomic<std::uint64_t> sync_cpu_ns_{0};    // StoreStats: CPU of SyncWAL
   Mutex commit_mu_;
   CondVar committed_;  // signalled when last_position_ moves
+
+  // Writes the id entries behind the syncs (id_indexer.h); null for a
+  // follower, which writes nothing.
+  std::unique_ptr<IdIndexer> indexer_;
 
   // Durable mode: the sync stage (SyncStage), woken when a group with
   // asynchronous writers is written.

@@ -1,5 +1,6 @@
-// The data folder as a whole, closed: which format it is in, `check` of a
-// format 1 folder (read-only), and the upgrade to the current format.
+// The data folder as a whole, closed: which format it is in (a read-only
+// open reads its marker), `check` of a format 1 folder (read-only), and the
+// upgrade to the current format.
 #include <fmt/format.h>
 #include <rocksdb/db.h>
 
@@ -70,28 +71,19 @@ std::optional<std::string> EmbeddedFolderOfUrl(std::string_view url) {
 Result<int> EmbeddedFolderFormat(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(std::filesystem::path(path) / "CURRENT", ec)) return 0;
-  // The family names alone (the manifest) settle the usual case, a folder
-  // of this format, without a read-only open, which would replay the log.
-  std::vector<std::string> names;
-  if (rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path, &names).ok()) {
-    auto has = [&](std::string_view name) {
-      return std::find(names.begin(), names.end(), name) != names.end();
-    };
-    if (has(embedded::kAppendsFamily) && !has(embedded::v1::kStreamsFamily) &&
-        !has(embedded::v1::kHeadsFamily) && !has(embedded::v1::kIdsFamily))
-      return 2;
-  }
   ReadOnlyFolder folder;
   if (Status s = folder.Open(path); !s.ok()) return s;
   auto marker = folder.Marker();
   if (!marker.ok()) return marker.status();
   if (marker->empty()) return 0;
   if (*marker == embedded::v1::kFormatValue) return 1;
-  if (*marker == embedded::kFormatValue) return 2;
+  if (*marker == embedded::kFormatValueV2) return 2;
+  if (*marker == embedded::kFormatValue) return 3;
   return Status::Invalid(
       "data", fmt::format("data folder '{}' has format '{}'; this build reads "
-                          "'{}' and upgrades '{}'",
-                          path, *marker, embedded::kFormatValue, embedded::v1::kFormatValue));
+                          "'{}' and upgrades '{}' and '{}'",
+                          path, *marker, embedded::kFormatValue, embedded::kFormatValueV2,
+                          embedded::v1::kFormatValue));
 }
 
 Result<std::uint64_t> CheckEmbeddedFolderV1(const std::string& path, const ProgressFn& progress) {

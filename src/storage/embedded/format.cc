@@ -181,6 +181,20 @@ std::optional<Position> DecodeEventId(std::string_view key, std::string_view val
   return Position(GetLE<std::uint64_t>(value.data() + 4));
 }
 
+std::string EncodeIdsIndexed(Position through) {
+  std::string value;
+  value.reserve(12);
+  PutLE<std::uint32_t>(&value, 0);
+  PutLE<std::uint64_t>(&value, through.value());
+  SealRecord(kIdsIndexedKey, &value);
+  return value;
+}
+
+std::optional<Position> DecodeIdsIndexed(std::string_view value) {
+  if (value.size() != 12 || !CrcMatches(kIdsIndexedKey, value)) return std::nullopt;
+  return Position(GetLE<std::uint64_t>(value.data() + 4));
+}
+
 std::string CheckpointKey(std::string_view name) {
   std::string key(kCheckpointKeyPrefix);
   key.append(name);

@@ -15,7 +15,10 @@
 namespace indelible::storage::embedded {
 
 inline constexpr std::string_view kFormatKey = "format";
-inline constexpr std::string_view kFormatValue = "indelible-embedded 2";
+inline constexpr std::string_view kFormatValue = "indelible-embedded 3";
+// Format 2 has the same records, its id index written with each commit
+// (no kIdsIndexedKey): opening one for writing upgrades it (one write).
+inline constexpr std::string_view kFormatValueV2 = "indelible-embedded 2";
 
 // Column family names (format 1's other families: format_v1.h).
 inline constexpr const char* kLogFamily = "log";             // position -> event record
@@ -69,6 +72,13 @@ HeadState HeadAfter(StreamVersion first_version, const AppendEntry& entry);
 // was (for a retry's answer) is read from the event and its append entry.
 std::string EncodeEventId(const EventId& id, Position position);
 std::optional<Position> DecodeEventId(std::string_view key, std::string_view value, bool verify);
+
+// Format 3 writes id entries behind the syncs (id_indexer.h): the
+// `default` record under this key says every event up to its position has
+// its id entry. It is written in the same batch as the entries it covers.
+inline constexpr std::string_view kIdsIndexedKey = "ids-indexed-through";
+std::string EncodeIdsIndexed(Position through);
+std::optional<Position> DecodeIdsIndexed(std::string_view value);
 
 // Checkpoint records (Store::SaveRecord) live in the default family
 // under "checkpoint/" + name; the value is a CRC over key and payload, then

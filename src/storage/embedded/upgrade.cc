@@ -1,12 +1,14 @@
-// Format 1 -> 2, in place, when a writer opens a format 1 folder
+// Format 1 -> 3 and 2 -> 3, in place, when a writer opens an older folder
 // (`indelible upgrade` runs the same with progress). docs/FORMAT.md,
-// "Upgrading from format 1".
+// "Upgrading".
 //
-// The log is the same in both formats; only the indexes change. Format 2's
-// families are built beside format 1's from a scan of them, and the format
-// marker flips in a synced write after everything it depends on, so a crash
-// at any point leaves either a format 1 folder (with a half-built format 2
-// index that the next attempt clears) or a format 2 folder (whose leftover
+// The log is the same in every format; only the indexes change. Format 2
+// and 3 have the same families (3 writes the id index behind the syncs and
+// records how far it got), so 2 -> 3 is the flip alone. From format 1 the
+// new families are built beside format 1's from a scan of them, and the
+// format marker flips in a synced write after everything it depends on, so
+// a crash at any point leaves either a format 1 folder (with a half-built
+// index that the next attempt clears) or a format 3 folder (whose leftover
 // format 1 families the next open drops). No reader or writer runs during
 // it: it happens inside Open.
 #include <fmt/format.h>
@@ -43,6 +45,18 @@ Status EmbeddedStore::DropFamilies(std::vector<rocksdb::ColumnFamilyHandle*> fam
     (void)db_->DestroyColumnFamilyHandle(family);
   }
   return result;
+}
+
+Status EmbeddedStore::FlipFormat() {
+  auto last = ReadLastPosition();
+  if (!last.ok()) return last.status();
+  rocksdb::WriteBatch batch;
+  batch.Put(families_[0], ToSlice(kIdsIndexedKey), EncodeIdsIndexed(*last));
+  batch.Put(families_[0], ToSlice(kFormatKey), ToSlice(kFormatValue));
+  rocksdb::WriteOptions sync;
+  sync.sync = true;
+  return FromRocks(db_->Write(sync, &batch),
+                   fmt::format("writing the format marker '{}'", kFormatValue));
 }
 
 Status EmbeddedStore::UpgradeFromV1(std::vector<rocksdb::ColumnFamilyHandle*> v1,
@@ -174,10 +188,8 @@ Status EmbeddedStore::UpgradeFromV1(std::vector<rocksdb::ColumnFamilyHandle*> v1
 
   // 4. The flip: a synced write, so the log holds everything above before
   //    it (RocksDB recovers a prefix of its log), then the old families go.
-  rocksdb::WriteOptions sync;
-  sync.sync = true;
-  rocksdb::Status s = db_->Put(sync, families_[0], ToSlice(kFormatKey), ToSlice(kFormatValue));
-  if (!s.ok()) return FromRocks(s, "writing the format 2 marker");
+  //    The id index is whole, so its progress record says the log's end.
+  if (Status s = FlipFormat(); !s.ok()) return s;
   std::vector<rocksdb::ColumnFamilyHandle*> old = std::move(v1);
   v1.clear();
   if (progress) progress(total, total);

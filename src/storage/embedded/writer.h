@@ -49,6 +49,7 @@ struct EmbeddedStore::Group {
   rocksdb::WriteBatch batch;
   std::unordered_map<std::string, HeadState> heads;
   std::unordered_map<EventId, IdRecord> ids;
+  IdIndexer::Ids new_ids;  // for the indexer, once the group is written
   std::uint64_t next_position = 0;
   std::int64_t now_ms = 0;
   std::string record;  // scratch buffer for encoding

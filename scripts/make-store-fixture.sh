@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
-# Writes tests/fixtures/v1-store.tar.gz: `v1-store/`, a data folder in the
-# embedded engine's format 1 written by a release that writes format 1 (the
-# last is 8e66504), and `v1-store.jsonl`, its `indelible export` by that
-# release, for the upgrade tests (tests/unit/upgrade_test.cc) to compare.
+# Writes tests/fixtures/vN-store.tar.gz: `vN-store/`, a data folder in the
+# embedded engine's format N written by a release that writes format N (the
+# last of format 1 is 8e66504, of format 2 4f87b6d), and `vN-store.jsonl`,
+# its `indelible export` by that release, for the upgrade tests
+# (tests/integration/upgrade_test.cc) to compare.
 #
-# Usage: scripts/make-v1-fixture.sh INDELIBLE_BINARY_OF_A_V1_RELEASE
-# It covers what format 2 lays out differently: appends of 1 and many
+# Usage: scripts/make-store-fixture.sh N INDELIBLE_BINARY_OF_A_FORMAT_N_RELEASE
+# It covers what later formats lay out differently: appends of 1 and many
 # events, deleted streams and new lives after a delete, state records
-# (written and dropped by a delete), consumer group records, and enough
-# streams and events to span several RocksDB blocks.
+# (written and dropped by a delete), consumer group records, known ids for
+# retries, and enough streams and events to span several RocksDB blocks.
 set -euo pipefail
-bin=${1:?usage: $0 INDELIBLE_BINARY_OF_A_V1_RELEASE}
+format=${1:?usage: $0 N INDELIBLE_BINARY_OF_A_FORMAT_N_RELEASE}
+bin=${2:?usage: $0 N INDELIBLE_BINARY_OF_A_FORMAT_N_RELEASE}
+name=v$format-store
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'kill $server 2>/dev/null || true; rm -rf "$work"' EXIT
-data=$work/v1-store
+data=$work/$name
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 "$bin" --data "$data" serve --listen 127.0.0.1:$port >"$work/serve.log" 2>&1 &
@@ -60,7 +63,7 @@ PY
 kill -TERM $server; wait $server || true
 "$bin" --data "$data" consumers create billing --category BANK_ACCOUNT --policy park >/dev/null
 "$bin" --data "$data" check
-"$bin" --data "$data" export >"$work/v1-store.jsonl" 2>/dev/null
+"$bin" --data "$data" export >"$work/$name.jsonl" 2>/dev/null
 rm -f "$data"/LOG* "$data"/LOCK  # RocksDB's info logs: not data
-tar -C "$work" -czf "$root/tests/fixtures/v1-store.tar.gz" v1-store v1-store.jsonl
-echo "wrote tests/fixtures/v1-store.tar.gz ($(du -h "$root/tests/fixtures/v1-store.tar.gz" | cut -f1)): $(wc -l <"$work/v1-store.jsonl") events"
+tar -C "$work" -czf "$root/tests/fixtures/$name.tar.gz" "$name" "$name.jsonl"
+echo "wrote tests/fixtures/$name.tar.gz ($(du -h "$root/tests/fixtures/$name.tar.gz" | cut -f1)): $(wc -l <"$work/$name.jsonl") events"

@@ -1,0 +1,164 @@
+#include "storage/embedded/id_indexer.h"
+
+#include <fmt/format.h>
+#include <rocksdb/write_batch.h>
+
+#include <chrono>
+
+#include "storage/embedded/engine.h"
+#include "storage/embedded/format.h"
+#include "storage/embedded/writer.h"
+
+namespace indelible::storage::embedded {
+namespace {
+
+// Ids per batch of the indexer: bounds the batch's memory and how long it
+// holds RocksDB's write path (a commit's write waits behind it).
+constexpr std::size_t kMaxBatchIds = 16 * 1024;
+// Ids forgotten per hold of the lock, so that Find and Add do not wait
+// behind a long erase.
+constexpr std::size_t kEraseChunk = 1024;
+
+}  // namespace
+
+IdIndexer::IdIndexer(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* defaults,
+                     rocksdb::ColumnFamilyHandle* ids, Position indexed)
+    : db_(db), defaults_(defaults), ids_(ids) {
+  durable_.store(indexed.value());
+  indexed_.store(indexed.value());
+  thread_ = std::thread([this] { Run(); });
+}
+
+IdIndexer::~IdIndexer() { Stop(); }
+
+void IdIndexer::Add(Ids ids) {
+  if (ids.empty()) return;
+  MutexLock lock(&mu_);
+  for (const auto& [id, position] : ids) pending_.emplace(id, position);
+  groups_.push_back(std::move(ids));
+}
+
+std::optional<Position> IdIndexer::Find(const EventId& id) const {
+  MutexLock lock(&mu_);
+  if (pending_.empty()) return std::nullopt;
+  auto it = pending_.find(id);
+  if (it == pending_.end()) return std::nullopt;
+  return it->second;
+}
+
+void IdIndexer::Durable(Position last) {
+  // The store and the load below pair with Run's (sequentially consistent):
+  // either Run sees this position, or this sees it asleep and wakes it.
+  durable_.store(last.value());
+  if (sleeping_.load()) wake_.NotifyAll();
+}
+
+void IdIndexer::Stop() {
+  if (!thread_.joinable()) return;
+  stop_.store(true);
+  wake_.NotifyAll();
+  thread_.join();
+}
+
+std::optional<Position> IdIndexer::TakeDurable(std::deque<Ids>* out) {
+  const std::uint64_t durable = durable_.load();
+  MutexLock lock(&mu_);
+  std::size_t ids = 0;
+  while (!groups_.empty() && groups_.front().back().second.value() <= durable &&
+         ids < kMaxBatchIds) {
+    ids += groups_.front().size();
+    out->push_back(std::move(groups_.front()));
+    groups_.pop_front();
+  }
+  if (out->empty()) return std::nullopt;
+  return out->back().back().second;
+}
+
+rocksdb::Status IdIndexer::Write(const std::deque<Ids>& groups, Position through) {
+  rocksdb::WriteBatch batch;
+  for (const Ids& group : groups)
+    for (const auto& [id, position] : group)
+      batch.Put(ids_, ToSlice(IdKey(id)), EncodeEventId(id, position));
+  batch.Put(defaults_, ToSlice(kIdsIndexedKey), EncodeIdsIndexed(through));
+  // No sync: the log's next sync covers it, and what a crash takes back is
+  // indexed again from the log at the next open.
+  return db_->Write(rocksdb::WriteOptions(), &batch);
+}
+
+void IdIndexer::Run() {
+  std::deque<Ids> taken;
+  for (;;) {
+    const std::uint32_t generation = wake_.Generation();
+    taken.clear();
+    const std::uint64_t cpu_start = ThreadCpuNanos();
+    const std::optional<Position> through = TakeDurable(&taken);
+    if (!through) {
+      if (stop_.load()) return;
+      sleeping_.store(true);
+      // Checked again after saying so: a Durable in between either is seen
+      // here or sees sleeping_ and bumps the generation.
+      bool work = false;
+      {
+        MutexLock lock(&mu_);
+        work = !groups_.empty() && groups_.front().back().second.value() <= durable_.load();
+      }
+      if (!work && !stop_.load()) wake_.Wait(generation);
+      sleeping_.store(false);
+      continue;
+    }
+    if (rocksdb::Status s = Write(taken, *through); !s.ok()) {
+      // The ids stay findable here; the log has the events, so nothing is
+      // lost if this never succeeds (the next open indexes from the log).
+      {
+        MutexLock lock(&mu_);
+        for (auto it = taken.rbegin(); it != taken.rend(); ++it)
+          groups_.push_front(std::move(*it));
+      }
+      if (stop_.load()) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      continue;
+    }
+    indexed_.store(through->value());
+    // Forgotten only now that RocksDB has them (see Operation).
+    for (const Ids& group : taken) {
+      for (std::size_t i = 0; i < group.size(); i += kEraseChunk) {
+        MutexLock lock(&mu_);
+        const std::size_t end = std::min(group.size(), i + kEraseChunk);
+        for (std::size_t k = i; k < end; ++k) pending_.erase(group[k].first);
+      }
+    }
+    cpu_ns_.fetch_add(ThreadCpuNanos() - cpu_start, std::memory_order_relaxed);
+  }
+}
+
+Result<Position> IdIndexer::IndexFromLog(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* defaults,
+                                         rocksdb::ColumnFamilyHandle* log,
+                                         rocksdb::ColumnFamilyHandle* ids, Position from) {
+  Position through = from;
+  rocksdb::WriteBatch batch;
+  auto flush = [&]() -> Status {
+    batch.Put(defaults, ToSlice(kIdsIndexedKey), EncodeIdsIndexed(through));
+    rocksdb::Status s = db->Write(rocksdb::WriteOptions(), &batch);
+    batch.Clear();
+    return FromRocks(s, "indexing the ids of the log's last events");
+  };
+  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions(), log));
+  std::size_t staged = 0;
+  for (it->Seek(PositionKey(Position(from.value() + 1))); it->Valid(); it->Next()) {
+    EventView event;
+    if (std::string why = DecodeEvent(ToView(it->key()), ToView(it->value()), true, &event);
+        !why.empty())
+      return Status::Internal(fmt::format("event at position {}: {} (run `indelible check`)",
+                                          DecodePositionKey(ToView(it->key())).value(), why));
+    through = DecodePositionKey(ToView(it->key()));
+    batch.Put(ids, ToSlice(IdKey(event.id)), EncodeEventId(event.id, through));
+    if (++staged % kMaxBatchIds == 0)
+      if (Status s = flush(); !s.ok()) return s;
+  }
+  if (!it->status().ok()) return FromRocks(it->status(), "reading the log's last events");
+  if (staged % kMaxBatchIds != 0)
+    if (Status s = flush(); !s.ok()) return s;
+  return through;
+}
+
+}  // namespace indelible::storage::embedded
