@@ -43,15 +43,18 @@ rocksdb::ColumnFamilyOptions FamilyOptions(const std::shared_ptr<rocksdb::Cache>
   // fewer block-cache lookups and decompressions per event.
   table.block_size = 16 * 1024;
   if (point_lookups) {
-    // Heads and ids are only ever looked up by exact key, and most id
-    // lookups miss (a new event): bloom filters answer those without reading
-    // a block. Ids are random, so a skiplist memtable pays a full search
-    // (a cache miss per level) on every insert; a hash memtable keyed by the
-    // whole key inserts in O(1). Full scans (check) need total_order_seek.
+    // Ids (and format 1's heads) are only ever looked up by exact key, and
+    // most id lookups miss (a new event): bloom filters, the memtable's
+    // included, answer those without a search or a block read. With
+    // `hash_buckets`, a hash memtable keyed by the whole key, which inserts
+    // random keys in O(1) but is sorted at every flush (format 1's
+    // families, written by the leader). Full scans (check) need
+    // total_order_seek.
     table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
     table.partition_filters = true;
     cf.prefix_extractor.reset(rocksdb::NewNoopTransform());
-    cf.memtable_factory.reset(rocksdb::NewHashSkipListRepFactory(hash_buckets));
+    if (hash_buckets > 0)
+      cf.memtable_factory.reset(rocksdb::NewHashSkipListRepFactory(hash_buckets));
     cf.memtable_prefix_bloom_size_ratio = 0.1;
   }
   cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
@@ -130,7 +133,11 @@ Result<std::unique_ptr<Store>> EmbeddedStore::Open(const std::string& path,
       // Heads are SeekForPrev to a stream's last entry: ordered, so a
       // skiplist memtable and no bloom filter.
       {kAppendsFamily, FamilyOptions(cache, 32 << 20)},
-      {kEventIdsFamily, FamilyOptions(cache, 32 << 20, true, 256 * 1024)},
+      // Ids are written by the indexer (id_indexer.h), in sorted batches, off
+      // the commit path: a skiplist memtable, which a flush writes out as it
+      // is; a hash memtable had to be sorted into one at every flush (a
+      // fifth of the CPU of 100-event appends, perf).
+      {kEventIdsFamily, FamilyOptions(cache, 32 << 20, true)},
   };
   const std::size_t current_families = families.size();
   // Format 1's families, when the folder still has them (an upgrade to do,

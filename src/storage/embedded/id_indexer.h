@@ -9,7 +9,8 @@
 //   them in memory, findable, until a sync has made their events durable
 //   (Durable). Its thread then writes their id entries together with the
 //   progress record (kIdsIndexedKey) in one batch, without a sync of its
-//   own, and only then forgets them. The next sync of the log covers that
+//   own, and only then forgets them; it does so once 4,096 durable ids
+//   wait, or every 50 ms, not after every sync. The next sync of the log covers that
 //   batch; a crash that loses it (power loss; `kill -9` loses nothing the
 //   process wrote) leaves the progress record behind the log, and the next
 //   open indexes the difference from the log (IndexFromLog).
@@ -87,6 +88,9 @@ class IdIndexer {
 
  private:
   void Run();
+  // Writes the durable ids handed over (up to kMaxBatchIds) and forgets
+  // them; false when RocksDB refused the write (they are kept).
+  bool IndexDurable(std::deque<Ids>* taken);
   // Moves the handed-over groups whose events are durable into `out`; their
   // last position, or nullopt when there are none.
   std::optional<Position> TakeDurable(std::deque<Ids>* out);
