@@ -83,17 +83,10 @@ std::optional<Position> IdIndexer::TakeDurable(std::deque<Ids>* out) {
 }
 
 rocksdb::Status IdIndexer::Write(const std::deque<Ids>& groups, Position through) {
-  // In key order: the memtable's skiplist inserts each key next to the
-  // one before (its insert starts from the last one's place), so a sorted
-  // batch costs a short walk per key instead of a search from the top.
-  std::vector<const std::pair<EventId, Position>*> sorted;
-  for (const Ids& group : groups)
-    for (const auto& entry : group) sorted.push_back(&entry);
-  std::sort(sorted.begin(), sorted.end(),
-            [](const auto* a, const auto* b) { return IdKey(a->first) < IdKey(b->first); });
   rocksdb::WriteBatch batch;
-  for (const auto* entry : sorted)
-    batch.Put(ids_, ToSlice(IdKey(entry->first)), EncodeEventId(entry->first, entry->second));
+  for (const Ids& group : groups)
+    for (const auto& [id, position] : group)
+      batch.Put(ids_, ToSlice(IdKey(id)), EncodeEventId(id, position));
   batch.Put(defaults_, ToSlice(kIdsIndexedKey), EncodeIdsIndexed(through));
   // No sync: the log's next sync covers it, and what a crash takes back is
   // indexed again from the log at the next open.
