@@ -1,6 +1,6 @@
-// `indelible check` of a format 3 store (or 2, read by a follower): verifies every record's checksum
-// and every index against the log, with memory that does not grow with the
-// store. (A folder still in format 1: check_v1.cc.)
+// `indelible check` of a format 3 store (or 2, read by a follower): verifies every record's
+// checksum and every index against the log, with memory that does not grow with the store. (A
+// folder still in format 1: check_v1.cc.)
 #include <fmt/format.h>
 
 #include "core/text.h"
@@ -67,9 +67,10 @@ Status EmbeddedStore::Check(const ProgressFn& progress) {
   }
   if (!it->status().ok()) problems.Add("reading the log: " + it->status().ToString());
   if (indexed != UINT64_MAX && indexed > events)
-    problems.Add(fmt::format("the id index's progress record says position {}, past the log's "
-                             "end ({})",
-                             indexed, events));
+    problems.Add(
+        fmt::format("the id index's progress record says position {}, past the log's "
+                    "end ({})",
+                    indexed, events));
   // (Contiguity from 1 was checked above; `last` is only the progress
   // estimate, since commits may land while a live store is checked.)
 

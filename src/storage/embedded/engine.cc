@@ -213,10 +213,10 @@ Result<std::unique_ptr<Store>> EmbeddedStore::Open(const std::string& path,
         !up.ok())
       return up;
   } else if (format != kFormatValue && format != kFormatValueV2) {
-    return Status::Invalid("data", fmt::format("data folder '{}' has format '{}'; this build "
-                                               "reads '{}' and upgrades '{}' and '{}'",
-                                               path, format, kFormatValue, kFormatValueV2,
-                                               v1::kFormatValue));
+    return Status::Invalid(
+        "data", fmt::format("data folder '{}' has format '{}'; this build "
+                            "reads '{}' and upgrades '{}' and '{}'",
+                            path, format, kFormatValue, kFormatValueV2, v1::kFormatValue));
   } else {
     // An upgrade from format 1 that stopped after flipping the marker:
     // finish it.
@@ -238,13 +238,12 @@ Result<std::unique_ptr<Store>> EmbeddedStore::Open(const std::string& path,
     auto indexed = s.ok() ? DecodeIdsIndexed(value) : std::nullopt;
     if (!indexed)
       return Status::Internal(fmt::format(
-          "data folder '{}' lacks a sound id index progress record (run `indelible check`)",
-          path));
+          "data folder '{}' lacks a sound id index progress record (run `indelible check`)", path));
     auto through = IdIndexer::IndexFromLog(store->db_, store->families_[0], store->log(),
                                            store->event_ids(), *indexed);
     if (!through.ok()) return through.status();
-    store->indexer_ = std::make_unique<IdIndexer>(store->db_, store->families_[0],
-                                                  store->event_ids(), *through);
+    store->indexer_ =
+        std::make_unique<IdIndexer>(store->db_, store->families_[0], store->event_ids(), *through);
   }
   // Open time does not depend on the number of events: the last position is
   // the last key of the log, one seek.
@@ -589,9 +588,9 @@ Result<IdRecord> EmbeddedStore::ReadIdRecord(Position position) {
                                    StreamVersionKey(view.stream, view.version.value()));
   if (!original.ok()) return original.status();
   if (!original->has_value())
-    return Status::Internal(fmt::format(
-        "event at position {} has no stream index entry (run `indelible check`)",
-        position.value()));
+    return Status::Internal(
+        fmt::format("event at position {} has no stream index entry (run `indelible check`)",
+                    position.value()));
   const FoundAppend& found_append = **original;
   return IdRecord{std::string(view.stream), position, found_append.entry.first_position,
                   found_append.first_version, found_append.entry.count};

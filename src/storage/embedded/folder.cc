@@ -79,11 +79,10 @@ Result<int> EmbeddedFolderFormat(const std::string& path) {
   if (*marker == embedded::v1::kFormatValue) return 1;
   if (*marker == embedded::kFormatValueV2) return 2;
   if (*marker == embedded::kFormatValue) return 3;
-  return Status::Invalid(
-      "data", fmt::format("data folder '{}' has format '{}'; this build reads "
-                          "'{}' and upgrades '{}' and '{}'",
-                          path, *marker, embedded::kFormatValue, embedded::kFormatValueV2,
-                          embedded::v1::kFormatValue));
+  return Status::Invalid("data", fmt::format("data folder '{}' has format '{}'; this build reads "
+                                             "'{}' and upgrades '{}' and '{}'",
+                                             path, *marker, embedded::kFormatValue,
+                                             embedded::kFormatValueV2, embedded::v1::kFormatValue));
 }
 
 Result<std::uint64_t> CheckEmbeddedFolderV1(const std::string& path, const ProgressFn& progress) {

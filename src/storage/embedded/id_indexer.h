@@ -8,12 +8,12 @@
 //   leader hands each written group's ids to the indexer (Add), which keeps
 //   them in memory, findable, until a sync has made their events durable
 //   (Durable). Its thread then writes their id entries together with the
-//   progress record (kIdsIndexedKey) in one batch, without a sync of its
-//   own, and only then forgets them; it does so once 4,096 durable ids
-//   wait, or every 50 ms, not after every sync. The next sync of the log covers that
-//   batch; a crash that loses it (power loss; `kill -9` loses nothing the
-//   process wrote) leaves the progress record behind the log, and the next
-//   open indexes the difference from the log (IndexFromLog).
+//   progress record (kIdsIndexedKey) in batches, without a sync of its
+//   own, and only then forgets them; it does so once 256 durable ids wait,
+//   or every 50 ms, not after every sync. The next sync of the log covers
+//   those batches; a crash that loses one (power loss; `kill -9` loses
+//   nothing the process wrote) leaves the progress record behind the log,
+//   and the next open indexes the difference from the log (IndexFromLog).
 //
 //     leader:  decide, write group ─ Add(ids) ─────────────────────────┐
 //     sync:    SyncWAL ─ publish ─ Durable(last)                        │
@@ -31,8 +31,13 @@
 //
 // Limitations
 //   Memory holds the ids written and not yet indexed: the groups waiting
-//   for a sync and the indexer's lag behind it (milliseconds). A follower
+//   for a sync and the indexer's lag behind it (up to 50 ms). A follower
 //   (read-only) finds an id once the writer's indexer wrote its entry.
+//   The indexer's writes share RocksDB's write path with the commits: a
+//   commit's write waits while a batch of ids goes into the memtable
+//   (~0.3 ms for 256). Only an id index outside this RocksDB instance
+//   would take them off the commits' path (docs/BENCHMARKS.md, "Format
+//   3").
 #pragma once
 
 #include <rocksdb/db.h>
@@ -40,6 +45,7 @@
 #include <atomic>
 #include <deque>
 #include <optional>
+#include <span>
 #include <thread>
 #include <unordered_map>
 #include <utility>
@@ -88,14 +94,16 @@ class IdIndexer {
 
  private:
   void Run();
-  // Writes the durable ids handed over (up to kMaxBatchIds) and forgets
-  // them; false when RocksDB refused the write (they are kept).
+  // Writes the durable ids handed over (up to kMaxBatchIds, in batches of
+  // kWriteIds) and forgets them; false when RocksDB refused a write (the
+  // rest are kept).
   bool IndexDurable(std::deque<Ids>* taken);
   // Moves the handed-over groups whose events are durable into `out`; their
   // last position, or nullopt when there are none.
   std::optional<Position> TakeDurable(std::deque<Ids>* out);
-  // One batch: the id entries of `groups` and the progress record.
-  rocksdb::Status Write(const std::deque<Ids>& groups, Position through);
+  // One batch: the id entries of `ids` (in position order) and the progress
+  // record at the last one.
+  rocksdb::Status Write(std::span<const std::pair<EventId, Position>> ids);
 
   rocksdb::DB* const db_;
   rocksdb::ColumnFamilyHandle* const defaults_;
