@@ -289,6 +289,84 @@ TEST_F(SyncPipelineTest, ConcurrentWritersAllLandInOrder) {
   }
 }
 
+// Format 3 writes id entries behind the syncs (id_indexer.h): an id is in
+// the indexer's memory from its group's write until its entry is in
+// RocksDB. Writers append, then at once look their ids up and retry their
+// appends, from other threads too, while syncs flap and the indexer
+// writes: every lookup finds the acknowledged event, every retry is
+// answered with the original append (never written twice), and a reused id
+// in another append is refused.
+TEST_F(SyncPipelineTest, ConcurrentRetriesAndLookupsFindEveryIdWhileTheIndexerWrites) {
+  constexpr int kWriters = 8, kAppends = 60;
+  SyncFlapper flapper(gate_, 200us, 100us);
+  std::mutex mu;
+  std::vector<std::pair<std::vector<EventData>, AppendResult>> done;  // for the retriers
+  std::atomic<bool> writing{true};
+  std::atomic<int> retried{0};
+  std::vector<std::thread> threads;
+  for (int w = 0; w < kWriters; ++w) {
+    threads.emplace_back([&, w] {
+      const std::string stream = "ids-" + std::to_string(w);
+      for (int i = 0; i < kAppends; ++i) {
+        std::vector<EventData> events;
+        for (int e = 0; e < 1 + i % 3; ++e) {
+          EventData event = Event("Identified");
+          event.id = EventId::Random();
+          events.push_back(event);
+        }
+        auto r = store_->Append(stream, Expected::any(), events);
+        ASSERT_TRUE(r.ok()) << r.status().ToString();
+        ASSERT_FALSE(r->replayed);
+        auto found = store_->FindEvent(events.back().id);
+        ASSERT_TRUE(found.ok()) << found.status().ToString();
+        ASSERT_TRUE(found->has_value()) << "an acknowledged id is not found";
+        EXPECT_EQ((*found)->position, r->position);
+        std::lock_guard lock(mu);
+        done.emplace_back(std::move(events), *r);
+      }
+    });
+  }
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&, t] {
+      std::size_t next = static_cast<std::size_t>(t);
+      for (;;) {
+        // Read before looking: once the writers are done, a miss is final.
+        const bool more = writing.load();
+        std::pair<std::vector<EventData>, AppendResult> original;
+        {
+          std::lock_guard lock(mu);
+          if (next < done.size()) original = done[next];
+        }
+        if (original.first.empty()) {
+          if (!more) break;
+          std::this_thread::yield();
+          continue;
+        }
+        next += 2;
+        auto again = store_->Append(original.second.stream, Expected::any(), original.first);
+        ASSERT_TRUE(again.ok()) << again.status().ToString();
+        EXPECT_TRUE(again->replayed);
+        EXPECT_EQ(again->first_position, original.second.first_position);
+        EXPECT_EQ(again->position, original.second.position);
+        // The same id in another append (another stream) is refused.
+        auto reused = store_->Append("reused", Expected::any(), {original.first.front()});
+        EXPECT_FALSE(reused.ok());
+        ++retried;
+      }
+    });
+  }
+  for (int w = 0; w < kWriters; ++w) threads[static_cast<std::size_t>(w)].join();
+  writing = false;
+  for (std::size_t t = kWriters; t < threads.size(); ++t) threads[t].join();
+  flapper.Stop();
+  gate_.Open();
+  EXPECT_EQ(retried.load(), kWriters * kAppends);
+  std::size_t events = 0;
+  for (const auto& [written, result] : done) events += written.size();
+  EXPECT_EQ(CountAll(*store_), events);
+  EXPECT_TRUE(store_->Check().ok());
+}
+
 // Writers in a closed loop (each waits for its answer, then writes again)
 // split into two alternating cohorts when every sync starts as soon as the
 // last one ends: about half of them per sync. A sync first gathers the
