@@ -572,8 +572,14 @@ TEST_F(HostileClientTest, DotDotIsANameNeverAPath) {
     EXPECT_EQ(EventsOf(read.Json()).size(), dotdots) << "'..' and '%2e%2e' are one stream";
   }
   EXPECT_EQ(listing(root), root_before) << "something was written beside the data folder";
-  EXPECT_EQ(listing(root.parent_path()), parent_before)
-      << "something was written outside the test's folder";
+  // The parent is shared (the system's temporary folder, where tests
+  // running beside this one come and go): nothing the requests named may
+  // have appeared there.
+  for (const std::string& name : listing(root.parent_path())) {
+    if (parent_before.count(name)) continue;
+    EXPECT_TRUE(name.find("escape") == std::string::npos && name != "data")
+        << "written outside the test's folder: " << name;
+  }
   for (const auto& entry : std::filesystem::recursive_directory_iterator(Data()))
     EXPECT_EQ(entry.path().filename().string().find("escape"), std::string::npos)
         << "a stream name became a file: " << entry.path();
