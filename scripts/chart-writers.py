@@ -17,7 +17,8 @@ import sys
 W, H = 800, 460
 LEFT, RIGHT, TOP, BOTTOM = 80, 220, 50, 60
 COLORS = {"before": "#999999", "after": "#1f6feb", "format1": "#1f6feb", "format2": "#d9480f",
-          "wakeslots": "#2b8a3e", "logsgrow": "#999999", "sizedlogs": "#1f6feb"}
+          "wakeslots": "#2b8a3e", "logsgrow": "#999999", "sizedlogs": "#1f6feb",
+          "format3": "#7048e8"}
 
 
 def parse(path):

@@ -71,18 +71,14 @@ void IdIndexer::Stop() {
   thread_.join();
 }
 
-std::optional<Position> IdIndexer::TakeDurable(std::deque<Ids>* out) {
+void IdIndexer::TakeDurable(Ids* out) {
   const std::uint64_t durable = durable_.load();
   MutexLock lock(&mu_);
-  std::size_t ids = 0;
   while (!groups_.empty() && groups_.front().back().second.value() <= durable &&
-         ids < kMaxBatchIds) {
-    ids += groups_.front().size();
-    out->push_back(std::move(groups_.front()));
+         out->size() < kMaxBatchIds) {
+    out->insert(out->end(), groups_.front().begin(), groups_.front().end());
     groups_.pop_front();
   }
-  if (out->empty()) return std::nullopt;
-  return out->back().back().second;
 }
 
 rocksdb::Status IdIndexer::Write(std::span<const std::pair<EventId, Position>> ids) {
@@ -98,7 +94,7 @@ rocksdb::Status IdIndexer::Write(std::span<const std::pair<EventId, Position>> i
 }
 
 void IdIndexer::Run() {
-  std::deque<Ids> taken;
+  Ids taken;
   auto next_round = std::chrono::steady_clock::now() + kRoundDelay;
   for (;;) {
     const std::uint32_t generation = wake_.Generation();
@@ -126,12 +122,11 @@ void IdIndexer::Run() {
   }
 }
 
-bool IdIndexer::IndexDurable(std::deque<Ids>* taken) {
+bool IdIndexer::IndexDurable(Ids* taken) {
   taken->clear();
   const std::uint64_t cpu_start = ThreadCpuNanos();
-  if (!TakeDurable(taken)) return true;
-  Ids ids;
-  for (const Ids& group : *taken) ids.insert(ids.end(), group.begin(), group.end());
+  TakeDurable(taken);
+  const Ids& ids = *taken;
   for (std::size_t done = 0; done < ids.size(); done += kWriteIds) {
     const std::span<const std::pair<EventId, Position>> chunk(
         ids.data() + done, std::min(kWriteIds, ids.size() - done));

@@ -97,10 +97,10 @@ class IdIndexer {
   // Writes the durable ids handed over (up to kMaxBatchIds, in batches of
   // kWriteIds) and forgets them; false when RocksDB refused a write (the
   // rest are kept).
-  bool IndexDurable(std::deque<Ids>* taken);
-  // Moves the handed-over groups whose events are durable into `out`; their
-  // last position, or nullopt when there are none.
-  std::optional<Position> TakeDurable(std::deque<Ids>* out);
+  bool IndexDurable(Ids* taken);
+  // Moves the ids of the handed-over groups whose events are durable into
+  // `out`, in position order (whole groups, about kMaxBatchIds at most).
+  void TakeDurable(Ids* out);
   // One batch: the id entries of `ids` (in position order) and the progress
   // record at the last one.
   rocksdb::Status Write(std::span<const std::pair<EventId, Position>> ids);
