@@ -86,9 +86,9 @@ void AddAdminVerbs(CLI::App& app, Cli& cli) {
       if (Status s = cli.RequireLocal("check"); !s.ok()) return cli.Fail(s);
       // A folder not upgraded yet is checked as format 1, read-only.
       if (auto folder = cli.EmbeddedFolder()) {
-        auto format = storage::EmbeddedFolderFormat(*folder);
-        if (!format.ok()) return cli.Fail(format.status());
-        if (*format == 1) return CheckFormat1(cli, *folder);
+        auto format1 = storage::EmbeddedFolderIsFormat1(*folder);
+        if (!format1.ok()) return cli.Fail(format1.status());
+        if (*format1) return CheckFormat1(cli, *folder);
       }
       auto store = cli.OpenReader();
       if (!store.ok()) return cli.Fail(store.status());

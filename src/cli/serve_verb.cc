@@ -109,8 +109,8 @@ void AddServeVerb(CLI::App& app, Cli& cli) {
       // Opening a format 1 folder upgrades it (docs/FORMAT.md); say so, since
       // the server does not listen until it is done.
       if (auto folder = storage::EmbeddedFolderOfUrl(url)) {
-        auto format = storage::EmbeddedFolderFormat(*folder);
-        if (format.ok() && *format == 1)
+        auto format1 = storage::EmbeddedFolderIsFormat1(*folder);
+        if (format1.ok() && *format1)
           std::fprintf(stderr,
                        "indelible: upgrading data folder '%s' from format 1 to 3 before serving "
                        "(`indelible upgrade` shows progress)\n",

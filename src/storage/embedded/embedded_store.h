@@ -32,6 +32,12 @@ std::optional<std::string> EmbeddedFolderOfUrl(std::string_view url);
 // server.
 Result<int> EmbeddedFolderFormat(const std::string& path);
 
+// Whether the folder at `path` is still in format 1, for the callers that
+// treat it apart (`serve` says it upgrades it, `check` checks it as format
+// 1). Most folders are answered from their family names alone, without the
+// read-only open (a replay of the log) EmbeddedFolderFormat needs.
+Result<bool> EmbeddedFolderIsFormat1(const std::string& path);
+
 // `indelible check` of a folder still in format 1, read-only: ok with the
 // number of events, or internal naming the problems.
 Result<std::uint64_t> CheckEmbeddedFolderV1(const std::string& path, const ProgressFn& progress);

@@ -85,6 +85,25 @@ Result<int> EmbeddedFolderFormat(const std::string& path) {
                                              embedded::kFormatValueV2, embedded::v1::kFormatValue));
 }
 
+Result<bool> EmbeddedFolderIsFormat1(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::path(path) / "CURRENT", ec)) return false;
+  // Formats 2 and 3 have no format 1 family left (an upgrade stopped after
+  // its flip aside): their names settle it.
+  std::vector<std::string> names;
+  if (rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path, &names).ok()) {
+    auto has = [&](std::string_view name) {
+      return std::find(names.begin(), names.end(), name) != names.end();
+    };
+    if (!has(embedded::v1::kStreamsFamily) && !has(embedded::v1::kHeadsFamily) &&
+        !has(embedded::v1::kIdsFamily))
+      return false;
+  }
+  auto format = EmbeddedFolderFormat(path);
+  if (!format.ok()) return format.status();
+  return *format == 1;
+}
+
 Result<std::uint64_t> CheckEmbeddedFolderV1(const std::string& path, const ProgressFn& progress) {
   ReadOnlyFolder folder;
   if (Status s = folder.Open(path); !s.ok()) return s;
