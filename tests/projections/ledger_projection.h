@@ -14,12 +14,14 @@
 #include <indelible/store.h>
 
 #include <charconv>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <random>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -48,8 +50,11 @@ inline EventData LedgerEvent(std::int64_t amount) {
   return e;
 }
 
-// `tag` goes into every ledger row: which runner applied the event.
-inline Projection LedgerProjection(std::string tag) {
+// `tag` goes into every ledger row: which runner applied the event. Each
+// apply sleeps `delay` first (the crash test slows its child down so that a
+// kill lands mid-transaction while work is left).
+inline Projection LedgerProjection(std::string tag,
+                                   std::chrono::microseconds delay = std::chrono::microseconds(0)) {
   Projection p;
   p.name = std::string(kLedgerName);
   p.version = 1;
@@ -64,7 +69,8 @@ inline Projection LedgerProjection(std::string tag) {
       if (Status s = tx.Execute(sql); !s.ok()) return s;
     return Status::Ok();
   };
-  p.apply = [tag = std::move(tag)](ProjectionTransaction& tx, const RecordedEvent& e) {
+  p.apply = [tag = std::move(tag), delay](ProjectionTransaction& tx, const RecordedEvent& e) {
+    if (delay.count() > 0) std::this_thread::sleep_for(delay);
     const auto amount = LedgerAmount(e.data);
     if (!amount) return Status::Invalid("data", "no amount in " + e.data);
     if (Status s =

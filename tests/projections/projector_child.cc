@@ -45,7 +45,8 @@ int main(int argc, char** argv) {
   options.batch_events = 1 + rng() % 50;
   options.initial_backoff = std::chrono::milliseconds(10);
   options.max_backoff = std::chrono::milliseconds(200);
-  auto runner = ProjectionRunner::Open(**store, url, testutil::LedgerProjection("child"), options);
+  auto runner =
+      ProjectionRunner::Open(**store, url, testutil::LedgerProjection("child", delay), options);
   if (!runner.ok()) {
     std::fprintf(stderr, "projector_child: runner: %s\n", runner.status().ToString().c_str());
     return 1;
