@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -166,6 +167,9 @@ struct ServeOptions {
   ServeAuth auth;
   // Listen beyond loopback without TLS or authentication (logged loudly).
   bool insecure = false;
+  // Called once, on the serving thread, when the server accepts, with the
+  // port it bound: how a program that listens on port 0 learns which.
+  std::function<void(std::uint16_t port)> on_listening;
 };
 
 // Serves `store` until SIGTERM/SIGINT. Errors: the listen address is bad or

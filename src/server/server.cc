@@ -251,6 +251,7 @@ Status RunServer(Store& store, const ServeOptions& options) {
   std::printf("listening on %s://%s:%u\n", tls ? "https" : "http",
               bound.address().to_string().c_str(), static_cast<unsigned>(bound.port()));
   std::fflush(stdout);
+  if (options.on_listening) options.on_listening(bound.port());
 
   std::vector<std::thread> pool;
   for (int i = 1; i < threads; ++i) pool.emplace_back([&ioc] { RunIo(ioc); });

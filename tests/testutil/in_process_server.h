@@ -5,12 +5,12 @@
 // test binary at a time.
 #pragma once
 
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
+#include <future>
 #include <string>
 #include <thread>
 
@@ -19,27 +19,25 @@
 
 namespace indelible::testutil {
 
-// A loopback port nothing listens on now (the kernel's pick for a bind to 0).
-inline int FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t size = sizeof(address);
-  int port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), size) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size) == 0)
-    port = ntohs(address.sin_port);
-  ::close(fd);
-  return port;
-}
-
 class InProcessServer {
  public:
-  // Serves `store` (which must outlive this) with `options` on a free port.
-  InProcessServer(Store& store, ServeOptions options) : port_(FreePort()) {
-    options.listen = "127.0.0.1:" + std::to_string(port_);
-    thread_ = std::thread([this, &store, options] { status_ = server::RunServer(store, options); });
+  // Serves `store` (which must outlive this) with `options` on a port the
+  // server binds itself (port 0: no other process can take it in between);
+  // returns once it accepts, or once it failed (port() is 0 then).
+  InProcessServer(Store& store, ServeOptions options) {
+    std::promise<int> bound;
+    auto bound_port = bound.get_future();
+    options.listen = "127.0.0.1:0";
+    thread_ = std::thread([this, &store, &bound, options]() mutable {
+      bool listened = false;  // the callback runs on this thread
+      options.on_listening = [&](std::uint16_t port) {
+        listened = true;
+        bound.set_value(port);
+      };
+      status_ = server::RunServer(store, options);
+      if (!listened) bound.set_value(0);  // the constructor still waits
+    });
+    port_ = bound_port.get();
   }
   ~InProcessServer() { (void)Stop(); }
   InProcessServer(const InProcessServer&) = delete;
@@ -68,7 +66,7 @@ class InProcessServer {
   }
 
  private:
-  int port_;
+  int port_ = 0;
   Status status_;
   std::thread thread_;
 };
