@@ -61,7 +61,9 @@ void SseSession::Start() {
     // No length and no chunking: the body is the rest of the connection.
     self->text_ =
         "HTTP/1.1 200 OK\r\nServer: indelible\r\nContent-Type: text/event-stream\r\n"
-        "Cache-Control: no-cache\r\nConnection: close\r\nX-Accel-Buffering: no\r\n\r\n";
+        "Cache-Control: no-cache\r\nConnection: close\r\nX-Accel-Buffering: no\r\n";
+    self->text_ += self->source_.headers;
+    self->text_ += "\r\n";
     self->Write();
     self->WatchForClose();
     self->Heartbeat();

@@ -37,6 +37,9 @@ namespace indelible::server {
 class SseSession : public std::enable_shared_from_this<SseSession> {
  public:
   struct Source {
+    // Header lines the 200 carries beside its own ("Name: value\r\n"
+    // each): the request id and, for an allowed Origin, the CORS headers.
+    std::string headers;
     // Empty: $all with `filter`; else one stream.
     std::string stream;
     AllFilter filter;

@@ -160,6 +160,27 @@ TEST_F(FrontDoorTest, EveryAnswerNamesItsRequest) {
   EXPECT_NE(*first.Header("X-Request-Id"), *second.Header("X-Request-Id"));
 }
 
+// The 200 that opens an event stream is written apart from every other
+// answer: it names its request too and, for an allowed Origin, carries the
+// CORS headers a browser needs to read it.
+TEST_F(FrontDoorTest, AnEventStreamNamesItsRequestAndAnswersAnAllowedOrigin) {
+  Start({"--allow-origin", "https://app.example"});
+  testutil::SseReader from_app(port(), "/subscribe/all", {{"Origin", "https://app.example"}});
+  ASSERT_TRUE(from_app.ReadHead());
+  EXPECT_EQ(from_app.status(), 200u);
+  EXPECT_FALSE(from_app.head().Header("X-Request-Id").value_or("").empty());
+  EXPECT_EQ(from_app.head().Header("Access-Control-Allow-Origin").value_or(""),
+            "https://app.example");
+  EXPECT_NE(
+      from_app.head().Header("Access-Control-Expose-Headers").value_or("").find("X-Request-Id"),
+      std::string::npos);
+  testutil::SseReader without(port(), "/subscribe/all");
+  ASSERT_TRUE(without.ReadHead());
+  EXPECT_EQ(without.status(), 200u);
+  EXPECT_FALSE(without.head().Header("Access-Control-Allow-Origin").has_value());
+  EXPECT_NE(without.head().Header("X-Request-Id"), from_app.head().Header("X-Request-Id"));
+}
+
 // --- Slow and idle clients --------------------------------------------------
 
 TEST_F(FrontDoorTest, ASlowlorisIsCutOffAtTheHeaderTimeout) {
