@@ -193,6 +193,7 @@ void HttpSession::OnHeader(beast::error_code ec) {
                   Status::Invalid("request", "malformed HTTP request: " + ec.message()));
   const auto& header = parser_->get();
   method_ = std::string(header.method_string());
+  head_ = header.method() == http::verb::head;
   target_ = std::string(header.target());
   // curl and others wait for this before sending a body larger than 1 KiB.
   if (beast::iequals(header[http::field::expect], "100-continue")) {
@@ -257,6 +258,13 @@ void HttpSession::Dispatch(Request request) {
 
   const Router& router = context_.router;
   Router::Match match = router.Find(request.method(), segments);
+  // HEAD is GET without the body (RFC 9110, 9.3.2) wherever no route of
+  // its own takes it: the handler sees the HEAD and answers as for a GET,
+  // Write drops the body.
+  if (head_ && match.handler == nullptr) {
+    if (Router::Match get = router.Find(http::verb::get, segments); get.handler != nullptr)
+      match = std::move(get);
+  }
   auto exchange =
       std::make_shared<Exchange>(shared_from_this(), std::move(request), std::move(match.params),
                                  std::move(query), request_id_);
@@ -293,6 +301,7 @@ void HttpSession::Dispatch(Request request) {
   for (http::verb v : match.allowed) {
     if (!allow.empty()) allow += ", ";
     allow += std::string(http::to_string(v));
+    if (v == http::verb::get) allow += ", HEAD";
   }
   Response response(http::status::method_not_allowed, exchange->request().version());
   response.set(http::field::allow, allow);
@@ -389,6 +398,12 @@ void HttpSession::Write(Response response) {
   for (const auto& [name, value] : cors_) response.set(name, value);
   response.keep_alive(!closing);
   response.prepare_payload();
+  if (head_) {
+    // The length the GET's body would have, and no body.
+    const std::size_t length = response.body().size();
+    response.body().clear();
+    if (response.has_content_length()) response.content_length(length);
+  }
   context_.metrics.RecordResponse(response.result_int());
   if (context_.options.log_requests) {
     const double ms =

@@ -90,6 +90,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   std::string continue_line_;  // "HTTP/1.1 100 Continue" while being written
   bool busy_ = false;          // a request is being handled or answered
   bool keep_alive_ = false;    // the request in hand allows another after it
+  bool head_ = false;          // the request in hand is a HEAD: answers carry no body
   std::string request_id_;     // of the request in hand
   std::vector<std::pair<http::field, std::string>> cors_;  // for its answer
   // Waiting for a request's first byte since (0: not idle); read by Evict's

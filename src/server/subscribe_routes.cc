@@ -29,6 +29,13 @@ Result<std::optional<std::uint64_t>> LastEventId(const Request& request) {
 
 void Begin(ServerContext& context, const std::shared_ptr<Exchange>& exchange,
            SseSession::Source source) {
+  if (exchange->request().method() == http::verb::head) {
+    // What the stream's answer would say, without opening it.
+    Response response(http::status::ok, exchange->request().version());
+    response.set(http::field::content_type, "text/event-stream");
+    response.set(http::field::cache_control, "no-cache");
+    return exchange->Respond(std::move(response));
+  }
   if (const auto& principal = exchange->principal(); principal != nullptr) {
     const Request& request = exchange->request();
     source.credentials = std::make_shared<const auth::Credentials>(

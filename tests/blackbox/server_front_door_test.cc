@@ -160,6 +160,32 @@ TEST_F(FrontDoorTest, EveryAnswerNamesItsRequest) {
   EXPECT_NE(*first.Header("X-Request-Id"), *second.Header("X-Request-Id"));
 }
 
+// HEAD is GET without the body (RFC 9110), on every GET route: the same
+// status and headers, the length the body would have, and the connection
+// serves the next request.
+TEST_F(FrontDoorTest, HeadAnswersAsGetWithoutTheBody) {
+  ASSERT_EQ(Append("s", EventJson("T")).status, 201u);
+  for (const std::string target :
+       {"/health", "/streams/s", "/streams/s/head", "/all", "/openapi.json", "/streams/nope"}) {
+    auto get = http().Get(target);
+    auto head = http().Request("HEAD", target);
+    EXPECT_EQ(head.status, get.status) << target;
+    EXPECT_EQ(head.body, "") << target;
+    EXPECT_EQ(head.Header("Content-Length").value_or(""), std::to_string(get.body.size()))
+        << target;
+    EXPECT_EQ(head.Header("ETag"), get.Header("ETag")) << target;
+    EXPECT_EQ(head.Header("Content-Type"), get.Header("Content-Type")) << target;
+  }
+  auto stream = http().Request("HEAD", "/subscribe/all");
+  EXPECT_EQ(stream.status, 200u);
+  EXPECT_EQ(stream.Header("Content-Type").value_or(""), "text/event-stream");
+  EXPECT_EQ(http().Get("/streams/s").status, 200u) << "the connection went on after the HEADs";
+  auto put = http().Request("PUT", "/streams/s");
+  EXPECT_EQ(put.status, 405u);
+  EXPECT_NE(put.Header("Allow").value_or("").find("HEAD"), std::string::npos);
+  EXPECT_EQ(http().Request("HEAD", "/nope").status, 404u);
+}
+
 // The 200 that opens an event stream is written apart from every other
 // answer: it names its request too and, for an allowed Origin, carries the
 // CORS headers a browser needs to read it.

@@ -147,10 +147,11 @@ bool Socket::LooksClosed() const {
   return n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
 }
 
-HttpResponse ReadResponse(Socket& socket, std::string& buffer, Millis timeout) {
+HttpResponse ReadResponse(Socket& socket, std::string& buffer, Millis timeout, bool to_head) {
   HttpResponse out;
   StringParser parser;
   Configure(parser);
+  parser.skip(to_head);  // an answer to HEAD has a length and no body
   const auto deadline = Clock::now() + timeout;
   for (;;) {
     if (!Feed(parser, buffer, out.error)) {
@@ -206,7 +207,7 @@ HttpResponse HttpClient::Request(std::string_view method, std::string_view targe
   wire << request;
   // A server may answer before taking a whole body (413): read either way.
   const bool sent = socket_.SendAll(wire.str(), timeout_);
-  HttpResponse response = ReadResponse(socket_, leftover_, timeout_);
+  HttpResponse response = ReadResponse(socket_, leftover_, timeout_, method == "HEAD");
   if (!sent && response.status == 0) response.error = "send failed; " + response.error;
   if (response.status == 0 || !response.keep_alive) socket_.Close();
   return response;

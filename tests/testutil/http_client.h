@@ -100,8 +100,10 @@ class HttpClient {
 };
 
 // Reads one HTTP response from `socket`, starting with the bytes in
-// `buffer` and leaving any bytes past the response there.
-HttpResponse ReadResponse(Socket& socket, std::string& buffer, Millis timeout);
+// `buffer` and leaving any bytes past the response there; `to_head`: the
+// answer to a HEAD, whose Content-Length has no body after it.
+HttpResponse ReadResponse(Socket& socket, std::string& buffer, Millis timeout,
+                          bool to_head = false);
 
 // A socket that sends raw bytes: for requests no well-behaved client makes.
 class RawConnection {
