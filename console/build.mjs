@@ -17,6 +17,17 @@ if (!outDir) {
 }
 mkdirSync(outDir, { recursive: true });
 
+// The bundled packages are MIT licensed, which asks for their notice in
+// every copy, and their builds carry no /*! comment for esbuild to keep:
+// app.js ends with each package's LICENSE file.
+const pkg = JSON.parse(readFileSync(join(here, 'package.json'), 'utf8'));
+const notices = Object.keys(pkg.dependencies).map((name) => {
+  const text = readFileSync(join(here, 'node_modules', name, 'LICENSE'), 'utf8');
+  if (text.includes('*/')) throw new Error(`${name}/LICENSE would end the comment that carries it`);
+  return `${name}:\n\n${text.trim()}`;
+});
+const licences = `/*! The indelible console bundles these packages, under these licences.\n\n${notices.join('\n\n')}\n*/`;
+
 await esbuild.build({
   entryPoints: [join(here, 'src/main.tsx')],
   bundle: true,
@@ -28,6 +39,7 @@ await esbuild.build({
   jsxImportSource: 'preact',
   outfile: join(outDir, 'app.js'), // its CSS imports land in app.css beside it
   legalComments: 'eof', // the packages' licence notices, if they carry any
+  footer: { js: licences },
   logLevel: 'warning',
 });
 writeFileSync(join(outDir, 'index.html'), readFileSync(join(here, 'src/index.html')));
