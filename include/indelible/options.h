@@ -65,6 +65,11 @@ struct CommitOptions {
   // Allow appends to streams and event types starting with '$'. Internal use
   // (tombstones, parked streams); user input never sets it.
   bool allow_reserved = false;
+  // Set by the store's checks, whatever the caller set: every event of the
+  // commit came without an id and got one the store made (a random UUID
+  // v4, 122 bits from the system's CSPRNG), so none can be a retry of a
+  // stored event and a backend may skip looking them up.
+  bool ids_made_by_store = false;
 };
 
 enum class Direction : std::uint8_t { kForward, kBackward };

@@ -94,7 +94,8 @@ Result<AppendResult> Client::Append(std::string_view stream, Expected expected,
   // data and metadata are known to be JSON before they are copied into the
   // body. Sizes are left to the server, whose limits may not be the defaults.
   const Limits unlimited{SIZE_MAX, SIZE_MAX, SIZE_MAX};
-  if (Status s = ValidateCommit(appends, unlimited, CommitOptions{}); !s.ok()) return s;
+  CommitOptions options;
+  if (Status s = ValidateCommit(appends, unlimited, options); !s.ok()) return s;
   net::Request request = impl_->MakeRequest(http::verb::post, StreamPath(stream));
   SetExpected(request, expected);
   request.set(http::field::content_type, kJsonContentType);
@@ -122,7 +123,8 @@ Result<AppendResult> Client::Delete(std::string_view stream, Expected expected) 
 Result<CommitResult> Client::Commit(std::vector<AppendRequest> appends) {
   // As Append: the store's checks here, ids made before the first send.
   const Limits unlimited{SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX};
-  if (Status s = ValidateCommit(appends, unlimited, CommitOptions{}); !s.ok()) return s;
+  CommitOptions options;
+  if (Status s = ValidateCommit(appends, unlimited, options); !s.ok()) return s;
   net::Request request = impl_->MakeRequest(http::verb::post, "/commits");
   request.set(http::field::content_type, kJsonContentType);
   request.body() = api::CommitToJson(appends);

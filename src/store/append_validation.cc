@@ -60,10 +60,12 @@ std::size_t EventBytes(const EventData& event) {
 }
 
 Status ValidateCommit(std::vector<AppendRequest>& appends, const Limits& limits,
-                      const CommitOptions& options, EventJson json) {
+                      CommitOptions& options, EventJson json) {
+  options.ids_made_by_store = false;
   if (appends.empty()) return Status::Invalid("appends", "a commit needs at least one append");
   std::size_t total_events = 0;
   std::size_t total_bytes = 0;
+  bool ids_given = false;
   std::unordered_set<std::string_view> streams;
   for (std::size_t a = 0; a < appends.size(); ++a) {
     AppendRequest& append = appends[a];
@@ -95,6 +97,7 @@ Status ValidateCommit(std::vector<AppendRequest>& appends, const Limits& limits,
     total_events += append.events.size();
     for (std::size_t e = 0; e < append.events.size(); ++e) {
       std::string field = fmt::format("{}events[{}]", at, e);
+      ids_given = ids_given || !append.events[e].id.is_nil();
       if (Status s = ValidateEvent(append.events[e], field, limits, options.allow_reserved, json);
           !s.ok())
         return s;
@@ -107,7 +110,10 @@ Status ValidateCommit(std::vector<AppendRequest>& appends, const Limits& limits,
   if (total_bytes > limits.max_append_bytes)
     return Status::TooLarge("events", fmt::format("append is {} bytes; the limit is {} bytes",
                                                   total_bytes, limits.max_append_bytes));
-  // Ids are checked after every event has one (nil ids were just filled in).
+  // Fresh random ids are unique; given ones are checked after every event
+  // has one (nil ids were just filled in).
+  options.ids_made_by_store = !ids_given && total_events > 0;
+  if (options.ids_made_by_store) return Status::Ok();
   std::unordered_set<EventId> ids;
   for (std::size_t a = 0; a < appends.size(); ++a)
     for (std::size_t e = 0; e < appends[a].events.size(); ++e)

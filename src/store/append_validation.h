@@ -17,11 +17,11 @@ namespace indelible {
 // that was parsed as a whole (core/event_json.h, EventsFromJson).
 enum class EventJson : std::uint8_t { kUnchecked, kChecked };
 
-// Validates `appends` against `limits` and gives events with a nil id a
-// random one. Returns invalid or too_large naming the field
-// ("appends[1].events[3].data") and the reason.
+// Validates `appends` against `limits`, gives events with a nil id a random
+// one and sets options.ids_made_by_store. Returns invalid or too_large
+// naming the field ("appends[1].events[3].data") and the reason.
 Status ValidateCommit(std::vector<AppendRequest>& appends, const Limits& limits,
-                      const CommitOptions& options, EventJson json = EventJson::kUnchecked);
+                      CommitOptions& options, EventJson json = EventJson::kUnchecked);
 
 // The size an event counts against Limits::max_event_bytes.
 std::size_t EventBytes(const EventData& event);

@@ -10,8 +10,9 @@ namespace indelible {
 
 Result<CommitResult> Store::Commit(std::vector<AppendRequest> appends,
                                    const CommitOptions& options) {
-  if (Status s = ValidateCommit(appends, limits_, options); !s.ok()) return s;
-  return CommitValidated(std::move(appends), options);
+  CommitOptions checked = options;
+  if (Status s = ValidateCommit(appends, limits_, checked); !s.ok()) return s;
+  return CommitValidated(std::move(appends), checked);
 }
 
 // The commits that pass the checks go to the backend together (one batch,

@@ -1,4 +1,6 @@
 // Idempotent retries keyed by event ids, for every expectation.
+#include <future>
+
 #include "backend_conformance/conformance.h"
 
 namespace indelible::conformance {
@@ -37,6 +39,56 @@ TEST_P(ConformanceTest, FullRetryReturnsTheOriginalResultForEveryExpectation) {
     ASSERT_TRUE(subset.ok()) << subset.status().ToString();
     ExpectSameResult(*first, *subset);
     EXPECT_TRUE(subset->replayed);
+  }
+}
+
+// Events sent without ids get fresh ones the store does not look up
+// (CommitOptions::ids_made_by_store); they are still the key of a retry once
+// a client has them, and a caller cannot claim the flag for ids it gives.
+TEST_P(ConformanceTest, IdsTheStoreMadeKeyRetriesAndTheFlagIsTheStoresOwn) {
+  std::vector<EventData> nameless = Events(3);
+  for (EventData& e : nameless) e.id = EventId();
+  auto made = store().Append("made-ids", Expected::no_stream(), nameless);
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  Settle();
+  std::vector<RecordedEvent> stored = Read("made-ids");
+  ASSERT_EQ(stored.size(), 3u);
+  std::vector<EventData> resent;
+  for (const RecordedEvent& e : stored) {
+    EXPECT_FALSE(e.id.is_nil());
+    EventData again = Event(e.type, e.data);
+    again.id = e.id;
+    resent.push_back(std::move(again));
+  }
+  EXPECT_NE(stored[0].id, stored[1].id);
+  if (GetParam().name != "dynamodb") {  // which finds no event by id (find_event_test.cc)
+    auto found = store().FindEvent(stored[2].id);
+    ASSERT_TRUE(found.ok()) << found.status().ToString();
+    ASSERT_TRUE(found->has_value()) << "an id the store made is not indexed";
+    EXPECT_EQ((*found)->position, stored[2].position);
+  }
+  const Position before = store().LastPosition();
+  CommitOptions claimed;
+  claimed.ids_made_by_store = true;  // overwritten by the store's checks
+  auto retry = store().Commit({{"made-ids", Expected::no_stream(), resent}}, claimed);
+  ASSERT_TRUE(retry.ok()) << retry.status().ToString();
+  ASSERT_EQ(retry->appends.size(), 1u);
+  EXPECT_TRUE(retry->appends[0].replayed);
+  ExpectSameResult(*made, retry->appends[0]);
+  CommitRequest async;
+  async.appends.push_back({"made-ids", Expected::any(), resent});
+  async.options.ids_made_by_store = true;
+  std::promise<Result<CommitResult>> answered;
+  store().CommitAsync(std::move(async),
+                      [&](Result<CommitResult> result) { answered.set_value(std::move(result)); });
+  auto replayed = answered.get_future().get();
+  ASSERT_TRUE(replayed.ok()) << replayed.status().ToString();
+  EXPECT_TRUE(replayed->appends[0].replayed);
+  EXPECT_EQ(store().LastPosition(), before) << "a retry of ids the store made wrote again";
+  EXPECT_EQ(Read("made-ids").size(), 3u);
+  if (store().traits().ids_unique_across_streams) {
+    auto elsewhere = store().Append("made-ids-thief", Expected::any(), {resent[0]});
+    EXPECT_EQ(elsewhere.status().code(), ErrorCode::kConflict);
   }
 }
 

@@ -208,7 +208,10 @@ class EmbeddedStore final : public Store {
   // The head of `stream` read with `read`: nullopt when it has no append.
   Result<std::optional<HeadState>> ReadHead(const rocksdb::ReadOptions& read,
                                             std::string_view stream) const;
-  Result<std::vector<std::optional<IdRecord>>> LoadIds(const AppendRequest& append, Group& group);
+  // The stored (or staged) event of each event's id, if any: a retry. Ids
+  // the store made (CommitOptions::ids_made_by_store) are not looked up.
+  Result<std::vector<std::optional<IdRecord>>> LoadIds(const AppendRequest& append,
+                                                       const CommitOptions& options, Group& group);
   // What a retry of the append holding the event at `position` is answered
   // with (the latest data, as the leader reads).
   Result<IdRecord> ReadIdRecord(Position position);
