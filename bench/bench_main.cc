@@ -139,6 +139,9 @@ int Main(const std::vector<std::string>& args, const std::vector<ExtraScenario>&
       ->check(CLI::Range(100, 100000));
   app.add_option("--per-append", per_append, "Events per append where batched")
       ->check(CLI::Range(1, 1000));
+  app.add_flag("--store-ids", options.store_ids,
+               "append, batch, concurrent: send events without ids, so the store makes them "
+               "(the default sends client-made ids, which the store checks for retries)");
   app.add_option("--streams", streams, "Streams (open: 10000; workload: STREAMS; index-lag: 100)")
       ->check(CLI::PositiveNumber);
   app.add_option("--page", page, "Page size of the workload's reads (PAGE)")

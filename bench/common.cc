@@ -133,6 +133,7 @@ void Context::AddFigure(std::string_view bench, std::string_view figure, double 
       .Add("event_bytes", static_cast<std::uint64_t>(conditions.event_bytes))
       .Add("per_append", static_cast<std::uint64_t>(conditions.per_append))
       .Add("streams", conditions.streams)
+      .Add("ids", options_.store_ids ? "store" : "client")
       .Add("fs", filesystem_);
   std::string text = line.str();
   if (!extra.str().empty()) text += " " + extra.str();

@@ -34,6 +34,10 @@ struct Options {
   std::optional<int> clients;
   std::size_t event_bytes = 200;
   std::optional<std::size_t> per_append;
+  // append, batch, concurrent: events go without ids, so the store makes
+  // them (CommitOptions::ids_made_by_store) instead of checking the
+  // client's for retries. Printed as ids=store (else ids=client).
+  bool store_ids = false;
   std::optional<std::uint64_t> streams;  // workload, open
   std::optional<std::size_t> page;       // workload
   double fsync_seconds = 2.0;

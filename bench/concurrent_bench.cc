@@ -25,7 +25,7 @@ struct Writer {
   std::vector<double> latencies_us;
 };
 
-void Write(Store& store, int client, std::uint64_t appends, std::size_t event_bytes,
+void Write(Store& store, int client, std::uint64_t appends, std::size_t event_bytes, bool store_ids,
            std::latch& ready, const std::atomic<bool>& go, Writer& writer) {
   const std::string stream = AccountStream(static_cast<std::uint64_t>(client));
   std::mt19937 rng(static_cast<std::uint32_t>(client));
@@ -35,6 +35,7 @@ void Write(Store& store, int client, std::uint64_t appends, std::size_t event_by
   for (std::uint64_t a = 0; a < appends; ++a) {
     std::vector<EventData> batch;
     batch.push_back(DepositedEvent(stream, a, event_bytes, rng));
+    if (store_ids) batch.back().id = EventId();
     const Expected expected =
         a == 0 ? Expected::no_stream()
                : Expected::exactly(StreamVersion(static_cast<std::int64_t>(a) - 1));
@@ -62,7 +63,7 @@ struct AsyncRun {
 };
 
 AsyncRun RunAsyncWriters(Store& store, int clients, int threads, std::uint64_t appends,
-                         std::size_t event_bytes) {
+                         std::size_t event_bytes, bool store_ids) {
   struct Client {
     std::string stream;
     std::mt19937 rng;
@@ -115,6 +116,7 @@ AsyncRun RunAsyncWriters(Store& store, int clients, int threads, std::uint64_t a
            a == 0 ? Expected::no_stream()
                   : Expected::exactly(StreamVersion(static_cast<std::int64_t>(a) - 1)),
            {DepositedEvent(w.stream, a, event_bytes, w.rng)}});
+      if (store_ids) request.appends.back().events.back().id = EventId();
       w.start = std::chrono::steady_clock::now();
       store.CommitAsync(std::move(request),
                         [&answered, c](Result<CommitResult> r) { answered(c, std::move(r)); });
@@ -136,7 +138,8 @@ Status RunConcurrentAsync(Context& context, int clients, std::uint64_t per_clien
   if (!store.ok()) return store.status();
   const StoreStats stats_before = (*store)->stats();
   Stopwatch watch;
-  AsyncRun run = RunAsyncWriters(**store, clients, kDriverThreads, per_client, options.event_bytes);
+  AsyncRun run = RunAsyncWriters(**store, clients, kDriverThreads, per_client, options.event_bytes,
+                                 options.store_ids);
   const double seconds = watch.Seconds();
   const double cpu_seconds = watch.CpuSeconds();
   const StoreStats stats_after = (*store)->stats();
@@ -181,7 +184,7 @@ Status RunConcurrent(Context& context) {
   std::atomic<bool> go{false};
   for (int c = 0; c < clients; ++c)
     threads.emplace_back(Write, std::ref(**store), c, per_client, options.event_bytes,
-                         std::ref(ready), std::cref(go),
+                         options.store_ids, std::ref(ready), std::cref(go),
                          std::ref(writers[static_cast<std::size_t>(c)]));
   ready.wait();
   Stopwatch watch;

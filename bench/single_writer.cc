@@ -37,6 +37,8 @@ Status RunSingleWriter(Context& context, const SingleWriterSpec& spec) {
     batch.reserve(per_append);
     for (std::size_t e = 0; e < per_append; ++e)
       batch.push_back(DepositedEvent(stream, a * per_append + e, options.event_bytes, rng));
+    if (options.store_ids)
+      for (EventData& event : batch) event.id = EventId();
     const Expected expected =
         a == 0 ? Expected::no_stream()
                : Expected::exactly(StreamVersion(static_cast<std::int64_t>(a * per_append) - 1));
