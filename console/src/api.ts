@@ -60,6 +60,17 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * The URL of an API path ("/streams/a"): beside the folder the console is
+ * served from (`<base>console/`), so that a proxy may mount the server
+ * under a path of its own (`/indelible/console/` calls `/indelible/streams/a`).
+ */
+export function apiUrl(path: string, pagePath: string = location.pathname): string {
+  const at = pagePath.lastIndexOf('/console/');
+  const base = at < 0 ? '/' : pagePath.slice(0, at + 1);
+  return base + path.replace(/^\//, '');
+}
+
 /** Fetches with the credential; throws ApiError on any status but 2xx. */
 export async function request(path: string, options: RequestOptions = {}): Promise<Response> {
   const headers: Record<string, string> = { ...authHeaders(), ...options.headers };
@@ -70,7 +81,7 @@ export async function request(path: string, options: RequestOptions = {}): Promi
   }
   let response: Response;
   try {
-    response = await fetch(path, { method: options.method ?? 'GET', headers, body, signal: options.signal });
+    response = await fetch(apiUrl(path), { method: options.method ?? 'GET', headers, body, signal: options.signal });
   } catch (e) {
     if (e instanceof DOMException && e.name === 'AbortError') throw e;
     throw new ApiError(0, 'unavailable', 'the server did not answer (network error)');

@@ -1,7 +1,7 @@
 // Server-Sent Events over fetch: EventSource cannot send Authorization, and
 // we want to set Last-Event-ID ourselves to resume after a pause.
 
-import { authHeaders, errorFrom } from './api';
+import { apiUrl, authHeaders, errorFrom } from './api';
 
 export interface SseMessage {
   id: string | null;
@@ -22,7 +22,7 @@ export interface SseHandlers {
 export async function readSse(url: string, lastEventId: string | null, signal: AbortSignal, handlers: SseHandlers): Promise<void> {
   const headers: Record<string, string> = { Accept: 'text/event-stream', ...authHeaders() };
   if (lastEventId !== null) headers['Last-Event-ID'] = lastEventId;
-  const response = await fetch(url, { headers, signal, cache: 'no-store' });
+  const response = await fetch(apiUrl(url), { headers, signal, cache: 'no-store' });
   if (!response.ok) throw await errorFrom(response);
   if (!response.body) return;
   handlers.onOpen?.();

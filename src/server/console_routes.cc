@@ -66,6 +66,10 @@ std::vector<Asset> IndexAssets() {
   return assets;
 }
 
+// Relative ("console/" from "/" and from "/console" alike), so that a proxy
+// which mounts the server under a path of its own keeps it.
+constexpr std::string_view kConsoleFolder = "console/";
+
 void Redirect(Exchange& exchange, std::string_view location) {
   Response response(http::status::found, exchange.request().version());
   response.set(http::field::location, location);
@@ -104,14 +108,14 @@ void AddConsoleRoutes(Router& router, ServerContext& /*context*/) {
   auto assets = std::make_shared<const std::vector<Asset>>(IndexAssets());
   router.Add(http::verb::get, "/", Access::Open(), [assets](std::shared_ptr<Exchange> exchange) {
     if (assets->empty()) return exchange->RespondError(NoConsole());
-    Redirect(*exchange, "/console/");
+    Redirect(*exchange, kConsoleFolder);
   });
   // The assets refer to each other relatively: /console would resolve them
   // against /.
   router.Add(http::verb::get, "/console", Access::Open(),
              [assets](std::shared_ptr<Exchange> exchange) {
                if (assets->empty()) return exchange->RespondError(NoConsole());
-               Redirect(*exchange, "/console/");
+               Redirect(*exchange, kConsoleFolder);
              });
   router.Add(
       http::verb::get, "/console/{}", Access::Open(), [assets](std::shared_ptr<Exchange> exchange) {
