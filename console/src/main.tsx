@@ -3,7 +3,7 @@
 import 'uplot/dist/uPlot.min.css';
 import './style.css';
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, getJson, setCredential, setUnauthorizedHandler } from './api';
 import { maySomewhere, type WhoAmI } from './auth';
 import { ErrorAlert } from './components/ErrorAlert';
@@ -45,6 +45,22 @@ function App() {
     media.addEventListener('change', follow);
     return () => media.removeEventListener('change', follow);
   }, []);
+
+  // A new page: focus moves to its <main>, so a screen reader reads it and
+  // Tab starts there, as after a full page load. A new query of the same
+  // page (the next page of events) leaves focus where it is, unless the
+  // focused element went with the old content (a search re-keys its page):
+  // then <main> takes it rather than the document's body.
+  const pagePath = route.segments.join('/');
+  const shownPath = useRef<string | null>(null);
+  useEffect(() => {
+    const first = shownPath.current === null;
+    const newPage = shownPath.current !== pagePath;
+    shownPath.current = pagePath;
+    if (first) return;
+    const active = document.activeElement;
+    if (newPage || !active || active === document.body) document.getElementById('main')?.focus();
+  }, [pagePath, route.params.toString()]);
 
   const toggleTheme = () => {
     const next: Theme = theme === 'dark' ? 'light' : 'dark';

@@ -196,7 +196,7 @@ test('the stream page expands an event: folded data, metadata links to the cause
   }
 });
 
-test('the keyboard alone: skip link first, Tab to Streams, Enter; a prefix typed and Enter searches', async () => {
+test('the keyboard alone: skip link first, Tab to Streams, Enter (focus moves to the new page); a prefix typed and Enter searches (focus stays in the page)', async () => {
   const page = await openPage(browser, app.base, '/');
   try {
     await waitForHeading(page, 'Dashboard');
@@ -211,6 +211,8 @@ test('the keyboard alone: skip link first, Tab to Streams, Enter; a prefix typed
     assert.equal(focused, 'Streams', 'Tab reaches the Streams link');
     await page.keyboard.press('Enter');
     await waitForHeading(page, 'Streams');
+    // A new page moves focus to its <main> (a screen reader reads it).
+    await page.waitForFunction(() => document.activeElement?.id === 'main');
     await page.getByLabel('Prefix', { exact: true }).focus();
     await page.keyboard.type('order');
     await page.keyboard.press('Enter');
@@ -218,6 +220,8 @@ test('the keyboard alone: skip link first, Tab to Streams, Enter; a prefix typed
     await table.getByRole('link', { name: 'order-1', exact: true }).waitFor();
     await page.waitForFunction(() => !document.querySelector('table a[href*="customer"]'));
     assert.match(page.url(), /prefix=order/);
+    // The search re-keyed the page's form: focus is in <main>, not lost to the body.
+    await page.waitForFunction(() => document.activeElement?.closest('main') !== null);
     assert.deepEqual(page.errors, []);
   } finally {
     await page.close();
