@@ -123,6 +123,8 @@ void Exchange::RespondError(http::status code, const Status& status) {
 
 const std::string& Exchange::peer_subject() const { return session_->peer_subject(); }
 
+std::string Exchange::AnswerHeaderLines() const { return session_->AnswerHeaderLines(); }
+
 ServerStream Exchange::TakeSocket() {
   done_ = true;
   return session_->ReleaseSocket();

@@ -68,6 +68,10 @@ class Exchange {
   // session stops reading requests and no Response may follow. Under TLS,
   // the TLS stream with it (server_stream.h).
   ServerStream TakeSocket();
+  // The header lines ("Name: value\r\n" each) the session adds to every
+  // answer of this request: X-Request-Id and, for an allowed Origin, CORS.
+  // For an answer written over the taken socket.
+  std::string AnswerHeaderLines() const;
   // The subject of the client's TLS certificate (RFC 2253,
   // "CN=orders-service,O=Acme") when it sent one that the server's
   // --tls-client-ca verified; empty otherwise (plain HTTP too).

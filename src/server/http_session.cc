@@ -425,6 +425,13 @@ void HttpSession::Write(Response response) {
       });
 }
 
+std::string HttpSession::AnswerHeaderLines() const {
+  std::string lines = fmt::format("X-Request-Id: {}\r\n", request_id_);
+  for (const auto& [name, value] : cors_)
+    lines += fmt::format("{}: {}\r\n", std::string_view(http::to_string(name)), value);
+  return lines;
+}
+
 ServerStream HttpSession::ReleaseSocket() {
   released_ = true;
   Uncount();

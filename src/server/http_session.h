@@ -52,6 +52,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   // From Exchange.
   void Send(Response response);
   ServerStream ReleaseSocket();
+  // Exchange::AnswerHeaderLines: what Write adds to every answer.
+  std::string AnswerHeaderLines() const;
   ServerContext& context() { return context_; }
   // The client's address ("127.0.0.1:53412"), for logs and $audit.
   const std::string& remote_address() const { return remote_address_; }

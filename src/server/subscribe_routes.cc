@@ -5,7 +5,6 @@
 #include <charconv>
 
 #include "server/request_parsing.h"
-#include "server/request_screen.h"
 #include "server/routes.h"
 #include "server/sse_session.h"
 
@@ -48,12 +47,7 @@ void Begin(ServerContext& context, const std::shared_ptr<Exchange>& exchange,
   }
   // The 200 is written by the SseSession, not by the HttpSession that adds
   // these to every other answer.
-  Response cors(http::status::ok, exchange->request().version());
-  AddCorsHeaders(exchange->request(), context.screen, cors);
-  source.headers = fmt::format("X-Request-Id: {}\r\n", exchange->request_id());
-  for (const auto& field : cors)
-    source.headers += fmt::format("{}: {}\r\n", std::string_view(field.name_string()),
-                                  std::string_view(field.value()));
+  source.headers = exchange->AnswerHeaderLines();
   auto stream = std::make_shared<SseSession>(exchange->TakeSocket(), context, std::move(source));
   stream->Start();
 }
