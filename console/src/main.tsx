@@ -27,18 +27,24 @@ const kSignIn = '#/sign-in';
 function App() {
   const route = useRoute();
   const [who, setWho] = useState<WhoAmI | null>(null);
+  // Until /auth/whoami answers, "no principal" means "not known yet", not "signed out".
+  const [checking, setChecking] = useState(true);
   const [error, setError] = useState<ApiError | null>(null);
   const [theme, setTheme] = useState<Theme>(currentTheme);
 
   useEffect(() => {
+    // A 401 anywhere: every page then shows the sign-in form in its place and
+    // keeps its address, so signing in opens the page that was asked for.
     setUnauthorizedHandler(() => {
       setWho(null);
-      navigate(kSignIn);
+      setChecking(false);
     });
-    getJson<WhoAmI>('/auth/whoami').then(setWho, (e) => {
-      const failure = asApiError(e);
-      if (failure.status !== 401) setError(failure); // a 401 already went to sign-in
-    });
+    getJson<WhoAmI>('/auth/whoami')
+      .then(setWho, (e) => {
+        const failure = asApiError(e);
+        if (failure.status !== 401) setError(failure); // a 401 already signed out
+      })
+      .finally(() => setChecking(false));
     // Follow the system while the user has not picked a theme.
     const media = matchMedia('(prefers-color-scheme: dark)');
     const follow = () => storedTheme() || setTheme(currentTheme());
@@ -72,15 +78,15 @@ function App() {
     setWho(null);
     navigate(kSignIn);
   };
+  const onSignIn = route.segments[0] === 'sign-in';
   const onSignedIn = (signedIn: WhoAmI) => {
     setWho(signedIn);
     setError(null);
-    navigate('#/');
+    if (onSignIn) navigate('#/');
   };
 
-  const onSignIn = route.segments[0] === 'sign-in';
   let page;
-  if (onSignIn) page = <SignInPage onSignedIn={onSignedIn} />;
+  if (onSignIn || (!who && !checking && !error)) page = <SignInPage onSignedIn={onSignedIn} />;
   else if (who) page = <Page route={route} theme={theme} />;
   else if (error) page = <ErrorAlert error={error} />;
   else page = <p>Loading…</p>;
@@ -124,8 +130,9 @@ function Nav({ route, who }: { route: Route; who: WhoAmI | null }) {
     ['#/tail', 'Live tail', 'tail'],
     ['#/consumers', 'Consumer groups', 'consumers'],
   ];
-  // Hidden when the grants say no: a link to a page that can only answer 403 helps no one.
-  if (!who || maySomewhere(who, 'write')) links.push(['#/append', 'Append', 'append']);
+  // Hidden while no one is signed in and when the grants say no: a link to a
+  // page that can only answer 401 or 403 helps no one.
+  if (who && maySomewhere(who, 'write')) links.push(['#/append', 'Append', 'append']);
   return (
     <nav aria-label="Main">
       <ul>

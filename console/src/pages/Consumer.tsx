@@ -101,7 +101,7 @@ export function ConsumerPage({ group }: { group: string }) {
               <h2 id="parked-heading">Parked</h2>
               <p>
                 {status.parked.events} parked events in the stream{' '}
-                <a href={href(['streams', `$parked-${group}`])}>{`$parked-${group}`}</a>.
+                <a class="wrap" href={href(['streams', `$parked-${group}`])}>{`$parked-${group}`}</a>.
               </p>
               {allowed && (
                 <div class="buttons">

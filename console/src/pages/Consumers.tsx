@@ -2,6 +2,7 @@
 
 import { getJson } from '../api';
 import { ErrorAlert } from '../components/ErrorAlert';
+import { NameLink } from '../components/NameLink';
 import { TableBox } from '../components/TableBox';
 import { number } from '../format';
 import { useLoad } from '../hooks';
@@ -33,7 +34,7 @@ export function ConsumersPage() {
           {data?.consumers.map((c) => (
             <tr key={c.group}>
               <td>
-                <a href={href(['consumers', c.group])}>{c.group}</a>
+                <NameLink to={href(['consumers', c.group])} name={c.group} />
               </td>
               <td class="num">{c.checkpoint}</td>
               <td class="num">{c.lagEvents}</td>

@@ -8,6 +8,7 @@ import { getJson, query, seg } from '../api';
 import { may } from '../auth';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { EventDetails } from '../components/EventDetails';
+import { Name } from '../components/NameLink';
 import { TableBox } from '../components/TableBox';
 import { isoTime } from '../format';
 import { useLoad } from '../hooks';
@@ -149,7 +150,9 @@ function EventsTable({ events }: { events: StoredEvent[] }) {
                 </button>
               </td>
               <td class="num">{event.position}</td>
-              <td>{event.type}</td>
+              <td>
+                <Name name={event.type} />
+              </td>
               <td>{isoTime(event.timestamp)}</td>
             </tr>,
             expanded && (

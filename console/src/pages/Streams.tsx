@@ -3,6 +3,7 @@
 import { useState } from 'preact/hooks';
 import { getJson, query } from '../api';
 import { ErrorAlert } from '../components/ErrorAlert';
+import { NameLink } from '../components/NameLink';
 import { TableBox } from '../components/TableBox';
 import { isoTime } from '../format';
 import { useLoad } from '../hooks';
@@ -54,7 +55,7 @@ export function StreamsPage({ params }: { params: URLSearchParams }) {
           {data?.streams.map((s) => (
             <tr key={s.stream}>
               <td>
-                <a href={href(['streams', s.stream])}>{s.stream}</a>
+                <NameLink to={href(['streams', s.stream])} name={s.stream} />
               </td>
               <td class="num">{s.version}</td>
               <td class="num">{s.position}</td>

@@ -5,6 +5,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, query } from '../api';
 import { ErrorAlert } from '../components/ErrorAlert';
+import { Name, NameLink } from '../components/NameLink';
 import { TableBox } from '../components/TableBox';
 import { isoTime } from '../format';
 import { asApiError } from '../hooks';
@@ -134,10 +135,12 @@ export function TailPage() {
                 <a href={href(['events', event.position])}>{event.position}</a>
               </td>
               <td>
-                <a href={href(['streams', event.stream])}>{event.stream}</a>
+                <NameLink to={href(['streams', event.stream])} name={event.stream} />
               </td>
               <td class="num">{event.version}</td>
-              <td>{event.type}</td>
+              <td>
+                <Name name={event.type} />
+              </td>
               <td>{isoTime(event.timestamp)}</td>
             </tr>
           ))}
