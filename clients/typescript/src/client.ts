@@ -1,10 +1,11 @@
 // The client: one object per server, every call of the HTTP API.
 
-import { decodeAppend, decodeEvent, decodeState, encodeEvent, encodeState } from './codec.js';
+import { answerInteger, checkInteger, checkObject, checkOptionalInteger, describeValue, invalidArgument, unknownMember, unknownMemberError, type AnswerContext } from './check.js';
+import { decodeAppend, decodeEvent, decodeState, encodeEvent, encodeState, type WireEvent } from './codec.js';
 import { Consumers } from './consumers.js';
 import { NotFoundError } from './errors.js';
 import { streamPath, Transport, type Query } from './http.js';
-import { subscribe, type SubscribeOptions } from './sse.js';
+import { checkFrom, subscribe, SUBSCRIBE_MEMBERS, type SubscribeOptions } from './sse.js';
 import { Worker, type Handler, type WorkerOptions } from './worker.js';
 import type {
   AllFilter,
@@ -27,13 +28,31 @@ type Json = Record<string, unknown>;
 const IF_EXISTS: Readonly<Record<string, string>> = Object.freeze({ 'if-match': '*' });
 const IF_NO_STREAM: Readonly<Record<string, string>> = Object.freeze({ 'if-none-match': '*' });
 
+/**
+ * Refuses an expectation that is none of `Expected`; a version must be a
+ * safe integer >= 0. `append` is the index of a commit's append (< 0: the
+ * call's own `expected`), named in the error only.
+ */
+function checkExpected(expected: unknown, call: string, append: number): void {
+  if (expected === undefined || expected === 'any' || expected === 'exists' || expected === 'no_stream') return;
+  if (typeof expected === 'number' && Number.isSafeInteger(expected) && expected >= 0) return;
+  const field = append < 0 ? 'expected' : `appends[${append}].expected`;
+  if (typeof expected === 'number') checkInteger(expected, call, field);
+  throw invalidArgument(call, field, `must be 'any', 'no_stream', 'exists' or a version >= 0, not ${describeValue(expected)}`);
+}
+
 /** The headers that say an expectation on `POST`/`DELETE /streams/{s}` (undefined: none). */
-function expectationHeaders(expected: Expected | undefined): Record<string, string> | undefined {
+function expectationHeaders(expected: Expected | undefined, call: string): Record<string, string> | undefined {
+  checkExpected(expected, call, -1);
   if (expected === undefined || expected === 'any') return undefined;
   if (expected === 'exists') return IF_EXISTS;
   if (expected === 'no_stream') return IF_NO_STREAM;
-  if (typeof expected === 'number' && Number.isSafeInteger(expected) && expected >= 0) return { 'if-match': `"${expected}"` };
-  throw new TypeError(`indelible: expected must be 'any', 'no_stream', 'exists' or a version >= 0, not ${String(expected)}`);
+  return { 'if-match': `"${expected}"` };
+}
+
+/** An answer's `next`/`nextVersion`: null at the end, else a safe integer. */
+function nextOf(value: unknown, answer: AnswerContext, field: string): number | null {
+  return value === null || value === undefined ? null : answerInteger(value, answer, field);
 }
 
 function filterQuery(f: AllFilter): Query {
@@ -41,12 +60,24 @@ function filterQuery(f: AllFilter): Query {
   return { category: list(f.category), prefix: list(f.prefix), type: list(f.type) };
 }
 
+// The members each call's objects may have: anything else is refused
+// (check.ts), where it would otherwise be left out without a word.
+const APPEND_OPTIONS: ReadonlySet<string> = new Set(['expected', 'state']);
+const COMMIT_APPEND: ReadonlySet<string> = new Set(['stream', 'expected', 'events', 'state']);
+const READ_STREAM_OPTIONS: ReadonlySet<string> = new Set(['from', 'direction', 'pageSize', 'includeDeleted']);
+const READ_ALL_OPTIONS: ReadonlySet<string> = new Set(['from', 'pageSize', 'category', 'prefix', 'type']);
+const DELETE_OPTIONS: ReadonlySet<string> = new Set(['expected']);
+const LIST_OPTIONS: ReadonlySet<string> = new Set(['prefix', 'category', 'after', 'pageSize']);
+const SUBSCRIBE_ALL_OPTIONS: ReadonlySet<string> = new Set([...SUBSCRIBE_MEMBERS, 'category', 'prefix', 'type']);
+const CLIENT_OPTIONS: ReadonlySet<string> = new Set(['apiKey', 'token', 'ca', 'timeoutMs', 'retries', 'maxConnections']);
+
 export class Client {
   /** Consumer groups: create, get, list, delete, pull, ack, nack, retry, skip, replay, waitFor. */
   readonly consumers: Consumers;
   private readonly transport: Transport;
 
   constructor(url: string, options: ClientOptions = {}) {
+    checkObject(options, CLIENT_OPTIONS, 'new Client', '');
     this.transport = new Transport(url, options);
     this.consumers = new Consumers(this.transport);
   }
@@ -57,30 +88,40 @@ export class Client {
    * is an idempotent replay (`replayed: true`), never a second copy.
    */
   async append(stream: string, events: EventInput | EventInput[], options: { expected?: Expected; state?: StateInput } = {}): Promise<AppendResult> {
-    const wire = Array.isArray(events) ? events.map(encodeEvent) : [encodeEvent(events)];
+    checkObject(options, APPEND_OPTIONS, 'append', '');
+    const wire: WireEvent[] = [];
+    if (Array.isArray(events)) for (let i = 0; i < events.length; i++) wire.push(encodeEvent(events[i]!, 'append', -1, i));
+    else wire.push(encodeEvent(events, 'append', -1, -1));
     // The envelope form carries a state record; without one the plain array keeps old servers working.
-    const body = options.state !== undefined ? { events: wire, state: encodeState(options.state) } : wire;
-    const headers = expectationHeaders(options.expected);
+    const body = options.state !== undefined ? { events: wire, state: encodeState(options.state, 'append', -1) } : wire;
+    const headers = expectationHeaders(options.expected, 'append');
     const res = await this.transport.request<Json>('POST', streamPath(stream), headers !== undefined ? { body, headers } : { body });
-    return decodeAppend(res.json, res.header('idempotent-replay') === 'true');
+    return decodeAppend(res.json, res.header('idempotent-replay') === 'true', res);
   }
 
   /** Several streams, each with its own expectation, events and optional state record: all or nothing. */
   async commit(appends: CommitAppend[]): Promise<CommitResult> {
-    const body = {
-      appends: appends.map((a) => {
-        const out: Json = { stream: a.stream, events: a.events.map(encodeEvent) };
-        if (a.expected !== undefined) {
-          expectationHeaders(a.expected); // validates
-          out.expected = a.expected;
-        }
-        if (a.state !== undefined) out.state = encodeState(a.state);
-        return out;
-      }),
-    };
-    const res = await this.transport.request<{ position: number; appends: Json[] }>('POST', '/commits', { body });
+    if (!Array.isArray(appends)) throw invalidArgument('commit', 'appends', `must be an array of {stream, expected?, events, state?}, not ${describeValue(appends)}`);
+    const wire: Json[] = [];
+    for (let i = 0; i < appends.length; i++) {
+      const a = appends[i]!;
+      if (a === null || typeof a !== 'object' || Array.isArray(a)) throw invalidArgument('commit', `appends[${i}]`, `must be an object {stream, expected?, events, state?}, not ${describeValue(a)}`);
+      const unknown = unknownMember(a, COMMIT_APPEND);
+      if (unknown !== undefined) throw unknownMemberError('commit', `appends[${i}]`, unknown, COMMIT_APPEND);
+      if (!Array.isArray(a.events)) throw invalidArgument('commit', `appends[${i}].events`, `is required, an array (empty for a state-only append), not ${describeValue(a.events)}`);
+      const events: WireEvent[] = [];
+      for (let j = 0; j < a.events.length; j++) events.push(encodeEvent(a.events[j]!, 'commit', i, j));
+      const out: Json = { stream: a.stream, events };
+      if (a.expected !== undefined) {
+        checkExpected(a.expected, 'commit', i);
+        out.expected = a.expected;
+      }
+      if (a.state !== undefined) out.state = encodeState(a.state, 'commit', i);
+      wire.push(out);
+    }
+    const res = await this.transport.request<{ position: number; appends: Json[] }>('POST', '/commits', { body: { appends: wire } });
     const replay = res.header('idempotent-replay') === 'true';
-    return { position: Number(res.json.position), appends: res.json.appends.map((a) => decodeAppend(a, replay)) };
+    return { position: answerInteger(res.json.position, res, 'position'), appends: res.json.appends.map((a) => decodeAppend(a, replay, res)) };
   }
 
   /**
@@ -88,19 +129,31 @@ export class Client {
    * page) when the stream does not exist, or was deleted (`deleted: true`)
    * and `includeDeleted` is not set.
    */
-  async *readStream(
+  readStream(
     stream: string,
     options: { from?: number; direction?: 'forward' | 'backward'; pageSize?: number; includeDeleted?: boolean } = {},
   ): AsyncGenerator<RecordedEvent> {
-    let from: number | null | undefined = options.from;
+    // Checked at the call, not at the first page.
+    checkObject(options, READ_STREAM_OPTIONS, 'readStream', '');
+    checkOptionalInteger(options.from, 'readStream', 'from');
+    checkOptionalInteger(options.pageSize, 'readStream', 'pageSize');
+    return this.streamPages(stream, options);
+  }
+
+  private async *streamPages(
+    stream: string,
+    options: { from?: number; direction?: 'forward' | 'backward'; pageSize?: number; includeDeleted?: boolean },
+  ): AsyncGenerator<RecordedEvent> {
+    let from: number | undefined = options.from;
     for (;;) {
-      const query: Query = { from: from ?? undefined, limit: options.pageSize, direction: options.direction, includeDeleted: options.includeDeleted ? 'true' : undefined };
-      const res = await this.transport.request<{ events: Json[]; nextVersion: number | null }>('GET', streamPath(stream), { query });
-      for (const e of res.json.events) yield decodeEvent(e);
+      const query: Query = { from, limit: options.pageSize, direction: options.direction, includeDeleted: options.includeDeleted ? 'true' : undefined };
+      const res = await this.transport.request<{ events: Json[]; nextVersion: unknown }>('GET', streamPath(stream), { query });
+      for (const e of res.json.events) yield decodeEvent(e, res);
       // A page cut by the byte budget may be short: only a null nextVersion ends the stream.
-      if (res.json.nextVersion === null || res.json.nextVersion === undefined) return;
-      if (res.json.events.length === 0 && res.json.nextVersion === from) return; // no progress: defensive
-      from = res.json.nextVersion;
+      const next = nextOf(res.json.nextVersion, res, 'nextVersion');
+      if (next === null) return;
+      if (res.json.events.length === 0 && next === from) return; // no progress: defensive
+      from = next;
     }
   }
 
@@ -109,14 +162,22 @@ export class Client {
    * gets there. Pages may be short or empty (byte and scan budgets): the read
    * goes on from `next` until a page brings nothing and `next` stays put.
    */
-  async *readAll(options: { from?: number; pageSize?: number } & AllFilter = {}): AsyncGenerator<RecordedEvent> {
+  readAll(options: { from?: number; pageSize?: number } & AllFilter = {}): AsyncGenerator<RecordedEvent> {
+    // Checked at the call, not at the first page.
+    checkObject(options, READ_ALL_OPTIONS, 'readAll', '');
+    checkOptionalInteger(options.from, 'readAll', 'from');
+    checkOptionalInteger(options.pageSize, 'readAll', 'pageSize');
+    return this.allPages(options);
+  }
+
+  private async *allPages(options: { from?: number; pageSize?: number } & AllFilter): AsyncGenerator<RecordedEvent> {
     let from = options.from ?? 1;
     for (;;) {
       const query: Query = { from, limit: options.pageSize, ...filterQuery(options) };
-      const res = await this.transport.request<{ events: Json[]; next: number | null }>('GET', '/all', { query });
-      for (const e of res.json.events) yield decodeEvent(e);
-      const next = res.json.next;
-      if (next === null || next === undefined) return;
+      const res = await this.transport.request<{ events: Json[]; next: unknown }>('GET', '/all', { query });
+      for (const e of res.json.events) yield decodeEvent(e, res);
+      const next = nextOf(res.json.next, res, 'next');
+      if (next === null) return;
       if (res.json.events.length === 0 && next <= from) return;
       from = next;
     }
@@ -124,13 +185,14 @@ export class Client {
 
   /** A stream's last version and position; NotFoundError if it never existed. */
   async head(stream: string): Promise<StreamHead> {
-    const j = (await this.transport.request<Json>('GET', streamPath(stream) + '/head')).json;
+    const res = await this.transport.request<Json>('GET', streamPath(stream) + '/head');
+    const j = res.json;
     return {
       stream: String(j.stream),
-      version: Number(j.version),
-      position: Number(j.position),
+      version: answerInteger(j.version, res, 'version'),
+      position: answerInteger(j.position, res, 'position'),
       deleted: j.deleted === true,
-      firstVersion: Number(j.firstVersion ?? 0),
+      firstVersion: answerInteger(j.firstVersion ?? 0, res, 'firstVersion'),
     };
   }
 
@@ -141,7 +203,8 @@ export class Client {
    */
   async findEvent(id: string): Promise<RecordedEvent | null> {
     try {
-      return decodeEvent((await this.transport.request<Json>('GET', `/events/${encodeURIComponent(id)}`)).json);
+      const res = await this.transport.request<Json>('GET', `/events/${encodeURIComponent(id)}`);
+      return decodeEvent(res.json, res);
     } catch (err) {
       // A server without the route also answers 404; that one is an error.
       if (err instanceof NotFoundError && !/^no route for /.test(err.message)) return null;
@@ -152,7 +215,8 @@ export class Client {
   /** The stream's state record, or null when it has none (never written, or the stream was deleted). */
   async getState(stream: string): Promise<StateRecord | null> {
     try {
-      return decodeState((await this.transport.request<Json>('GET', streamPath(stream) + '/state')).json);
+      const res = await this.transport.request<Json>('GET', streamPath(stream) + '/state');
+      return decodeState(res.json, res);
     } catch (err) {
       // A server without the route also answers 404 `not_found`; that one is
       // an error, not an empty state ("no route for GET ...").
@@ -163,20 +227,34 @@ export class Client {
 
   /** Soft delete: appends a tombstone; the events stay in `$all`. */
   async delete(stream: string, options: { expected?: Expected } = {}): Promise<AppendResult> {
+    checkObject(options, DELETE_OPTIONS, 'delete', '');
     // Not idempotent (deleting twice is a 404): retried only when surely not done.
-    const headers = expectationHeaders(options.expected);
+    const headers = expectationHeaders(options.expected, 'delete');
     const res = await this.transport.request<Json>('DELETE', streamPath(stream), headers !== undefined ? { headers, idempotent: false } : { idempotent: false });
-    return decodeAppend(res.json, false);
+    return decodeAppend(res.json, false, res);
   }
 
   /** Streams by name (bytewise order), paged; only those the caller may read. */
-  async *listStreams(options: { prefix?: string; category?: string; after?: string; pageSize?: number } = {}): AsyncGenerator<StreamInfo> {
+  listStreams(options: { prefix?: string; category?: string; after?: string; pageSize?: number } = {}): AsyncGenerator<StreamInfo> {
+    // Checked at the call, not at the first page.
+    checkObject(options, LIST_OPTIONS, 'listStreams', '');
+    checkOptionalInteger(options.pageSize, 'listStreams', 'pageSize');
+    return this.streamListPages(options);
+  }
+
+  private async *streamListPages(options: { prefix?: string; category?: string; after?: string; pageSize?: number }): AsyncGenerator<StreamInfo> {
     let after = options.after;
     for (;;) {
       const query: Query = { prefix: options.prefix, category: options.category, after, limit: options.pageSize };
       const res = await this.transport.request<{ streams: Json[]; next: string | null }>('GET', '/streams', { query });
       for (const s of res.json.streams) {
-        yield { stream: String(s.stream), version: Number(s.version), position: Number(s.position), deleted: s.deleted === true, lastWrite: Number(s.lastWrite) };
+        yield {
+          stream: String(s.stream),
+          version: answerInteger(s.version, res, 'stream version'),
+          position: answerInteger(s.position, res, 'stream position'),
+          deleted: s.deleted === true,
+          lastWrite: Number(s.lastWrite),
+        };
       }
       if (res.json.next === null || res.json.next === undefined || res.json.next === after) return;
       after = res.json.next;
@@ -190,11 +268,15 @@ export class Client {
    * Ends on `signal` or when the loop is left.
    */
   subscribeAll(options: SubscribeOptions & AllFilter = {}): AsyncGenerator<RecordedEvent> {
+    checkObject(options, SUBSCRIBE_ALL_OPTIONS, 'subscribeAll', '');
+    checkFrom(options.from, 'subscribeAll');
     return subscribe(this.transport, '/subscribe/all', filterQuery(options), options);
   }
 
   /** One stream's events from version `from` (default 0) or 'end', then live; waits for a stream that does not exist yet. */
   subscribeStream(stream: string, options: SubscribeOptions = {}): AsyncGenerator<RecordedEvent> {
+    checkObject(options, SUBSCRIBE_MEMBERS, 'subscribeStream', '');
+    checkFrom(options.from, 'subscribeStream');
     return subscribe(this.transport, '/subscribe' + streamPath(stream), {}, options);
   }
 
@@ -217,6 +299,8 @@ export class Client {
 
   /** `GET /health`: `{status, reason?, lastPosition}` (a 503 answer throws UnavailableError). */
   async health(): Promise<{ status: string; reason?: string; lastPosition: number }> {
-    return (await this.transport.request<{ status: string; reason?: string; lastPosition: number }>('GET', '/health')).json;
+    const res = await this.transport.request<{ status: string; reason?: string; lastPosition: number }>('GET', '/health');
+    answerInteger(res.json.lastPosition, res, 'lastPosition');
+    return res.json;
   }
 }

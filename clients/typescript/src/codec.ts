@@ -1,6 +1,9 @@
-// JSON forms of events and state records, both ways.
+// JSON forms of events and state records, both ways. Going out, an event or
+// state with a member the client does not know is refused; coming back, a
+// position or version that is not a safe integer fails the call (check.ts).
 
 import { randomUUID } from 'node:crypto';
+import { answerInteger, checkInteger, describeValue, invalidArgument, unknownMember, unknownMemberError, type AnswerContext } from './check.js';
 import type { AppendResult, EventInput, RecordedEvent, StateInput, StateRecord } from './types.js';
 
 /** Wire form of an event; `id` always set, so a retry is an idempotent replay. */
@@ -14,8 +17,31 @@ export interface WireEvent {
   dataEncoding?: 'base64';
 }
 
-export function encodeEvent(e: EventInput): WireEvent {
-  if (e === null || typeof e !== 'object' || typeof e.type !== 'string') throw new TypeError('indelible: an event needs a string `type`');
+const EVENT_MEMBERS: ReadonlySet<string> = new Set(['id', 'type', 'schema', 'data', 'metadata', 'contentType']);
+const STATE_MEMBERS: ReadonlySet<string> = new Set(['data', 'schema']);
+
+// Where an event or state sits in its call, for errors only (made when
+// one is thrown, never on the way): `events[2]`, `event` (append's lone
+// one, index < 0), `appends[0].events[2]` (commit's append `append`; < 0
+// for append).
+function eventAt(append: number, index: number): string {
+  if (append >= 0) return `appends[${append}].events[${index}]`;
+  return index < 0 ? 'event' : `events[${index}]`;
+}
+
+function stateAt(append: number): string {
+  return append >= 0 ? `appends[${append}].state` : 'state';
+}
+
+/**
+ * The wire form of event `index` of `call` (see eventAt), checked: an
+ * object with only the members of EventInput, and a string `type`.
+ */
+export function encodeEvent(e: EventInput, call: string, append: number, index: number): WireEvent {
+  if (e === null || typeof e !== 'object' || Array.isArray(e)) throw invalidArgument(call, eventAt(append, index), `must be an event object, not ${describeValue(e)}`);
+  const unknown = unknownMember(e, EVENT_MEMBERS);
+  if (unknown !== undefined) throw unknownMemberError(call, eventAt(append, index), unknown, EVENT_MEMBERS);
+  if (typeof e.type !== 'string') throw invalidArgument(call, eventAt(append, index) + '.type', `is required, a string (not ${describeValue(e.type)})`);
   const out: WireEvent = { id: e.id ?? randomUUID(), type: e.type };
   if (e.schema !== undefined) out.schema = e.schema;
   if (e.data instanceof Uint8Array) {
@@ -30,7 +56,11 @@ export function encodeEvent(e: EventInput): WireEvent {
   return out;
 }
 
-export function encodeState(s: StateInput): Record<string, unknown> {
+/** The wire form of a state record of `call` (of commit's append `append`; < 0 for append), checked. */
+export function encodeState(s: StateInput, call: string, append: number): Record<string, unknown> {
+  if (s === null || typeof s !== 'object' || Array.isArray(s)) throw invalidArgument(call, stateAt(append), `must be a state object {data, schema?}, not ${describeValue(s)}`);
+  const unknown = unknownMember(s, STATE_MEMBERS);
+  if (unknown !== undefined) throw unknownMemberError(call, stateAt(append), unknown, STATE_MEMBERS);
   const out: Record<string, unknown> = {};
   if (s.data instanceof Uint8Array) {
     out.data = Buffer.from(s.data.buffer, s.data.byteOffset, s.data.byteLength).toString('base64');
@@ -39,7 +69,10 @@ export function encodeState(s: StateInput): Record<string, unknown> {
     // `undefined` is no JSON value: a state of nothing is null.
     out.data = s.data === undefined ? null : s.data;
   }
-  if (s.schema !== undefined) out.schema = s.schema;
+  if (s.schema !== undefined) {
+    if (!(Number.isSafeInteger(s.schema) && s.schema >= 0)) checkInteger(s.schema, call, stateAt(append) + '.schema');
+    out.schema = s.schema;
+  }
   return out;
 }
 
@@ -48,12 +81,13 @@ function decodeData(data: unknown, encoding: unknown): unknown {
   return data === undefined ? null : data;
 }
 
-export function decodeEvent(raw: Record<string, unknown>): RecordedEvent {
+/** A stored event of an answer (`answer` names it if its version or position is past 2^53-1). */
+export function decodeEvent(raw: Record<string, unknown>, answer: AnswerContext): RecordedEvent {
   const e: RecordedEvent = {
     id: String(raw.id),
     stream: String(raw.stream),
-    version: Number(raw.version),
-    position: Number(raw.position),
+    version: answerInteger(raw.version, answer, 'event version'),
+    position: answerInteger(raw.position, answer, 'event position'),
     type: String(raw.type),
     schema: typeof raw.schema === 'string' ? raw.schema : '',
     data: decodeData(raw.data, raw.dataEncoding),
@@ -64,22 +98,22 @@ export function decodeEvent(raw: Record<string, unknown>): RecordedEvent {
   return e;
 }
 
-export function decodeState(raw: Record<string, unknown>): StateRecord {
+export function decodeState(raw: Record<string, unknown>, answer: AnswerContext): StateRecord {
   return {
     stream: String(raw.stream),
-    version: Number(raw.version),
-    position: Number(raw.position),
+    version: answerInteger(raw.version, answer, 'version'),
+    position: answerInteger(raw.position, answer, 'position'),
     schema: typeof raw.schema === 'number' ? raw.schema : 0,
     data: decodeData(raw.data, raw.dataEncoding),
   };
 }
 
-export function decodeAppend(raw: Record<string, unknown>, replayed: boolean): AppendResult {
+export function decodeAppend(raw: Record<string, unknown>, replayed: boolean, answer: AnswerContext): AppendResult {
   return {
     stream: String(raw.stream),
-    firstVersion: Number(raw.firstVersion),
-    lastVersion: Number(raw.lastVersion),
-    position: Number(raw.position),
+    firstVersion: answerInteger(raw.firstVersion, answer, 'firstVersion'),
+    lastVersion: answerInteger(raw.lastVersion, answer, 'lastVersion'),
+    position: answerInteger(raw.position, answer, 'position'),
     replayed: raw.replayed === true || replayed,
   };
 }

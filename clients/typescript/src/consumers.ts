@@ -1,8 +1,9 @@
 // Consumer groups (docs/HTTP.md, "Consumer groups"): durable, named
 // subscriptions whose checkpoint the store keeps.
 
+import { answerInteger, checkInteger, checkObject, checkOptionalInteger, describeValue, invalidArgument, type AnswerContext } from './check.js';
 import { decodeEvent } from './codec.js';
-import { groupPath, type Transport } from './http.js';
+import { groupPath, type JsonResponse, type Transport } from './http.js';
 import type { RecordedEvent } from './types.js';
 
 export interface ConsumerGroupOptions {
@@ -57,23 +58,46 @@ export interface PullOptions {
   signal?: AbortSignal;
 }
 
+const GROUP_OPTIONS: ReadonlySet<string> = new Set(['category', 'prefix', 'type', 'start', 'policy', 'maxAttempts', 'initialBackoffMs', 'maxBackoffMs', 'leaseMs']);
+const PULL_OPTIONS: ReadonlySet<string> = new Set(['consumer', 'max', 'waitMs', 'ordered', 'signal']);
+
+/** A status answer, its positions checked (never a rounded checkpoint). */
+function checkStatus(status: ConsumerStatus, answer: AnswerContext): ConsumerStatus {
+  answerInteger(status.checkpoint, answer, 'checkpoint');
+  answerInteger(status.lastPosition, answer, 'lastPosition');
+  if (status.blocked !== null && status.blocked !== undefined) answerInteger(status.blocked.position, answer, 'blocked.position');
+  return status;
+}
+
+function statusOf(res: JsonResponse<ConsumerStatus>): ConsumerStatus {
+  return checkStatus(res.json, res);
+}
+
 export class Consumers {
   constructor(private readonly transport: Transport) {}
 
   /** Creates the group, or checks an existing one has the same definition (409 if not). */
   async create(group: string, options: ConsumerGroupOptions = {}): Promise<ConsumerStatus> {
+    checkObject(options, GROUP_OPTIONS, 'consumers.create', '');
     const { category, prefix, type, ...rest } = options;
+    checkOptionalInteger(rest.start, 'consumers.create', 'start');
+    checkOptionalInteger(rest.maxAttempts, 'consumers.create', 'maxAttempts');
+    checkOptionalInteger(rest.initialBackoffMs, 'consumers.create', 'initialBackoffMs');
+    checkOptionalInteger(rest.maxBackoffMs, 'consumers.create', 'maxBackoffMs');
+    checkOptionalInteger(rest.leaseMs, 'consumers.create', 'leaseMs');
     const query: Record<string, string | number | string[] | undefined> = { category: list(category), prefix: list(prefix), type: list(type) };
     for (const [k, v] of Object.entries(rest)) if (v !== undefined) query[k] = v as string | number;
-    return (await this.transport.request<ConsumerStatus>('PUT', groupPath(group), { query })).json;
+    return statusOf(await this.transport.request<ConsumerStatus>('PUT', groupPath(group), { query }));
   }
 
   async get(group: string): Promise<ConsumerStatus> {
-    return (await this.transport.request<ConsumerStatus>('GET', groupPath(group))).json;
+    return statusOf(await this.transport.request<ConsumerStatus>('GET', groupPath(group)));
   }
 
   async list(): Promise<ConsumerStatus[]> {
-    return (await this.transport.request<{ consumers: ConsumerStatus[] }>('GET', '/consumers')).json.consumers;
+    const res = await this.transport.request<{ consumers: ConsumerStatus[] }>('GET', '/consumers');
+    for (const status of res.json.consumers) checkStatus(status, res);
+    return res.json.consumers;
   }
 
   async delete(group: string): Promise<{ deleted: string }> {
@@ -83,44 +107,52 @@ export class Consumers {
 
   /** A batch of deliveries, leased to `consumer`. */
   async pull(group: string, options: PullOptions = {}): Promise<Delivery[]> {
+    checkObject(options, PULL_OPTIONS, 'consumers.pull', '');
+    checkOptionalInteger(options.max, 'consumers.pull', 'max');
+    checkOptionalInteger(options.waitMs, 'consumers.pull', 'waitMs');
     const res = await this.transport.request<{ deliveries: Array<Record<string, unknown>> }>('POST', groupPath(group) + '/pull', {
       query: { consumer: options.consumer ?? 'client', max: options.max, waitMs: options.waitMs, ordered: options.ordered },
       ...(options.waitMs !== undefined ? { waitMs: options.waitMs } : {}),
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
     });
     return res.json.deliveries.map((d) => {
-      const delivery: Delivery = { attempt: Number(d.attempt), event: decodeEvent(d.event as Record<string, unknown>) };
-      if (typeof d.parkedVersion === 'number') delivery.parkedVersion = d.parkedVersion;
+      const delivery: Delivery = { attempt: Number(d.attempt), event: decodeEvent(d.event as Record<string, unknown>, res) };
+      if (d.parkedVersion !== undefined && d.parkedVersion !== null) delivery.parkedVersion = answerInteger(d.parkedVersion, res, 'parkedVersion');
       return delivery;
     });
   }
 
   /** Acknowledges events by position (acking twice is harmless). */
   async ack(group: string, positions: number | number[]): Promise<ConsumerStatus> {
-    const body = { positions: Array.isArray(positions) ? positions : [positions] };
-    return (await this.transport.request<ConsumerStatus>('POST', groupPath(group) + '/ack', { body })).json;
+    const all = Array.isArray(positions) ? positions : [positions];
+    for (let i = 0; i < all.length; i++) {
+      if (!(Number.isSafeInteger(all[i]) && all[i]! >= 0)) checkInteger(all[i], 'consumers.ack', Array.isArray(positions) ? `positions[${i}]` : 'position');
+    }
+    return statusOf(await this.transport.request<ConsumerStatus>('POST', groupPath(group) + '/ack', { body: { positions: all } }));
   }
 
   /** A failed attempt: the event (and the later ones of its stream) come again after back-off. */
   async nack(group: string, position: number, reason?: string): Promise<ConsumerStatus> {
+    checkInteger(position, 'consumers.nack', 'position');
+    if (reason !== undefined && typeof reason !== 'string') throw invalidArgument('consumers.nack', 'reason', `must be a string, not ${describeValue(reason)}`);
     const body = reason === undefined ? { position } : { position, reason };
     // Not retried after a drop: a second nack would count a second attempt.
-    return (await this.transport.request<ConsumerStatus>('POST', groupPath(group) + '/nack', { body, idempotent: false })).json;
+    return statusOf(await this.transport.request<ConsumerStatus>('POST', groupPath(group) + '/nack', { body, idempotent: false }));
   }
 
   /** A blocked group: deliver the blocking event again, attempts counted afresh. */
   async retry(group: string): Promise<ConsumerStatus> {
-    return (await this.transport.request<ConsumerStatus>('POST', groupPath(group) + '/retry', { idempotent: false })).json;
+    return statusOf(await this.transport.request<ConsumerStatus>('POST', groupPath(group) + '/retry', { idempotent: false }));
   }
 
   /** A blocked group: acknowledge the blocking event and go on. */
   async skip(group: string): Promise<ConsumerStatus> {
-    return (await this.transport.request<ConsumerStatus>('POST', groupPath(group) + '/skip', { idempotent: false })).json;
+    return statusOf(await this.transport.request<ConsumerStatus>('POST', groupPath(group) + '/skip', { idempotent: false }));
   }
 
   /** Deliver the parked events again, before new ones. */
   async replay(group: string): Promise<ConsumerStatus> {
-    return (await this.transport.request<ConsumerStatus>('POST', groupPath(group) + '/replay', { idempotent: false })).json;
+    return statusOf(await this.transport.request<ConsumerStatus>('POST', groupPath(group) + '/replay', { idempotent: false }));
   }
 
   /**
@@ -129,12 +161,13 @@ export class Consumers {
    * `timeoutMs` passes first. The server waits (at most 60 s) without a thread.
    */
   async waitFor(group: string, position: number, timeoutMs = 2000): Promise<boolean> {
+    checkInteger(position, 'consumers.waitFor', 'position');
     const timeout = Math.max(0, Math.min(60000, Math.round(timeoutMs)));
     const res = await this.transport.request<ConsumerStatus>('GET', groupPath(group), {
       query: { waitFor: position, timeout },
       waitMs: timeout,
     });
-    return res.json.reached === true;
+    return checkStatus(res.json, res).reached === true;
   }
 }
 

@@ -1,12 +1,15 @@
 // Typed errors: one class per kind of the store's error vocabulary
 // (DESIGN.md, "Error vocabulary"), made from the server's `{error, message,
-// field?, actualVersion?, deleted?, stream?}` body and status.
+// field?, reason?, actualVersion?, eventId?, deleted?, stream?}` body and
+// status.
 
 export interface ErrorBody {
   error?: unknown;
   message?: unknown;
   field?: unknown;
+  reason?: unknown;
   actualVersion?: unknown;
+  eventId?: unknown;
   deleted?: unknown;
   stream?: unknown;
   [key: string]: unknown;
@@ -19,7 +22,7 @@ export class IndelibleError extends Error {
   readonly code: string;
   /** The server's `X-Request-Id`, which its log names too. */
   readonly requestId?: string;
-  /** The field or header that was wrong (`invalid`). */
+  /** The field or header that was wrong (`invalid`), or the answer's number past 2^53-1 (`unsafe_integer`). */
   readonly field?: string;
   /** The whole error body, for fields this client does not know. */
   readonly body?: ErrorBody;
@@ -35,15 +38,33 @@ export class IndelibleError extends Error {
   }
 }
 
-/** 409 `conflict`: the expectation failed; nothing was written. */
+/**
+ * 409 `conflict`; nothing was written. `reason` says what about:
+ * `'version'`, the expectation failed (`actualVersion` is the stream's last
+ * version, `null` when it does not exist); `'event_id'`, an event id was
+ * already used elsewhere (on another stream, or a retry that mixes written
+ * and new ids): the stream's version is not what went wrong, so
+ * `actualVersion` is undefined, and `eventId` names the id when the server
+ * knows it.
+ */
 export class ConflictError extends IndelibleError {
-  /** The stream's last version, `null` if it does not exist. */
-  readonly actualVersion: number | null;
-  /** The stream whose expectation failed (commits name it). */
+  readonly reason: 'version' | 'event_id';
+  /** Version conflicts: the stream's last version, `null` if it does not exist. Undefined for `event_id`. */
+  readonly actualVersion: number | null | undefined;
+  /** Event-id conflicts: the id that was already used, when known. */
+  readonly eventId?: string;
+  /** The stream of the append that failed (commits name it; for `event_id`, the append that sent the id). */
   readonly stream?: string;
-  constructor(message: string, status: number, code: string, init: ConstructorParameters<typeof IndelibleError>[3] & { actualVersion?: number | null; stream?: string } = {}) {
+  constructor(
+    message: string,
+    status: number,
+    code: string,
+    init: ConstructorParameters<typeof IndelibleError>[3] & { reason?: 'version' | 'event_id'; actualVersion?: number | null; eventId?: string; stream?: string } = {},
+  ) {
     super(message, status, code, init);
-    this.actualVersion = init.actualVersion ?? null;
+    this.reason = init.reason ?? 'version';
+    this.actualVersion = this.reason === 'event_id' ? undefined : (init.actualVersion ?? null);
+    if (init.eventId !== undefined) this.eventId = init.eventId;
     if (init.stream !== undefined) this.stream = init.stream;
   }
 }
@@ -58,7 +79,11 @@ export class NotFoundError extends IndelibleError {
   }
 }
 
-/** 400/405/415 `invalid`: bad input, `field` names it. */
+/**
+ * 400/405/415 `invalid`: bad input, `field` names it. Also what the client
+ * refuses before sending anything (status 0): a member it does not know, a
+ * position or version that is not a safe integer.
+ */
 export class InvalidError extends IndelibleError {}
 /** 413/431 `too_large`, or 409 `too_large` (too many consumer groups). */
 export class TooLargeError extends IndelibleError {}
@@ -92,9 +117,19 @@ export function errorFromResponse(status: number, body: ErrorBody | undefined, r
   // The code decides first (409 is conflict or too_large); the status
   // separates the two `unauthorized` cases (401 vs 403).
   if (code === 'conflict') {
+    // Servers before the `reason` member sent version conflicts only.
+    if (body?.reason === 'event_id') {
+      return new ConflictError(message, status, code, {
+        ...init,
+        reason: 'event_id',
+        ...(str(body.eventId) !== undefined ? { eventId: str(body.eventId)! } : {}),
+        ...(str(body.stream) !== undefined ? { stream: str(body.stream)! } : {}),
+      });
+    }
     const actual = body?.actualVersion;
     return new ConflictError(message, status, code, {
       ...init,
+      reason: 'version',
       actualVersion: typeof actual === 'number' ? actual : null,
       ...(str(body?.stream) !== undefined ? { stream: str(body?.stream)! } : {}),
     });

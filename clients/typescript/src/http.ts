@@ -16,7 +16,8 @@
 
 import * as http from 'node:http';
 import * as https from 'node:https';
-import { errorFromResponse, networkError, IndelibleError, UnavailableError, type ErrorBody } from './errors.js';
+import { checkInteger, invalidArgument, unsafeAnswer } from './check.js';
+import { errorFromResponse, networkError, ConflictError, IndelibleError, UnavailableError, type ErrorBody } from './errors.js';
 import type { ClientOptions } from './types.js';
 
 /** A streaming answer (SSE): status, headers, and the body as it arrives. */
@@ -65,8 +66,11 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
+/** A whole JSON answer; `method` and `path` say what it answers (errors name them). */
 export interface JsonResponse<T> {
   status: number;
+  method: string;
+  path: string;
   header(name: string): string | null;
   json: T;
 }
@@ -152,7 +156,7 @@ export class Transport {
 
   constructor(url: string, options: ClientOptions = {}) {
     this.base = new URL(url);
-    if (this.base.protocol !== 'http:' && this.base.protocol !== 'https:') throw new TypeError(`indelible: the URL must be http or https, not ${this.base.protocol}`);
+    if (this.base.protocol !== 'http:' && this.base.protocol !== 'https:') throw invalidArgument('new Client', 'url', `must be http or https, not ${this.base.protocol}`);
     this.secure = this.base.protocol === 'https:';
     this.lib = this.secure ? https : http;
     // `[::1]` in a URL is `::1` to the socket.
@@ -160,7 +164,7 @@ export class Transport {
     this.port = this.base.port;
     this.prefix = this.base.pathname.replace(/\/$/, '');
     const maxConnections = options.maxConnections ?? 64;
-    if (!(Number.isSafeInteger(maxConnections) && maxConnections >= 1)) throw new TypeError(`indelible: maxConnections must be an integer >= 1, not ${String(maxConnections)}`);
+    checkInteger(maxConnections, 'new Client', 'maxConnections', 1);
     const pooled = { keepAlive: true, maxSockets: maxConnections, maxFreeSockets: maxConnections, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' as const };
     // The CA (https only) replaces the default trust: exactly that CA.
     const tls = options.ca !== undefined ? { ca: options.ca } : {};
@@ -255,10 +259,10 @@ export class Transport {
     } catch {
       json = undefined;
     }
-    if (answer.status < 200 || answer.status >= 300) throw responseError(answer.status, answer.headers, json);
+    if (answer.status < 200 || answer.status >= 300) throw responseError(answer.status, answer.headers, json, method, path);
     if (json === undefined) throw new IndelibleError(`${method} ${path}: the answer is not JSON`, answer.status, 'internal');
     const h = answer.headers;
-    return { status: answer.status, header: (name) => headerOf(h, name), json: json as T };
+    return { status: answer.status, method, path, header: (name) => headerOf(h, name), json: json as T };
   }
 
   /**
@@ -340,14 +344,19 @@ export class Transport {
       } catch {
         json = undefined;
       }
-      throw responseError(status, res.headers, json);
+      throw responseError(status, res.headers, json, 'GET', path);
     }
     return { status, header: (name) => headerOf(res.headers, name), body: res, text };
   }
 }
 
-function responseError(status: number, headers: http.IncomingHttpHeaders, json: unknown): IndelibleError {
+function responseError(status: number, headers: http.IncomingHttpHeaders, json: unknown, method: string, path: string): IndelibleError {
   const err = errorFromResponse(status, json as ErrorBody | undefined, headerOf(headers, 'x-request-id') ?? undefined);
+  // A conflict's actual version past 2^53-1 would be a rounded number: refused like any other answer's.
+  const actual = (json as ErrorBody | undefined)?.actualVersion;
+  if (err instanceof ConflictError && typeof actual === 'number' && !Number.isSafeInteger(actual)) {
+    return unsafeAnswer(actual, { status, method, path, header: (name) => headerOf(headers, name) }, 'actualVersion', json as ErrorBody);
+  }
   const retryAfter = Number(headerOf(headers, 'retry-after') ?? NaN); // seconds; the HTTP-date form is not used by indelible
   if (err instanceof UnavailableError && Number.isFinite(retryAfter) && retryAfter >= 0) err.retryAfterMs = retryAfter * 1000;
   return err;

@@ -4,9 +4,10 @@
 // `Last-Event-ID` = the last position seen, so the caller sees every event
 // once, in order.
 
+import { answerInteger, checkInteger, describeValue, invalidArgument, LIMIT_NOTE, unsafeAnswer, type AnswerContext } from './check.js';
 import { decodeEvent } from './codec.js';
 import { IndelibleError, InternalError, UnavailableError } from './errors.js';
-import { sleep, type Query, type Transport } from './http.js';
+import { sleep, type JsonResponse, type Query, type Transport } from './http.js';
 import type { RecordedEvent } from './types.js';
 
 export interface SseMessage {
@@ -75,6 +76,16 @@ export async function* parseSse(body: AsyncIterable<Uint8Array>): AsyncGenerator
     buffer = buffer.slice(start);
   }
   // A message without its blank line is incomplete: dropped, as the standard says.
+}
+
+/** The members of SubscribeOptions (subscribeAll adds the filters). */
+export const SUBSCRIBE_MEMBERS: ReadonlySet<string> = new Set(['from', 'signal', 'idleTimeoutMs']);
+
+/** Refuses a `from` that is neither 'end' nor a safe integer >= 0. */
+export function checkFrom(from: unknown, call: string): void {
+  if (from === undefined || from === 'end') return;
+  if (typeof from === 'number') return checkInteger(from, call, 'from');
+  throw invalidArgument(call, 'from', `must be a position or version from 0 to 2^53-1, or 'end', not ${describeValue(from)} (${LIMIT_NOTE})`);
 }
 
 export interface SubscribeOptions {
@@ -166,13 +177,15 @@ export async function* subscribe(transport: Transport, path: string, query: Quer
         else if (from !== undefined) q.from = String(from);
         const res = await transport.open(path, q, headers, connection.signal);
         reading = true;
+        const answer: AnswerContext = { status: res.status, method: 'GET', path, header: res.header };
         const body = watchdog(res.body, idleTimeoutMs, () => connection.abort(new Error('no data or heartbeat from the server')));
         for await (const item of parseSse(body)) {
           // Anything from the server shows the connection works: back-off starts over.
           backoff = MIN_BACKOFF_MS;
           if (item.kind !== 'message') continue;
-          const event = parseEvent(item.message.data);
-          const position = item.message.id !== undefined && item.message.id !== '' ? Number(item.message.id) : event.position;
+          const event = parseEvent(item.message.data, answer);
+          // The id resumes the subscription: a rounded one would skip or repeat events.
+          const position = item.message.id !== undefined && item.message.id !== '' ? answerInteger(Number(item.message.id), answer, 'SSE id') : event.position;
           // Belt and braces: the server resumes after Last-Event-ID, so an
           // event at or before it is never expected; never yield it twice.
           if (last !== undefined && position <= last) continue;
@@ -204,7 +217,7 @@ export async function* subscribe(transport: Transport, path: string, query: Quer
   }
 }
 
-function parseEvent(data: string): RecordedEvent {
+function parseEvent(data: string, answer: AnswerContext): RecordedEvent {
   let raw: unknown;
   try {
     raw = JSON.parse(data);
@@ -212,21 +225,27 @@ function parseEvent(data: string): RecordedEvent {
     // Not a dropped connection: reconnecting would get the same bytes again.
     throw new IndelibleError(`subscription: an event that is not JSON: ${data.slice(0, 200)}`, 200, 'internal', { cause: err });
   }
-  return decodeEvent(raw as Record<string, unknown>);
+  return decodeEvent(raw as Record<string, unknown>, answer);
 }
 
 /** The store's last position (GET /health), or undefined if the server does not say. */
 async function endPosition(transport: Transport, signal: AbortSignal): Promise<number | undefined> {
   for (let attempt = 0; ; attempt++) {
+    let res: JsonResponse<{ lastPosition?: unknown }>;
     try {
-      const res = await transport.request<{ lastPosition?: unknown }>('GET', '/health', { signal });
-      return typeof res.json.lastPosition === 'number' ? res.json.lastPosition : undefined;
+      res = await transport.request<{ lastPosition?: unknown }>('GET', '/health', { signal });
     } catch (err) {
       // /health answers 503 while the store is failed or stopping, with the position still in the body.
-      if (err instanceof UnavailableError && typeof err.body?.lastPosition === 'number') return err.body.lastPosition;
+      if (err instanceof UnavailableError && typeof err.body?.lastPosition === 'number') {
+        const last = err.body.lastPosition;
+        if (Number.isSafeInteger(last)) return last;
+        throw unsafeAnswer(last, { status: err.status, method: 'GET', path: '/health', header: (name) => (name === 'x-request-id' ? (err.requestId ?? null) : null) }, 'lastPosition', err.body);
+      }
       if (signal.aborted) throw err;
       if (!transient(err) || attempt >= 5) return undefined;
       await sleep(Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS * 2 ** attempt), signal);
+      continue;
     }
+    return typeof res.json.lastPosition === 'number' ? answerInteger(res.json.lastPosition, res, 'lastPosition') : undefined;
   }
 }

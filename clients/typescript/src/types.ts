@@ -5,11 +5,12 @@
 /**
  * What an append expects of the stream: `'any'` (no check), `'no_stream'`
  * (the stream must not exist, or be deleted), `'exists'`, or a number: the
- * stream's last version must be exactly that.
+ * stream's last version must be exactly that (a safe integer: README,
+ * "Numbers").
  */
 export type Expected = 'any' | 'no_stream' | 'exists' | number;
 
-/** An event as a client sends it. */
+/** An event as a client sends it; any other member is refused (InvalidError), never dropped. */
 export interface EventInput {
   /** A UUID; the client makes one when missing, so retries are idempotent. */
   id?: string;

@@ -10,6 +10,7 @@
 // them back and the server sends them again after the failed one.
 
 import { IndelibleError, UnavailableError, InternalError } from './errors.js';
+import { checkObject } from './check.js';
 import { sleep, describe } from './http.js';
 import type { Consumers, Delivery } from './consumers.js';
 import type { RecordedEvent } from './types.js';
@@ -26,6 +27,8 @@ export interface WorkerOptions {
   /** Told of handler failures (the event is nacked) and of failed requests. Default: console.error. */
   onError?: (error: unknown, event?: RecordedEvent) => void;
 }
+
+const WORKER_OPTIONS: ReadonlySet<string> = new Set(['consumer', 'concurrency', 'batch', 'waitMs', 'onError']);
 
 export type Handler = (event: RecordedEvent, delivery: Delivery) => Promise<void>;
 
@@ -63,6 +66,7 @@ export class Worker {
     private readonly handler: Handler,
     options: WorkerOptions = {},
   ) {
+    checkObject(options, WORKER_OPTIONS, 'worker', '');
     this.group = group;
     this.consumer = options.consumer ?? `worker-${Math.random().toString(36).slice(2, 10)}`;
     this.concurrency = Math.max(1, options.concurrency ?? 1);

@@ -84,7 +84,30 @@ test('expected: no_stream, a version, exists, any; a conflict reports the actual
   assert.equal((await client.append(stream, { type: 'B' }, { expected: 0 })).lastVersion, 1);
   assert.equal((await client.append(stream, { type: 'C' }, { expected: 'exists' })).lastVersion, 2);
   assert.equal((await client.append(stream, { type: 'D' }, { expected: 'any' })).lastVersion, 3);
-  await assert.rejects(client.append(stream, { type: 'E' }, { expected: -1 }), TypeError);
+  await assert.rejects(client.append(stream, { type: 'E' }, { expected: -1 }), (e: unknown) => e instanceof InvalidError && e.status === 0 && e.field === 'expected');
+});
+
+test('a member the client does not know is refused, not dropped: a typo of `expected` never appends without its expectation', async () => {
+  const stream = unique('typo-');
+  await client.append(stream, { type: 'A' });
+  // A JavaScript caller's typo (TypeScript refuses it): sent as it was, the append would succeed at version 1.
+  const typo = await client.append(stream, { type: 'B' }, { expectedVersion: 5 } as never).catch((e: unknown) => e);
+  assert.ok(typo instanceof InvalidError, String(typo));
+  assert.equal(typo.status, 0);
+  assert.equal(typo.field, 'expectedVersion');
+  assert.match(typo.message, /^indelible: append: expectedVersion is not a member the client knows \(the options may have expected, state\)/);
+  const eventTypo = await client.append(stream, { type: 'B', metdata: { user: 'ann' } } as never).catch((e: unknown) => e);
+  assert.ok(eventTypo instanceof InvalidError && eventTypo.field === 'event.metdata', String(eventTypo));
+  const deleteTypo = await client.delete(stream, { expectedVersion: 5 } as never).catch((e: unknown) => e);
+  assert.ok(deleteTypo instanceof InvalidError && deleteTypo.field === 'expectedVersion', String(deleteTypo));
+  const head = await client.head(stream);
+  assert.equal(head.version, 0, 'nothing was written');
+  assert.equal(head.deleted, false);
+  // A version past 2^53-1 is refused too, rather than sent rounded.
+  const big = await client.append(stream, { type: 'B' }, { expected: 2 ** 53 + 1 }).catch((e: unknown) => e);
+  assert.ok(big instanceof InvalidError && big.field === 'expected' && big.status === 0, String(big));
+  assert.throws(() => client.readAll({ from: 2 ** 53 + 1 }), (e: unknown) => e instanceof InvalidError && e.field === 'from' && /up to 2\^53-1/.test(e.message));
+  assert.equal((await client.head(stream)).version, 0);
 });
 
 test('the same event ids again are an idempotent replay: nothing written twice', async () => {

@@ -46,6 +46,63 @@ test('commit: several streams with expectations, events and a state record, all 
   assert.deepEqual((await client.getState(account))?.data, { balance: 10, note: 'rebuilt' });
 });
 
+test('commit: a member the client does not know is refused, naming its path; nothing is written', async () => {
+  const stream = unique('ctypo-');
+  await client.append(stream, { type: 'A' });
+  const err = await client.commit([{ stream, expectedVersion: 7, events: [{ type: 'B' }] } as never]).catch((e: unknown) => e);
+  assert.ok(err instanceof InvalidError, String(err));
+  assert.equal(err.status, 0);
+  assert.equal(err.field, 'appends[0].expectedVersion');
+  assert.match(err.message, /^indelible: commit: appends\[0\]\.expectedVersion is not a member the client knows/);
+  const inEvent = await client.commit([{ stream, expected: 0, events: [{ type: 'B' }, { type: 'C', dataa: 1 } as never] }]).catch((e: unknown) => e);
+  assert.ok(inEvent instanceof InvalidError && inEvent.field === 'appends[0].events[1].dataa', String(inEvent));
+  const inState = await client.commit([{ stream, expected: 0, events: [], state: { data: 1, shema: 2 } as never }]).catch((e: unknown) => e);
+  assert.ok(inState instanceof InvalidError && inState.field === 'appends[0].state.shema', String(inState));
+  assert.equal((await client.head(stream)).version, 0);
+  assert.equal(await client.getState(stream), null);
+});
+
+test('a conflict about an event id says so: reason event_id, the id and the stream, and no claim that the stream is missing', async () => {
+  const a = unique('ida-');
+  const b = unique('idb-');
+  const id = randomUUID();
+  await client.append(a, { id, type: 'A' });
+  // The id again, on another stream: b does not exist, but that is not what went wrong.
+  const reused = await client.append(b, { id, type: 'A' }).catch((e: unknown) => e);
+  assert.ok(reused instanceof ConflictError, String(reused));
+  assert.equal(reused.status, 409);
+  assert.equal(reused.reason, 'event_id');
+  assert.equal(reused.eventId, id);
+  assert.equal(reused.stream, b);
+  assert.equal(reused.actualVersion, undefined);
+  await assert.rejects(client.head(b), NotFoundError);
+
+  // A retry that mixes a written id with a new one.
+  const mixed = await client.append(a, [{ id, type: 'A' }, { id: randomUUID(), type: 'B' }]).catch((e: unknown) => e);
+  assert.ok(mixed instanceof ConflictError && mixed.reason === 'event_id' && mixed.actualVersion === undefined, String(mixed));
+  assert.equal(mixed.stream, a);
+
+  // A commit that mixes a retried append with a new one.
+  const c = unique('idc-');
+  const first = [{ id: randomUUID(), type: 'C' }];
+  await client.commit([{ stream: c, events: first }]);
+  const retryAndNew = await client.commit([{ stream: c, events: first }, { stream: unique('idd-'), events: [{ type: 'D' }] }]).catch((e: unknown) => e);
+  assert.ok(retryAndNew instanceof ConflictError, String(retryAndNew));
+  assert.equal(retryAndNew.reason, 'event_id');
+  assert.equal(retryAndNew.stream, c);
+  assert.equal(retryAndNew.eventId, first[0]!.id);
+  assert.equal(retryAndNew.actualVersion, undefined);
+
+  // A version conflict is still one, with the actual version.
+  const version = await client.commit([{ stream: a, expected: 'no_stream', events: [{ type: 'X' }] }]).catch((e: unknown) => e);
+  assert.ok(version instanceof ConflictError, String(version));
+  assert.equal(version.reason, 'version');
+  assert.equal(version.actualVersion, 0);
+  assert.equal(version.eventId, undefined);
+  const missing = await client.append(b, { type: 'X' }, { expected: 'exists' }).catch((e: unknown) => e);
+  assert.ok(missing instanceof ConflictError && missing.reason === 'version' && missing.actualVersion === null, String(missing));
+});
+
 test('commit conflict names the stream and its actual version; nothing is written', async () => {
   const a = unique('ca-');
   const b = unique('cb-');

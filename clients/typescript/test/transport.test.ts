@@ -3,7 +3,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client, IndelibleError, UnavailableError } from '../src/index.js';
+import { Client, IndelibleError, InvalidError, UnavailableError } from '../src/index.js';
 import { CuttingProxy } from './proxy.js';
 import { Server, sleep, unique } from './server.js';
 
@@ -48,7 +48,7 @@ test('maxConnections caps the connections; the requests beyond it wait their tur
     assert.ok(proxy.maxOpen <= 3, `at most 3 connections at once, saw ${proxy.maxOpen}`);
     assert.ok(proxy.accepted <= 3, `connections reused, ${proxy.accepted} opened`);
     assert.ok(proxy.accepted >= 2, `more than one used in parallel, ${proxy.accepted} opened`);
-    assert.throws(() => new Client(server.url, { maxConnections: 0 }), TypeError);
+    assert.throws(() => new Client(server.url, { maxConnections: 0 }), InvalidError);
   } finally {
     client.close();
     await proxy.close();

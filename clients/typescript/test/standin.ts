@@ -1,0 +1,48 @@
+// Test helper: a small HTTP server on 127.0.0.1 that answers what a test
+// tells it to, for answers the real server cannot give (a position past
+// 2^53, an older server's error shape), and that records every request, so
+// a test can also show that a call sent nothing at all.
+
+import * as http from 'node:http';
+
+/** What the stand-in answers: the body as raw text (so it can hold numbers JSON.stringify would round). */
+export interface Answer {
+  status?: number;
+  body: string;
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+export class StandIn {
+  /** Request lines seen (`GET /all?from=1`), in order. */
+  readonly requests: string[] = [];
+  private readonly server: http.Server;
+  private port = 0;
+
+  constructor(private readonly answer: (method: string, url: string) => Answer) {
+    this.server = http.createServer((req, res) => {
+      this.requests.push(`${req.method} ${req.url}`);
+      req.resume();
+      req.on('end', () => {
+        const a = this.answer(req.method!, req.url!);
+        res.writeHead(a.status ?? 200, { 'content-type': a.contentType ?? 'application/json', 'x-request-id': 'standin-1', ...a.headers });
+        res.end(a.body);
+      });
+    });
+  }
+
+  async listen(): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as { port: number }).port;
+    return this;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
