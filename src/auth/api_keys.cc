@@ -159,7 +159,7 @@ Status KeyStore::Save(const KeyInfo& info, const std::string& hash) {
   Status s = store_.SaveRecord(RecordName(info.id), RecordJson(info, hash));
   if (!s.ok()) return s;
   MutexLock lock(&mu_);
-  cache_.erase(info.id);
+  Forget(info.id);
   return Status::Ok();
 }
 
@@ -274,7 +274,7 @@ Result<KeyInfo> KeyStore::Revoke(std::string_view id_or_name,
   if (Status s = store_.DeleteRecord(RecordName(info.id)); !s.ok()) return s;
   if (Status s = store_.DeleteRecord(UseRecordName(info.id)); !s.ok()) return s;
   MutexLock lock(&mu_);
-  cache_.erase(info.id);
+  Forget(info.id);
   used_.erase(info.id);
   return info;
 }
@@ -291,8 +291,44 @@ Result<KeyStore::Cached> KeyStore::Read(const std::string& id) {
     entry.hash = std::move(parsed->second);
   }
   MutexLock lock(&mu_);
-  cache_[id] = entry;
+  if (entry.info) {
+    unknown_.erase(id);  // its place in unknown_order_ goes when it comes first
+    cache_[id] = entry;
+  } else {
+    cache_.erase(id);
+    RememberUnknown(id, entry.read_at);
+  }
   return entry;
+}
+
+void KeyStore::RememberUnknown(const std::string& id,
+                               std::chrono::steady_clock::time_point read_at) {
+  if (cache_ttl_.count() <= 0) return;
+  if (auto [it, added] = unknown_.try_emplace(id, read_at); !added) {
+    it->second = read_at;  // keeps its older place in line: leaves a little early
+    return;
+  }
+  unknown_order_.push_back(id);
+  // Drop the oldest while it expired or the bound is passed. An id whose
+  // entry went meanwhile (a key was made with it) leaves when it comes first.
+  while (!unknown_order_.empty()) {
+    auto oldest = unknown_.find(unknown_order_.front());
+    if (oldest != unknown_.end()) {
+      if (read_at - oldest->second < cache_ttl_ && unknown_.size() <= kMaxUnknownIds) break;
+      unknown_.erase(oldest);
+    }
+    unknown_order_.pop_front();
+  }
+}
+
+void KeyStore::Forget(const std::string& id) {
+  cache_.erase(id);
+  unknown_.erase(id);
+}
+
+std::size_t KeyStore::CachedIds() {
+  MutexLock lock(&mu_);
+  return cache_.size() + unknown_.size();
 }
 
 Result<KeyInfo> KeyStore::Check(const Cached& entry, const ParsedKey& key,
@@ -315,10 +351,16 @@ std::optional<Result<KeyInfo>> KeyStore::VerifyCached(std::string_view key, std:
   Cached entry;
   {
     MutexLock lock(&mu_);
-    auto it = cache_.find(parsed->id);
-    if (it == cache_.end() || std::chrono::steady_clock::now() - it->second.read_at >= cache_ttl_)
+    const auto now = std::chrono::steady_clock::now();
+    if (auto it = cache_.find(parsed->id); it != cache_.end()) {
+      if (now - it->second.read_at >= cache_ttl_) return std::nullopt;
+      entry = it->second;
+    } else if (auto unknown = unknown_.find(parsed->id); unknown != unknown_.end()) {
+      if (now - unknown->second >= cache_ttl_) return std::nullopt;
+      entry.read_at = unknown->second;  // no info: answered as an unknown key
+    } else {
       return std::nullopt;
-    entry = it->second;
+    }
   }
   return Check(entry, *parsed, now_ms);
 }

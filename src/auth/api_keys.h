@@ -12,6 +12,12 @@
 // for `cache_ttl` (a second by default): a key revoked on another server
 // is refused here within that; on this server at once.
 //
+// Memory: what was read of a known key is kept (one entry per key on
+// record). An unknown id is remembered too, for the same lifetime, so a
+// client repeating a bad key costs no store read; but any client can send
+// random ids, so at most kMaxUnknownIds of them are kept, oldest out first
+// (tests/auth/keys_test.cc sends a million).
+//
 // Last use is kept in a record of its own (`auth/key-used/<id>`), written
 // at most once a minute per key, so a revoke racing a use never brings a
 // key back.
@@ -23,6 +29,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <optional>
 #include <string>
@@ -62,6 +69,9 @@ bool IsApiKey(std::string_view token);
 
 class KeyStore {
  public:
+  // Unknown ids remembered at most (about 100 bytes each).
+  static constexpr std::size_t kMaxUnknownIds = 4096;
+
   KeyStore(Store& store, std::chrono::milliseconds cache_ttl);
 
   // invalid for a bad name (1 to 64 of [A-Za-z0-9._-]), a name in use, no
@@ -90,6 +100,9 @@ class KeyStore {
   bool UseDue(const std::string& id, std::int64_t now_ms);
   void RecordUse(const std::string& id, std::int64_t now_ms);
 
+  // Ids held in memory, known and unknown: for tests of the bound.
+  std::size_t CachedIds();
+
  private:
   struct Cached {
     std::optional<KeyInfo> info;  // nullopt: no such key
@@ -99,12 +112,19 @@ class KeyStore {
 
   Result<KeyInfo> Check(const Cached& entry, const ParsedKey& key, std::int64_t now_ms) const;
   Result<Cached> Read(const std::string& id);
+  void RememberUnknown(const std::string& id, std::chrono::steady_clock::time_point read_at)
+      REQUIRES(mu_);
+  void Forget(const std::string& id) REQUIRES(mu_);
   Status Save(const KeyInfo& info, const std::string& hash);
 
   Store& store_;
   const std::chrono::milliseconds cache_ttl_;
   Mutex mu_;
-  std::unordered_map<std::string, Cached> cache_ GUARDED_BY(mu_);
+  std::unordered_map<std::string, Cached> cache_ GUARDED_BY(mu_);  // known keys
+  // Unknown ids and when they were read, and the same ids oldest first (one
+  // lifetime for all, so also in order of expiry).
+  std::unordered_map<std::string, std::chrono::steady_clock::time_point> unknown_ GUARDED_BY(mu_);
+  std::deque<std::string> unknown_order_ GUARDED_BY(mu_);
   std::unordered_map<std::string, std::int64_t> used_ GUARDED_BY(mu_);  // id -> last recorded use
 };
 

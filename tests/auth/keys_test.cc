@@ -2,6 +2,7 @@
 // store: made, verified, revoked, expiring, registered; what the store
 // keeps of a key (a hash, never the secret); the cache's lifetime; the
 // shape checks of ParseKey.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
 
@@ -134,6 +135,40 @@ TEST_F(KeyStoreTest, AWrongSecretReadsLikeAnUnknownKey) {
   }
   auto malformed = keys.Verify("idl_nope", kNow);
   EXPECT_EQ(malformed.status().code(), ErrorCode::kUnauthorized);
+}
+
+TEST_F(KeyStoreTest, RandomUnknownIdsKeepMemoryBoundedAndKnownKeysCached) {
+  // Any client can send well-formed keys with ids nobody made. Each was
+  // once cached for good (120,000 grew a server by 36 MB); now at most
+  // kMaxUnknownIds are remembered, however many arrive within the TTL.
+  KeyStore keys(*store_, 1h);
+  const NewKey made = Make(keys, "svc");
+  ASSERT_TRUE(keys.Verify(made.key, kNow).ok());
+  const std::string secret(43, 'A');
+  constexpr int kIds = 1'000'000;
+  std::size_t most = 0;
+  for (int i = 0; i < kIds; ++i) {
+    const std::string key = fmt::format("idl_{:016x}_{}", 0x1000000000000000ULL + i, secret);
+    ASSERT_EQ(keys.Verify(key, kNow).status().code(), ErrorCode::kUnauthorized);
+    if (i % 1000 == 0) most = std::max(most, keys.CachedIds());
+  }
+  most = std::max(most, keys.CachedIds());
+  EXPECT_LE(most, KeyStore::kMaxUnknownIds + 1) << "unknown ids piled up";
+  EXPECT_GE(most, KeyStore::kMaxUnknownIds) << "unknown ids are remembered (no store read)";
+  // The newest unknown id is answered from memory; the known key still is.
+  const auto newest = keys.VerifyCached(
+      fmt::format("idl_{:016x}_{}", 0x1000000000000000ULL + kIds - 1, secret), kNow);
+  ASSERT_TRUE(newest);
+  EXPECT_EQ(newest->status().code(), ErrorCode::kUnauthorized);
+  const auto known = keys.VerifyCached(made.key, kNow);
+  ASSERT_TRUE(known) << "the known key fell out of the cache";
+  EXPECT_TRUE(known->ok());
+  // An id remembered as unknown that becomes a key (made elsewhere, then
+  // registered here) is known at once.
+  const std::string later = "idl_00000000000000aa_" + secret;
+  ASSERT_FALSE(keys.Verify(later, kNow).ok());
+  ASSERT_TRUE(keys.Register(later, "later", {"reader"}, kNow).ok());
+  EXPECT_TRUE(keys.Verify(later, kNow).ok());
 }
 
 TEST_F(KeyStoreTest, ARevokedKeyIsRefusedAtOnceByThisStore) {
