@@ -109,8 +109,11 @@ Result<Principal> Authenticator::Authenticate(const Credentials& credentials, st
 Status BootstrapAdminKey(KeyStore& keys, const std::string& path, const std::string& env_name,
                          std::int64_t now_ms) {
   if (!env_name.empty()) {
-    if (const char* value = std::getenv(env_name.c_str()); value != nullptr && *value != '\0') {
+    if (char* value = std::getenv(env_name.c_str()); value != nullptr && *value != '\0') {
       const std::string key = Trim(value);
+      // unsetenv only drops the pointer: the bytes stay in the block the
+      // kernel shows as /proc/PID/environ. Blank them first.
+      ::explicit_bzero(value, std::strlen(value));
       ::unsetenv(env_name.c_str());
       if (Status s = keys.Register(key, "bootstrap-env", {"admin"}, now_ms); !s.ok())
         return Status::Invalid("bootstrap-key-env", fmt::format("${}: {}", env_name, s.message()));

@@ -127,6 +127,7 @@ class Launched {
   }
 
   int port() const { return port_; }
+  pid_t pid() const { return pid_; }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   std::optional<int> exit_code() const { return exit_code_; }
   std::string out() const { return testutil::Slurp(out_); }

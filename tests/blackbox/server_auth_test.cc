@@ -351,6 +351,13 @@ TEST(AuthBootstrap, AKeyInTheEnvironmentBecomesAnAdminKey) {
     EXPECT_EQ(Member(whoami, "roles"), R"(["admin"])") << json::serialize(whoami);
     EXPECT_EQ(http.Get("/keys", Bearer(key)).status, 200u);
     EXPECT_TRUE(HoldsNothingOf(server.out() + server.err(), key));
+    // The kernel shows the environment the process started with, not what
+    // unsetenv left: the server blanks the value there too.
+    const std::string environment =
+        testutil::Slurp("/proc/" + std::to_string(server.pid()) + "/environ");
+    EXPECT_NE(environment.find("INDELIBLE_BOOTSTRAP_KEY="), std::string::npos)
+        << "the test did not read the server's environment";
+    EXPECT_TRUE(HoldsNothingOf(environment, key)) << "the key is readable in /proc/PID/environ";
   }
   // Without it, the key is still registered (it is a store record) ...
   {
