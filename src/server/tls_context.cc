@@ -1,8 +1,10 @@
 #include "server/tls_context.h"
 
 #include <fmt/format.h>
+#include <openssl/bio.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <openssl/x509.h>
 
 #include <boost/asio/ssl/context.hpp>
 #include <cstdio>
@@ -34,6 +36,20 @@ std::string OpenSslSays() {
   return out.empty() ? "no reason given" : out;
 }
 
+// "Jan  1 00:00:00 2026 GMT", as OpenSSL prints a certificate's dates.
+std::string TimeText(const ASN1_TIME* time) {
+  BIO* bio = BIO_new(BIO_s_mem());
+  if (bio == nullptr) return "an unknown date";
+  std::string out = "an unknown date";
+  if (ASN1_TIME_print(bio, time) == 1) {
+    char* text = nullptr;
+    const long size = BIO_get_mem_data(bio, &text);
+    out.assign(text, static_cast<std::size_t>(size));
+  }
+  BIO_free(bio);
+  return out;
+}
+
 Status Refused(const std::string& what, const std::string& file) {
   return Status::Invalid(
       "tls", fmt::format("cannot load the TLS {} from '{}': {}", what, file, OpenSslSays()));
@@ -63,6 +79,12 @@ Result<std::shared_ptr<ssl::context>> MakeServerTlsContext(const ServeTls& tls) 
   if (SSL_CTX_check_private_key(native) != 1)
     return Refused("private key (it does not match the certificate of '" + tls.cert_file + "')",
                    key_file);
+  // Every client refuses an expired certificate, so serving one only moves
+  // the failure to them; a reload keeps the old one instead.
+  if (const ASN1_TIME* not_after = X509_get0_notAfter(SSL_CTX_get0_certificate(native));
+      not_after != nullptr && X509_cmp_current_time(not_after) < 0)
+    return Status::Invalid("tls", fmt::format("the TLS certificate in '{}' expired on {}: renew it",
+                                              tls.cert_file, TimeText(not_after)));
 
   if (!tls.client_ca_file.empty()) {
     if (SSL_CTX_load_verify_locations(native, tls.client_ca_file.c_str(), nullptr) != 1)

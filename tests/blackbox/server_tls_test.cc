@@ -315,6 +315,15 @@ TEST_F(ServerTlsTest, BadFilesStopTheStartNamingTheFile) {
   EXPECT_NE(mismatch.exit_code, 0);
   EXPECT_NE(mismatch.exit_code, 124) << "it served";
   EXPECT_NE(mismatch.err.find(certificates_.client_key), std::string::npos) << mismatch.err;
+  // An expired certificate: every client would refuse it.
+  std::string expired_cert, expired_key, output;
+  ASSERT_TRUE(certificates_.Reissue(4343, &expired_cert, &expired_key, &output, -1)) << output;
+  auto expired = testutil::RunCli(
+      "timeout 20 " INDELIBLE_PATH, "",
+      serve + "--tls-cert " + expired_cert + " --tls-key " + expired_key, "", tmp_);
+  EXPECT_NE(expired.exit_code, 0);
+  EXPECT_NE(expired.exit_code, 124) << "it served";
+  EXPECT_NE(expired.err.find(expired_cert + "' expired on"), std::string::npos) << expired.err;
 }
 
 // Several connections keep appending while the certificate is replaced and
@@ -374,6 +383,13 @@ TEST_F(ServerTlsTest, SighupReloadsTheCertificateWithoutDroppingConnections) {
   ASSERT_EQ(::kill(server_->pid(), SIGHUP), 0);
   std::this_thread::sleep_for(milliseconds(300));
   EXPECT_EQ(TlsConnection(port, ca).PeerSerial(), 4242);
+  // An expired certificate with its key: refused the same way.
+  ASSERT_TRUE(certificates_.Reissue(4343, &new_cert, &new_key, &output, -1)) << output;
+  std::filesystem::rename(new_key, certificates_.key);
+  std::filesystem::rename(new_cert, certificates_.cert);
+  ASSERT_EQ(::kill(server_->pid(), SIGHUP), 0);
+  std::this_thread::sleep_for(milliseconds(300));
+  EXPECT_EQ(TlsConnection(port, ca).PeerSerial(), 4242) << "the expired certificate was taken";
   for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
        succeeded.load() < at_reload + 20 && std::chrono::steady_clock::now() < until;)
     std::this_thread::sleep_for(milliseconds(10));

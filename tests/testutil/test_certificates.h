@@ -67,8 +67,10 @@ struct TestCertificates {
 
   // After Make: another server certificate for 127.0.0.1 from the same CA,
   // with serial `serial` (decimal), as `*new_cert` and `*new_key` (files
-  // named after the serial, beside the others).
-  bool Reissue(int serial, std::string* new_cert, std::string* new_key, std::string* output) {
+  // named after the serial, beside the others), valid for `days` from now
+  // (-1: it expired a day ago).
+  bool Reissue(int serial, std::string* new_cert, std::string* new_key, std::string* output,
+               int days = 2) {
     const std::string s = std::to_string(serial);
     const std::string make = "cd '" + dir_ +
                              "' && openssl req -newkey rsa:2048 -nodes -keyout key-" + s +
@@ -76,7 +78,7 @@ struct TestCertificates {
                              ".csr -subj '/CN=127.0.0.1' && "
                              "openssl x509 -req -in server-" +
                              s + ".csr -CA ca.pem -CAkey ca.key -set_serial " + s + " -out cert-" +
-                             s + ".pem -days 2 -extfile ext";
+                             s + ".pem -days " + std::to_string(days) + " -extfile ext";
     if (!Run(make, output)) return false;
     *new_cert = dir_ + "/cert-" + s + ".pem";
     *new_key = dir_ + "/key-" + s + ".pem";
