@@ -10,10 +10,11 @@
 #      folder and ccache keep it to about 20 s once warm);
 #   3. every test under AddressSanitizer + UndefinedBehaviorSanitizer (dev);
 #   4. against the dev build's server: docs/openapi.json checked route by
-#      route (tests/openapi), the TypeScript client's suite
-#      (clients/typescript), the TypeScript ledger compared line by line
-#      with the C++ one (examples/ledger-ts) and the web console driven in
-#      Chromium (tests/console); Node.js and npm ci;
+#      route, error bodies included (tests/openapi), the TypeScript client's
+#      suite (clients/typescript), the TypeScript ledger compared line by
+#      line with the C++ one (examples/ledger-ts), the documents' runnable
+#      shell blocks (tests/docs) and the web console driven in Chromium
+#      (tests/console); Node.js and npm ci;
 #   5. the libFuzzer harnesses, each for a bounded time (clang preset, ASan +
 #      UBSan; docs/FUZZING.md), whose build is also the thread-safety check;
 #   6. the concurrency tests again under ThreadSanitizer (tsan).
@@ -41,6 +42,10 @@ export INDELIBLE_LEDGER_BIN=$PWD/build/dev/examples/ledger/indelible-ledger
 scripts/test-openapi.sh
 scripts/test-typescript.sh
 scripts/test-ledger-ts.sh
+# Every shell block of README.md and docs/*.md marked runnable, against a
+# fresh server per file (tests/docs): a documented command that the program
+# refuses fails here.
+scripts/test-docs.sh
 
 echo "== the web console in Chromium, against the dev build's server (tests/console)"
 scripts/test-console.sh

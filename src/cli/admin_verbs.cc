@@ -169,7 +169,8 @@ void AddAdminVerbs(CLI::App& app, Cli& cli) {
   CLI::App* bench = app.add_subcommand("bench", "benchmarks (indelible bench --help)");
   bench->allow_extras();
   bench->prefix_command();
-  bench->set_help_flag();  // --help goes to the benchmarks' own parser
+  bench->fallthrough(false);  // every flag after `bench` is the benchmarks'
+  bench->set_help_flag();     // --help goes to the benchmarks' own parser
   bench->callback([&cli, bench, args] {
     *args = bench->remaining();
     cli.run = [&cli, args] {

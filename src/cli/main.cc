@@ -9,6 +9,13 @@ int main(int argc, char** argv) {
   using indelible::cli::Cli;
   CLI::App app{"indelible: an event store. Append facts to streams, read them back."};
   app.require_subcommand(1);
+  // Global flags go before or after the verb (`keys create admin --role admin
+  // --data DIR`): a verb passes the flags it does not know to its parent.
+  // Verbs inherit this when they are added, so it comes first.
+  app.fallthrough();
+  app.footer(
+      "The flags above go before or after the verb; but after `append`, --data is the event's "
+      "data: give the data folder before `append`.");
   Cli cli;
   CLI::Option* data =
       app.add_option("--data", cli.data, "data folder of the embedded store (or a store URL)")

@@ -1,8 +1,10 @@
 // append, delete.
 #include <fmt/format.h>
 
+#include <boost/json.hpp>
 #include <charconv>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -58,6 +60,16 @@ int RunAppend(const Cli& cli, const AppendArgs& args) {
   } else {
     if (args.type.empty())
       return cli.Fail(Status::Invalid("type", "give --type (or events as JSON with --file)"));
+    // The one verb where a global flag's name means something else: say so
+    // to whoever gave the data folder after `append`.
+    boost::system::error_code not_json;
+    if (std::filesystem::is_directory(args.data)) (void)boost::json::parse(args.data, not_json);
+    if (not_json)
+      return cli.Fail(Status::Invalid(
+          "data", fmt::format("'{}' is a folder, not JSON: after `append`, --data is the "
+                              "event's data; give the data folder before the verb (indelible "
+                              "--data {} append ...)",
+                              args.data, args.data)));
     EventData event;
     event.type = args.type;
     event.data = args.data;

@@ -275,6 +275,29 @@ TEST_F(CliRemoteTest, CheckAndBenchSayToUseData) {
   }
 }
 
+// --url and its credentials go after the verb too (docs/CLI.md); after
+// `append`, --data is still the event's data.
+TEST_F(CliRemoteTest, GlobalFlagsGoAfterTheVerbToo) {
+  const std::string url = server_->url();
+  Outcome appended = Run("", "append acc-1 --type T --data '{\"n\":1}' --url " + url);
+  ASSERT_EQ(appended.exit_code, 0) << appended.err;
+  EXPECT_EQ(Run("", "read acc-1 --url " + url + " --json").out, Cli("--json read acc-1").out);
+  EXPECT_EQ(Cli("read acc-1").out, "#1 acc-1@0 T {\"n\":1}\n");
+
+  // Credentials too (this server asks for none, so any key does).
+  std::ofstream(File("any.key")) << "idl_any\n";
+  Outcome head = Run("", "head acc-1 --api-key-file " + File("any.key") + " --url " + url);
+  EXPECT_EQ(head.exit_code, 0) << head.err;
+  EXPECT_EQ(head.out, "acc-1 version 0 position 1\n");
+  Outcome group = Run("", "consumers create mailer --category acc --url " + url);
+  EXPECT_EQ(group.exit_code, 0) << group.err;
+  EXPECT_EQ(group.out.rfind("mailer checkpoint ", 0), 0u) << group.out;
+
+  Outcome lonely = Run("", "read acc-1 --ca-file " + File("any.key"));
+  EXPECT_EQ(lonely.exit_code, 2);  // --ca-file needs --url, wherever it stands
+  EXPECT_NE(lonely.err.find("--url"), std::string::npos) << lonely.err;
+}
+
 TEST_F(CliRemoteTest, UrlAndDataAreAlternatives) {
   Outcome both = Run("--data " + File("data") + " --url " + server_->url(), "all");
   EXPECT_EQ(both.exit_code, 2);

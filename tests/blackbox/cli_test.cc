@@ -199,6 +199,59 @@ TEST_F(CliTest, TailFollowsAppendsOfAnotherProcessAndStopsCleanly) {
   EXPECT_EQ(seen.find("before"), std::string::npos) << "tail without --from starts at the end";
 }
 
+// The global flags go before or after the verb, as users type them
+// (README, docs/SECURITY.md): both orders give the same answer.
+TEST_F(CliTest, GlobalFlagsGoBeforeOrAfterTheVerb) {
+  auto after = [&](const std::string& args) {
+    return testutil::RunCli(INDELIBLE_PATH, "", args, "", tmp_);
+  };
+  Outcome key =
+      after("keys create admin --role admin --data " + Data() + " --out " + File("admin.key"));
+  ASSERT_EQ(key.exit_code, 0) << key.err;
+  EXPECT_EQ(key.out, "") << "the secret went to --out";
+  EXPECT_EQ(Slurp(File("admin.key")).size(), 1 + Slurp(File("admin.key")).find('\n'));
+  Outcome before = Cli("keys create ops --role operator --out " + File("ops.key"));
+  ASSERT_EQ(before.exit_code, 0) << before.err;
+  // After `append`, --data is the event's data: a folder there is refused.
+  Outcome folder = after("append acc-1 --type Deposited --data " + Data());
+  EXPECT_EQ(folder.exit_code, 2);
+  EXPECT_NE(folder.err.find("before the verb"), std::string::npos) << folder.err;
+  ASSERT_EQ(Cli("append acc-1 --type Deposited --data '{\"amount\":5}'").exit_code, 0);
+  ASSERT_EQ(Cli("consumers create mailer --category acc").exit_code, 0);
+
+  // Verbs and sub-verbs, with --data and --json after them and before.
+  for (const std::string verb : {"read acc-1", "head acc-1", "all", "streams", "export", "check",
+                                 "keys list", "project list"}) {
+    Outcome first =
+        testutil::RunCli(INDELIBLE_PATH, "--data " + Data() + " --json", verb, "", tmp_);
+    if (verb != "project list") {  // no projections here: it may say nothing
+      ASSERT_EQ(first.exit_code, 0) << verb << ": " << first.err;
+      EXPECT_NE(first.out, "") << verb;
+    }
+    Outcome last = after(verb + " --json --data " + Data());
+    EXPECT_EQ(last.exit_code, first.exit_code) << verb << ": " << last.err;
+    EXPECT_EQ(last.out, first.out) << verb;
+    EXPECT_EQ(last.err, first.err) << verb;
+    Outcome mixed = after("--json " + verb + " --data " + Data());
+    EXPECT_EQ(mixed.exit_code, first.exit_code) << verb << ": " << mixed.err;
+    EXPECT_EQ(mixed.out, first.out) << verb;
+  }
+  // A group's status has a lag in seconds, so not twice the same.
+  Outcome group = after("consumers status mailer --data " + Data());
+  EXPECT_EQ(group.exit_code, 0) << group.err;
+  EXPECT_EQ(group.out.rfind("mailer checkpoint ", 0), 0u) << group.out;
+  Outcome keys = after("keys list --data " + Data());
+  EXPECT_NE(keys.out.find(" admin "), std::string::npos) << keys.out;
+  EXPECT_NE(keys.out.find(" ops "), std::string::npos) << keys.out;
+  // Still one of --data and --url, wherever they stand.
+  Outcome both = after("read acc-1 --url http://127.0.0.1:1 --data " + Data());
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("excludes"), std::string::npos) << both.err;
+  Outcome unknown = after("read acc-1 --no-such-flag --data " + Data());
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("--no-such-flag"), std::string::npos) << unknown.err;
+}
+
 TEST_F(CliTest, CheckPassesOnAHealthyStore) {
   ASSERT_EQ(Cli("append s --type T").exit_code, 0);
   Outcome check = Cli("check");
