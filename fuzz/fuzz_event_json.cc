@@ -112,7 +112,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     appends[0].events = std::move(events);
     indelible::CommitOptions options;
     options.keep_timestamps = true;
-    if (indelible::ValidateCommit(appends, indelible::Limits{}, options).ok())
+    if (indelible::store::ValidateCommit(appends, indelible::Limits{}, options).ok())
       for (const EventData& event : appends[0].events) CheckRoundTrip(event);
   };
   auto events = indelible::EventsFromJson(text);

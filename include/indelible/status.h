@@ -50,6 +50,11 @@ class [[nodiscard]] Status {
   // stream: the stream whose expectation failed (a commit names several).
   static Status Conflict(std::string message, std::optional<std::int64_t> actual_version,
                          bool deleted = false, std::string stream = {});
+  // A conflict about event ids, not versions: event_id was already written
+  // by another append, or a commit mixes retried appends with new ones (its
+  // first retried event). stream: the stream of the append in this request
+  // the id belongs to. Either may be empty when unknown. No actual version.
+  static Status EventIdConflict(std::string message, std::string event_id, std::string stream);
   // field: the name of the offending input ("stream", "events[3].id", ...).
   static Status Invalid(std::string field, std::string message);
   static Status TooLarge(std::string field, std::string message);
@@ -67,8 +72,13 @@ class [[nodiscard]] Status {
   std::optional<std::int64_t> actual_version() const { return actual_version_; }
   // NotFound and Conflict: the stream exists only as a tombstone.
   bool deleted() const { return deleted_; }
-  // Conflicts: the stream whose expectation failed, when known.
+  // Conflicts: the stream whose expectation failed (for an event id
+  // conflict: the stream of the append that sent the id), when known.
   const std::string& stream() const { return stream_; }
+  // Conflicts only: the conflict is about event ids (EventIdConflict).
+  bool event_id_conflict() const { return event_id_conflict_; }
+  // EventIdConflict: the id at fault, when known.
+  const std::string& event_id() const { return event_id_; }
 
   // "conflict: stream 'a' is at version 3, expected 2" style, for humans.
   std::string ToString() const;
@@ -82,6 +92,8 @@ class [[nodiscard]] Status {
   std::optional<std::int64_t> actual_version_;
   bool deleted_ = false;
   std::string stream_;
+  bool event_id_conflict_ = false;
+  std::string event_id_;
 };
 
 }  // namespace indelible

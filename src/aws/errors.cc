@@ -51,6 +51,8 @@ Status Annotate(const Status& status, std::string_view note) {
     case ErrorCode::kNotFound:
       return Status::NotFound(std::move(message), status.deleted());
     case ErrorCode::kConflict:
+      if (status.event_id_conflict())
+        return Status::EventIdConflict(std::move(message), status.event_id(), status.stream());
       return Status::Conflict(std::move(message), status.actual_version(), status.deleted(),
                               status.stream());
     case ErrorCode::kInvalid:

@@ -43,6 +43,14 @@ Status Status::Conflict(std::string message, std::optional<std::int64_t> actual_
   return s;
 }
 
+Status Status::EventIdConflict(std::string message, std::string event_id, std::string stream) {
+  Status s(ErrorCode::kConflict, std::move(message));
+  s.event_id_conflict_ = true;
+  s.event_id_ = std::move(event_id);
+  s.stream_ = std::move(stream);
+  return s;
+}
+
 Status Status::Invalid(std::string field, std::string message) {
   Status s(ErrorCode::kInvalid, std::move(message));
   s.field_ = std::move(field);

@@ -7,7 +7,7 @@
 #include "core/json_check.h"
 #include "core/text.h"
 
-namespace indelible {
+namespace indelible::store {
 namespace {
 
 constexpr std::size_t kMaxTypeBytes = 256;
@@ -124,4 +124,4 @@ Status ValidateCommit(std::vector<AppendRequest>& appends, const Limits& limits,
   return Status::Ok();
 }
 
-}  // namespace indelible
+}  // namespace indelible::store

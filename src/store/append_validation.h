@@ -10,7 +10,7 @@
 #include "indelible/status.h"
 #include "indelible/store.h"
 
-namespace indelible {
+namespace indelible::store {
 
 // Whether the events' JSON (data of a JSON content type, metadata) was
 // already checked: kChecked only for events decoded from a request body
@@ -26,4 +26,4 @@ Status ValidateCommit(std::vector<AppendRequest>& appends, const Limits& limits,
 // The size an event counts against Limits::max_event_bytes.
 std::size_t EventBytes(const EventData& event);
 
-}  // namespace indelible
+}  // namespace indelible::store

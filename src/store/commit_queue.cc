@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace indelible::storage {
+namespace indelible::store {
 namespace {
 
 // A batch is one CommitEach. Bounded so one slow batch does not hold
@@ -55,4 +55,4 @@ void CommitQueue::Loop() {
   }
 }
 
-}  // namespace indelible::storage
+}  // namespace indelible::store

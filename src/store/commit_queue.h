@@ -18,7 +18,7 @@
 #include "core/mutex.h"
 #include "indelible/store.h"
 
-namespace indelible::storage {
+namespace indelible::store {
 
 class CommitQueue {
  public:
@@ -48,4 +48,4 @@ class CommitQueue {
   std::thread thread_;
 };
 
-}  // namespace indelible::storage
+}  // namespace indelible::store

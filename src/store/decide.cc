@@ -4,10 +4,10 @@
 
 #include "core/text.h"
 
-namespace indelible::storage {
+namespace indelible::store {
 namespace {
 
-Status ConflictAt(const AppendRequest& append, const std::optional<HeadState>& head,
+Status ConflictAt(const AppendRequest& append, const std::optional<StreamHead>& head,
                   std::string_view state) {
   std::optional<std::int64_t> actual;
   if (head) actual = head->version.value();
@@ -22,12 +22,12 @@ bool IsTombstoneAppend(const AppendRequest& append) {
   return append.events.size() == 1 && append.events[0].type == kDeletedEventType;
 }
 
-AppendResult StateOnlyResult(const AppendRequest& append, const HeadState& head) {
+AppendResult StateOnlyResult(const AppendRequest& append, const StreamHead& head) {
   return AppendResult{append.stream, head.version,  head.version,
                       head.position, head.position, false};
 }
 
-Status CheckExpectation(const AppendRequest& append, const std::optional<HeadState>& head) {
+Status CheckExpectation(const AppendRequest& append, const std::optional<StreamHead>& head) {
   const bool live = head && !head->deleted;
   if (IsTombstoneAppend(append) && !live)
     return Status::NotFound(fmt::format("stream '{}' {}", Printable(append.stream),
@@ -61,24 +61,24 @@ Result<std::optional<AppendResult>> ClassifyRetry(const AppendRequest& append,
   const IdRecord* first = nullptr;
   for (std::size_t i = 0; i < ids.size(); ++i) {
     if (!ids[i]) {
-      return Status::Conflict(
+      return Status::EventIdConflict(
           fmt::format("some of this append's event ids were already written (event {} is new, "
                       "others are not): an append is retried with exactly its original events",
                       append.events[i].id.ToString()),
-          std::nullopt);
+          append.events[i].id.ToString(), append.stream);
     }
     if (ids[i]->stream != append.stream)
-      return Status::Conflict(
+      return Status::EventIdConflict(
           fmt::format("event id {} was already written to stream '{}'",
                       append.events[i].id.ToString(), Printable(ids[i]->stream)),
-          std::nullopt);
+          append.events[i].id.ToString(), append.stream);
     if (first == nullptr) first = &*ids[i];
     if (ids[i]->append_first_position != first->append_first_position)
-      return Status::Conflict(
+      return Status::EventIdConflict(
           fmt::format("event ids of this append were written by different earlier appends "
                       "(event {})",
                       append.events[i].id.ToString()),
-          std::nullopt);
+          append.events[i].id.ToString(), append.stream);
   }
   AppendResult original;
   original.stream = append.stream;
@@ -91,12 +91,21 @@ Result<std::optional<AppendResult>> ClassifyRetry(const AppendRequest& append,
   return std::optional<AppendResult>(std::move(original));
 }
 
-HeadState Advance(const std::optional<HeadState>& head, const AppendRequest& append,
-                  Position first_position) {
+Status MixedRetryConflict(const AppendRequest& retried) {
+  const std::string id = retried.events.empty() ? std::string() : retried.events[0].id.ToString();
+  return Status::EventIdConflict(
+      fmt::format("a commit mixes retried appends with new ones (the append to stream '{}' was "
+                  "already written); retry the original commit as it was",
+                  Printable(retried.stream)),
+      id, retried.stream);
+}
+
+StreamHead Advance(const std::optional<StreamHead>& head, const AppendRequest& append,
+                   Position first_position) {
   // A state-only append (no events) leaves the head as it is; validation
   // requires exactly(N) for it, so the head exists and is live.
   if (append.events.empty()) return *head;
-  HeadState next;
+  StreamHead next;
   const auto count = static_cast<std::int64_t>(append.events.size());
   const std::int64_t first_version = head ? head->version.value() + 1 : 0;
   next.version = StreamVersion(first_version + count - 1);
@@ -128,4 +137,4 @@ Result<StreamReadPlan> PlanStreamRead(std::string_view stream, const StreamHead&
   return plan;
 }
 
-}  // namespace indelible::storage
+}  // namespace indelible::store

@@ -9,15 +9,7 @@
 
 #include "indelible/store.h"
 
-namespace indelible::storage {
-
-// What a backend knows of a stream before a commit.
-struct HeadState {
-  StreamVersion version;        // last version
-  Position position;            // position of the last event
-  bool deleted = false;         // the last event is a tombstone
-  StreamVersion first_version;  // first version of the current life
-};
+namespace indelible::store {
 
 // What a backend stored for one event id.
 struct IdRecord {
@@ -32,11 +24,11 @@ struct IdRecord {
 bool IsTombstoneAppend(const AppendRequest& append);
 
 // The result of a state-only append (no events): the stream's head, unchanged.
-AppendResult StateOnlyResult(const AppendRequest& append, const HeadState& head);
+AppendResult StateOnlyResult(const AppendRequest& append, const StreamHead& head);
 
 // ok, conflict (with the actual version), or not_found (deleting a stream
 // that is missing or already deleted).
-Status CheckExpectation(const AppendRequest& append, const std::optional<HeadState>& head);
+Status CheckExpectation(const AppendRequest& append, const std::optional<StreamHead>& head);
 
 // Classifies an append against the stored records of its ids (one entry per
 // event, nullopt where the id is new):
@@ -49,8 +41,12 @@ Result<std::optional<AppendResult>> ClassifyRetry(const AppendRequest& append,
 
 // The head after appending the append's events at `first_position` (the
 // same head for a state-only append).
-HeadState Advance(const std::optional<HeadState>& head, const AppendRequest& append,
-                  Position first_position);
+// The conflict of a commit in which some appends are retries of an earlier
+// commit and others are new: it names `retried`, the first retried append.
+Status MixedRetryConflict(const AppendRequest& retried);
+
+StreamHead Advance(const std::optional<StreamHead>& head, const AppendRequest& append,
+                   Position first_position);
 
 // The versions a stream read covers, in its direction: it starts at `from`
 // and stays within [low, high] (low: the current life's first version, or 0
@@ -70,4 +66,4 @@ inline std::optional<StreamVersion> NextVersionOrNone(std::int64_t next) {
   return next < 0 ? std::nullopt : std::optional<StreamVersion>(StreamVersion(next));
 }
 
-}  // namespace indelible::storage
+}  // namespace indelible::store

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <unordered_map>
 
-namespace indelible::storage {
+namespace indelible::store {
 
 std::vector<std::vector<std::size_t>> CommitChains(const std::vector<CommitRequest>& commits) {
   // Union-find over the commits; a set's root is its lowest index, so the
@@ -128,4 +128,4 @@ std::vector<Result<CommitResult>> ParallelCommits::CommitEach(std::vector<Commit
   return results;
 }
 
-}  // namespace indelible::storage
+}  // namespace indelible::store

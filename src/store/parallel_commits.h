@@ -29,7 +29,7 @@
 #include "core/mutex.h"
 #include "indelible/store.h"
 
-namespace indelible::storage {
+namespace indelible::store {
 
 // The chains of `commits`, each a list of indices in increasing order; the
 // chains ordered by their first index. Every index appears exactly once.
@@ -61,4 +61,4 @@ class ParallelCommits {
   std::vector<std::thread> workers_;
 };
 
-}  // namespace indelible::storage
+}  // namespace indelible::store

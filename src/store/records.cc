@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-namespace indelible::storage {
+namespace indelible::store {
 
 Status ValidateRecordName(std::string_view name) {
   if (name.empty() || name.size() > kMaxRecordNameBytes)
@@ -24,4 +24,4 @@ Status ValidateRecord(std::string_view name, std::string_view value) {
   return Status::Ok();
 }
 
-}  // namespace indelible::storage
+}  // namespace indelible::store

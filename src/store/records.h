@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <string_view>
 
-namespace indelible::storage {
+namespace indelible::store {
 
 inline constexpr std::size_t kMaxRecordNameBytes = 256;
 inline constexpr std::size_t kMaxRecordValueBytes = 64 * 1024;
@@ -17,4 +17,4 @@ inline constexpr std::size_t kMaxRecordValueBytes = 64 * 1024;
 Status ValidateRecordName(std::string_view name);
 Status ValidateRecord(std::string_view name, std::string_view value);
 
-}  // namespace indelible::storage
+}  // namespace indelible::store

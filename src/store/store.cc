@@ -11,7 +11,7 @@ namespace indelible {
 Result<CommitResult> Store::Commit(std::vector<AppendRequest> appends,
                                    const CommitOptions& options) {
   CommitOptions checked = options;
-  if (Status s = ValidateCommit(appends, limits_, checked); !s.ok()) return s;
+  if (Status s = store::ValidateCommit(appends, limits_, checked); !s.ok()) return s;
   return CommitValidated(std::move(appends), checked);
 }
 
@@ -23,7 +23,7 @@ std::vector<Result<CommitResult>> Store::CommitEach(std::vector<CommitRequest> c
   std::vector<CommitRequest> valid;
   valid.reserve(commits.size());
   for (std::size_t i = 0; i < commits.size(); ++i) {
-    if (Status s = ValidateCommit(commits[i].appends, limits_, commits[i].options); !s.ok())
+    if (Status s = store::ValidateCommit(commits[i].appends, limits_, commits[i].options); !s.ok())
       refused[i] = s;
     else
       valid.push_back(std::move(commits[i]));
@@ -38,7 +38,7 @@ std::vector<Result<CommitResult>> Store::CommitEach(std::vector<CommitRequest> c
 }
 
 void Store::CommitAsync(CommitRequest commit, CommitCallback done) {
-  if (Status s = ValidateCommit(commit.appends, limits_, commit.options); !s.ok())
+  if (Status s = store::ValidateCommit(commit.appends, limits_, commit.options); !s.ok())
     return done(std::move(s));
   CommitAsyncValidated(std::move(commit), std::move(done));
 }

@@ -14,8 +14,8 @@ struct StoreAccess {
   // ones, which that parse already made. The HTTP server's append path,
   // so a payload is parsed once between the socket and the store.
   static void CommitAsyncParsed(Store& store, CommitRequest commit, CommitCallback done) {
-    if (Status s =
-            ValidateCommit(commit.appends, store.limits_, commit.options, EventJson::kChecked);
+    if (Status s = store::ValidateCommit(commit.appends, store.limits_, commit.options,
+                                         store::EventJson::kChecked);
         !s.ok())
       return done(std::move(s));
     store.CommitAsyncValidated(std::move(commit), std::move(done));

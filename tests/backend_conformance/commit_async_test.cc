@@ -44,6 +44,8 @@ TEST_P(ConformanceTest, CommitAsyncDecidesAsCommitDoes) {
   auto conflict = CommitAndWait(store(), One("async-a", Expected::no_stream(), Events(1)));
   EXPECT_EQ(conflict.status().code(), ErrorCode::kConflict);
   EXPECT_EQ(conflict.status().actual_version(), 1);
+  EXPECT_FALSE(conflict.status().event_id_conflict()) << "a version conflict";
+  EXPECT_EQ(conflict.status().stream(), "async-a");
 
   auto replay = CommitAndWait(store(), One("async-a", Expected::no_stream(), {retried, Event()}));
   EXPECT_EQ(replay.status().code(), ErrorCode::kConflict) << "a partial retry is a conflict";

@@ -97,8 +97,14 @@ TEST_P(ConformanceTest, PartialOverlapIsAConflictAndWritesNothing) {
   ASSERT_TRUE(store().Append("overlap", Expected::any(), events).ok());
   Settle();  // on DynamoDB $all moves after the commit: wait, then compare
   const Position before = store().LastPosition();
-  auto mixed = store().Append("overlap", Expected::any(), {events[0], Event()});
+  const EventData fresh = Event();
+  auto mixed = store().Append("overlap", Expected::any(), {events[0], fresh});
   EXPECT_EQ(mixed.status().code(), ErrorCode::kConflict);
+  // A conflict about ids, not versions: it names the new id and its stream.
+  EXPECT_TRUE(mixed.status().event_id_conflict()) << mixed.status().ToString();
+  EXPECT_EQ(mixed.status().event_id(), fresh.id.ToString());
+  EXPECT_EQ(mixed.status().stream(), "overlap");
+  EXPECT_FALSE(mixed.status().actual_version().has_value());
   EXPECT_EQ(store().LastPosition(), before);
   EXPECT_EQ(Read("overlap").size(), 2u);
 }
@@ -114,6 +120,9 @@ TEST_P(ConformanceTest, IdUsedOnAnotherStreamIsAConflict) {
     return;
   }
   EXPECT_EQ(elsewhere.status().code(), ErrorCode::kConflict);
+  EXPECT_TRUE(elsewhere.status().event_id_conflict()) << elsewhere.status().ToString();
+  EXPECT_EQ(elsewhere.status().event_id(), events[0].id.ToString());
+  EXPECT_EQ(elsewhere.status().stream(), "thief");
   EXPECT_EQ(store().Head("thief").status().code(), ErrorCode::kNotFound);
 }
 
@@ -131,8 +140,12 @@ TEST_P(ConformanceTest, RetryOfAMultiStreamCommitReturnsTheOriginalResults) {
   ExpectSameResult(first->appends[1], retry->appends[1]);
   EXPECT_EQ(store().LastPosition(), before);
   // Mixing a retried append with a new one is a conflict.
-  std::vector<AppendRequest> mixed = {commit[0], {"multi-c", Expected::any(), Events(1)}};
-  EXPECT_EQ(store().Commit(mixed).status().code(), ErrorCode::kConflict);
+  std::vector<AppendRequest> mixed = {{"multi-c", Expected::any(), Events(1)}, commit[0]};
+  auto refused = store().Commit(mixed);
+  EXPECT_EQ(refused.status().code(), ErrorCode::kConflict);
+  EXPECT_TRUE(refused.status().event_id_conflict()) << refused.status().ToString();
+  EXPECT_EQ(refused.status().stream(), "multi-a") << "names the retried append";
+  EXPECT_EQ(refused.status().event_id(), commit[0].events[0].id.ToString());
   EXPECT_EQ(store().LastPosition(), before);
 }
 

@@ -256,7 +256,7 @@ TEST(UpgradeTest, CheckOfAFormat1FolderFindsDamage) {
                        std::vector<rocksdb::ColumnFamilyHandle*>& handles) {
     for (std::size_t i = 0; i < names.size(); ++i)
       if (names[i] == embedded::v1::kHeadsFamily) {
-        storage::HeadState wrong{StreamVersion(9), Position(3), false, StreamVersion(0)};
+        StreamHead wrong{StreamVersion(9), Position(3), false, StreamVersion(0)};
         ASSERT_TRUE(
             db->Put({}, handles[i], "order-1", embedded::v1::EncodeHead("order-1", wrong)).ok());
       }
@@ -335,8 +335,8 @@ V1Folder WriteV1Folder(const std::string& dir, std::uint64_t target_events) {
     head.version = first_version + count - 1;
     head.position = Position(position - 1);
     head.deleted = tombstone;
-    storage::HeadState state{StreamVersion(head.version), head.position, head.deleted,
-                             StreamVersion(head.life_first)};
+    StreamHead state{StreamVersion(head.version), head.position, head.deleted,
+                     StreamVersion(head.life_first)};
     batch.Put(cf[3], stream, embedded::v1::EncodeHead(stream, state));
     folder.events += count;
     if (batch.Count() > 8192) {

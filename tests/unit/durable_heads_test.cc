@@ -8,8 +8,8 @@
 namespace indelible::storage::embedded {
 namespace {
 
-HeadState At(std::int64_t version) {
-  HeadState head;
+StreamHead At(std::int64_t version) {
+  StreamHead head;
   head.version = StreamVersion(version);
   head.position = Position(static_cast<std::uint64_t>(version + 1));
   return head;

@@ -57,7 +57,7 @@ TEST(FormatTest, KeysSortNumericallyAndIndexValuesRoundTrip) {
   EXPECT_EQ(entry->life_first_version.value(), 2);
   EXPECT_FALSE(entry->deleted);
   EXPECT_FALSE(DecodeAppendEntry(StreamVersionKey("s", 6), EncodeAppendEntry(key, written), true));
-  const HeadState head = HeadAfter(StreamVersion(5), *entry);
+  const StreamHead head = HeadAfter(StreamVersion(5), *entry);
   EXPECT_EQ(head.version.value(), 7);
   EXPECT_EQ(head.position.value(), 11u);
   EXPECT_EQ(head.first_version.value(), 2);
@@ -91,7 +91,7 @@ TEST(FormatTest, FormatOneRecordsRoundTrip) {
   EXPECT_FALSE(v1::DecodeStreamEntry(StreamVersionKey("s", 6),
                                      v1::EncodeStreamEntry(key, {Position(9), 3}), true));
 
-  HeadState head{StreamVersion(4), Position(10), true, StreamVersion(2)};
+  StreamHead head{StreamVersion(4), Position(10), true, StreamVersion(2)};
   auto decoded = v1::DecodeHead("s", v1::EncodeHead("s", head), true);
   ASSERT_TRUE(decoded.has_value());
   EXPECT_EQ(decoded->version.value(), 4);

@@ -13,7 +13,7 @@
 #include <set>
 #include <thread>
 
-namespace indelible::storage {
+namespace indelible::store {
 namespace {
 
 using Chains = std::vector<std::vector<std::size_t>>;
@@ -193,4 +193,4 @@ TEST(ParallelCommits, OneThreadCommitsInTurnOnTheCaller) {
 }
 
 }  // namespace
-}  // namespace indelible::storage
+}  // namespace indelible::store

@@ -37,7 +37,7 @@ class StreamItemsCursor final : public StreamCursor {
   const EventView& event() const override { return view_; }
   Status status() const override { return status_; }
   std::optional<StreamVersion> next_version() const override {
-    return storage::NextVersionOrNone(next_);
+    return store::NextVersionOrNone(next_);
   }
 
  private:

@@ -204,7 +204,7 @@ class DynamoDbStore final : public Store {
       if (!read.ok()) return read.status();
       head = *read;
     }
-    auto plan = storage::PlanStreamRead(stream, *head, options);
+    auto plan = store::PlanStreamRead(stream, *head, options);
     if (!plan.ok()) return plan.status();
     return MakeStreamCursor(events_, std::string(stream), options, plan->from, plan->low,
                             plan->high, std::move(first_page));
@@ -254,7 +254,7 @@ class DynamoDbStore final : public Store {
   }
 
   Status SaveRecord(std::string_view name, std::string_view value) override {
-    if (Status s = storage::ValidateRecord(name, value); !s.ok()) return s;
+    if (Status s = store::ValidateRecord(name, value); !s.ok()) return s;
     return client_
         ->Call("PutItem", {{"TableName", checkpoints_table_},
                            {"Item", {{kNameKey, S(name)}, {"value", S(Base64Encode(value))}}}})
@@ -262,7 +262,7 @@ class DynamoDbStore final : public Store {
   }
 
   Result<std::optional<std::string>> LoadRecord(std::string_view name) override {
-    if (Status s = storage::ValidateRecordName(name); !s.ok()) return s;
+    if (Status s = store::ValidateRecordName(name); !s.ok()) return s;
     aws::Reply reply = client_->Call("GetItem", {{"TableName", checkpoints_table_},
                                                  {"Key", {{kNameKey, S(name)}}},
                                                  {"ConsistentRead", true}});
@@ -304,7 +304,7 @@ class DynamoDbStore final : public Store {
   }
 
   Status DeleteRecord(std::string_view name) override {
-    if (Status s = storage::ValidateRecordName(name); !s.ok()) return s;
+    if (Status s = store::ValidateRecordName(name); !s.ok()) return s;
     return client_
         ->Call("DeleteItem", {{"TableName", checkpoints_table_}, {"Key", {{kNameKey, S(name)}}}})
         .status;
@@ -404,8 +404,8 @@ class DynamoDbStore final : public Store {
   mutable std::chrono::steady_clock::time_point followed_at_ GUARDED_BY(follow_mu_){};
   // Last: their threads call Commit, so they stop before the rest goes (the
   // queue first: it calls parallel_).
-  storage::ParallelCommits parallel_;
-  storage::CommitQueue async_;
+  store::ParallelCommits parallel_;
+  store::CommitQueue async_;
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <chrono>
 #include <map>
@@ -30,10 +31,10 @@ json::object TipKey(std::string_view stream) {
 // One append's part of a commit: what the writer believes of the tip.
 struct StreamTable::Write {
   AppendRequest* append = nullptr;
-  std::optional<storage::HeadState> head;  // nullopt: no tip
-  bool observed = false;                   // head was read, not guessed
-  bool keep_timestamps = false;            // import: the events' own timestamps
-  bool state_in_items = false;             // the state record goes to snapshot items
+  std::optional<StreamHead> head;  // nullopt: no tip
+  bool observed = false;           // head was read, not guessed
+  bool keep_timestamps = false;    // import: the events' own timestamps
+  bool state_in_items = false;     // the state record goes to snapshot items
   std::optional<AppendResult> replayed;
 
   std::int64_t first_version() const { return head ? head->version.value() + 1 : 0; }
@@ -41,7 +42,7 @@ struct StreamTable::Write {
   // The conditional UpdateItem that appends the events (and the state
   // record) to the tip if the tip is still as `head` says.
   json::object Update(const std::string& table, std::int64_t now) const {
-    const storage::HeadState next = storage::Advance(head, *append, Position(0));
+    const StreamHead next = store::Advance(head, *append, Position(0));
     json::object names{{"#h", "head"}, {"#d", "deleted"}};
     json::object values;
     std::string set;
@@ -142,7 +143,7 @@ struct StreamTable::Write {
 
   // Writes (or removes) the state record: a state, or a tombstone.
   bool TouchesState() const {
-    return append->state || (!append->events.empty() && storage::IsTombstoneAppend(*append));
+    return append->state || (!append->events.empty() && store::IsTombstoneAppend(*append));
   }
 
   std::int64_t SnapshotParts() const {
@@ -154,14 +155,14 @@ struct StreamTable::Write {
   std::vector<json::object> SnapshotPuts(const std::string& table) const {
     std::vector<json::object> puts;
     if (!state_in_items) return puts;
-    const std::int64_t version = storage::Advance(head, *append, Position(0)).version.value();
+    const std::int64_t version = store::Advance(head, *append, Position(0)).version.value();
     for (auto& item : SnapshotItems(append->stream, *append->state, version))
       puts.push_back(json::object{{"Put", {{"TableName", table}, {"Item", std::move(item)}}}});
     return puts;
   }
 
   AppendResult Result() const {
-    if (append->events.empty()) return storage::StateOnlyResult(*append, *head);
+    if (append->events.empty()) return store::StateOnlyResult(*append, *head);
     const auto first = first_version();
     const auto count = static_cast<std::int64_t>(append->events.size());
     return AppendResult{append->stream, StreamVersion(first), StreamVersion(first + count - 1),
@@ -174,7 +175,7 @@ struct StreamTable::Write {
     observed = true;
     head.reset();
     if (tip) {
-      auto retry = storage::ClassifyRetry(*append, KnownIds(*tip, *append));
+      auto retry = store::ClassifyRetry(*append, KnownIds(*tip, *append));
       if (!retry.ok()) return retry.status();
       if (*retry) {
         replayed = **retry;
@@ -185,7 +186,7 @@ struct StreamTable::Write {
       }
       head = tip->head;
     }
-    return storage::CheckExpectation(*append, head);
+    return store::CheckExpectation(*append, head);
   }
 };
 
@@ -256,10 +257,10 @@ Result<CommitResult> StreamTable::Commit(std::vector<AppendRequest> appends,
             kTipVersion - 1 - static_cast<std::int64_t>(options_.limits.max_append_events);
     const bool must_read =
         append.expected.kind() == Expected::Kind::kExists || impossible_version ||
-        (storage::IsTombstoneAppend(append) && append.expected.kind() != Expected::Kind::kExactly);
+        (store::IsTombstoneAppend(append) && append.expected.kind() != Expected::Kind::kExactly);
     switch (must_read ? Expected::Kind::kExists : append.expected.kind()) {
       case Expected::Kind::kExactly:
-        writes[i].head = storage::HeadState{append.expected.version(), Position(0), false, {}};
+        writes[i].head = StreamHead{append.expected.version(), Position(0), false, {}};
         break;
       case Expected::Kind::kExists: {
         auto tip = ReadTip(append.stream);
@@ -278,9 +279,11 @@ Result<CommitResult> StreamTable::Commit(std::vector<AppendRequest> appends,
     std::vector<Write*> pending;
     for (auto& w : writes)
       if (!w.replayed) pending.push_back(&w);
-    if (pending.size() != writes.size() && !pending.empty())
-      return Status::Conflict("part of this commit was already written by an earlier commit",
-                              std::nullopt);
+    if (pending.size() != writes.size() && !pending.empty()) {
+      auto retried = std::find_if(writes.begin(), writes.end(),
+                                  [](const Write& w) { return w.replayed.has_value(); });
+      return store::MixedRetryConflict(*retried->append);
+    }
     if (pending.empty()) {
       CommitResult result;
       for (auto& w : writes) result.appends.push_back(*w.replayed);
@@ -404,7 +407,7 @@ void StreamTable::AfterCommit(std::vector<Write>& writes, const json::value* att
     if (!prev || prev->version < 0) continue;
     // A state rewritten at the same version into snapshot items overwrote
     // the same keys: only parts past the new count are left over.
-    const std::int64_t version = storage::Advance(w.head, *w.append, Position(0)).version.value();
+    const std::int64_t version = store::Advance(w.head, *w.append, Position(0)).version.value();
     const std::int64_t from_part =
         w.state_in_items && prev->version == version ? w.SnapshotParts() : 0;
     MarkSuperseded(w.append->stream, *prev, from_part);

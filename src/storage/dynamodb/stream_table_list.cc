@@ -133,7 +133,7 @@ Result<std::vector<StreamInfo>> StreamTable::ListStreams(std::string_view prefix
   for (const std::string& stream : streams) {
     auto tip = tips.find(stream);
     if (tip == tips.end()) continue;  // an index entry whose tip is gone (removed by hand)
-    const storage::HeadState& head = tip->second.head;
+    const StreamHead& head = tip->second.head;
     std::int64_t written = tip->second.written_ms.value_or(0);
     if (!tip->second.written_ms) {
       // A tip from before `written`: its last event (in the tip or an item).

@@ -253,11 +253,10 @@ Result<Tip> ParseTip(std::string_view stream, const json::object& item) {
   return tip;
 }
 
-std::vector<std::optional<storage::IdRecord>> KnownIds(const Tip& tip,
-                                                       const AppendRequest& append) {
-  std::unordered_map<std::string, storage::IdRecord> known;
+std::vector<std::optional<store::IdRecord>> KnownIds(const Tip& tip, const AppendRequest& append) {
+  std::unordered_map<std::string, store::IdRecord> known;
   auto record = [&](const std::string& id, std::int64_t first, std::size_t count) {
-    storage::IdRecord r;
+    store::IdRecord r;
     r.stream = append.stream;
     r.append_first_position = Position(static_cast<std::uint64_t>(first) + 1);
     r.append_first_version = StreamVersion(first);
@@ -268,7 +267,7 @@ std::vector<std::optional<storage::IdRecord>> KnownIds(const Tip& tip,
     for (const auto& e : a.events) record(e.id.ToString(), a.first, a.events.size());
   for (const auto& r : tip.recent)
     for (const auto& id : r.ids) record(id, r.first, r.ids.size());
-  std::vector<std::optional<storage::IdRecord>> out;
+  std::vector<std::optional<store::IdRecord>> out;
   for (const auto& e : append.events) {
     auto it = known.find(e.id.ToString());
     out.push_back(it == known.end() ? std::nullopt : std::optional(it->second));

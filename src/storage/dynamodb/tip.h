@@ -86,7 +86,7 @@ struct SnapshotRef {
 };
 
 struct Tip {
-  storage::HeadState head;         // position stays 0: $all is assigned later
+  StreamHead head;                 // position stays 0: $all is assigned later
   std::int64_t bytes = 0;          // the events held, as TipBytes counts them
   std::vector<TipAppend> appends;  // ascending by first
   std::vector<RecentAppend> recent;
@@ -143,6 +143,6 @@ Result<Tip> ParseTip(std::string_view stream, const boost::json::object& item);
 // where unknown). append_first_position carries the append's first version
 // + 1 only to tell appends apart (ClassifyRetry compares it); callers zero
 // the positions of the result.
-std::vector<std::optional<storage::IdRecord>> KnownIds(const Tip& tip, const AppendRequest& append);
+std::vector<std::optional<store::IdRecord>> KnownIds(const Tip& tip, const AppendRequest& append);
 
 }  // namespace indelible::dynamodb

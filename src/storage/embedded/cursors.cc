@@ -122,7 +122,9 @@ class StreamIndexCursor final : public StreamCursor {
   }
   const EventView& event() const override { return view_; }
   Status status() const override { return status_; }
-  std::optional<StreamVersion> next_version() const override { return NextVersionOrNone(next_); }
+  std::optional<StreamVersion> next_version() const override {
+    return store::NextVersionOrNone(next_);
+  }
 
  private:
   // Reads the entry under index_, which must cover next_.
@@ -212,7 +214,7 @@ Result<std::unique_ptr<StreamCursor>> EmbeddedStore::ReadStream(std::string_view
   View view = ConsistentView();
   auto head = HeadAt(view, stream);
   if (!head.ok()) return head.status();
-  auto plan = storage::PlanStreamRead(stream, *head, options);
+  auto plan = store::PlanStreamRead(stream, *head, options);
   if (!plan.ok()) return plan.status();
   return std::unique_ptr<StreamCursor>(new StreamIndexCursor(
       *this, std::move(view), stream, options, plan->from, plan->low, plan->high));

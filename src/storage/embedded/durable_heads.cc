@@ -31,7 +31,7 @@ void DurableHeads::Publish(const Heads& heads, Sequence sequence) {
   }
 }
 
-std::optional<HeadState> DurableHeads::Find(std::string_view stream, Sequence sequence) const {
+std::optional<StreamHead> DurableHeads::Find(std::string_view stream, Sequence sequence) const {
   const Shard& shard = ShardOf(stream);
   MutexLock lock(&shard.mu);
   auto it = shard.entries.find(stream);
@@ -39,7 +39,7 @@ std::optional<HeadState> DurableHeads::Find(std::string_view stream, Sequence se
   return it->second.head;
 }
 
-void DurableHeads::Remember(std::string_view stream, const HeadState& head, Sequence sequence) {
+void DurableHeads::Remember(std::string_view stream, const StreamHead& head, Sequence sequence) {
   Shard& shard = ShardOf(stream);
   MutexLock lock(&shard.mu);
   if (sequence < shard.floor || shard.entries.find(stream) != shard.entries.end()) return;

@@ -37,7 +37,7 @@ namespace indelible::storage::embedded {
 class DurableHeads {
  public:
   using Sequence = std::uint64_t;
-  using Heads = std::vector<std::pair<std::string, HeadState>>;
+  using Heads = std::vector<std::pair<std::string, StreamHead>>;
 
   explicit DurableHeads(std::size_t max_entries);
 
@@ -47,10 +47,10 @@ class DurableHeads {
   void Publish(const Heads& heads, Sequence sequence);
 
   // The head of `stream` in the snapshot of sequence `sequence`, when known.
-  std::optional<HeadState> Find(std::string_view stream, Sequence sequence) const;
+  std::optional<StreamHead> Find(std::string_view stream, Sequence sequence) const;
 
   // A head read from the snapshot of sequence `sequence`.
-  void Remember(std::string_view stream, const HeadState& head, Sequence sequence);
+  void Remember(std::string_view stream, const StreamHead& head, Sequence sequence);
 
  private:
   struct Hash {
@@ -58,7 +58,7 @@ class DurableHeads {
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
   struct Entry {
-    HeadState head;
+    StreamHead head;
     Sequence since = 0;
   };
   struct Shard {

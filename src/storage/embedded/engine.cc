@@ -43,7 +43,7 @@ Result<CommitResult> EmbeddedStore::CommitValidated(std::vector<AppendRequest> a
   writer.appends = &appends;
   writer.options = &options;
   for (const auto& append : appends)
-    for (const auto& event : append.events) writer.bytes += EventBytes(event);
+    for (const auto& event : append.events) writer.bytes += store::EventBytes(event);
   Submit({&writer});
   return std::move(*writer.result);
 }
@@ -61,7 +61,7 @@ std::vector<Result<CommitResult>> EmbeddedStore::CommitEachValidated(
       writer.result = Status::Invalid("store", "this store was opened as a read-only follower");
     } else {
       for (const auto& append : commits[i].appends)
-        for (const auto& event : append.events) writer.bytes += EventBytes(event);
+        for (const auto& event : append.events) writer.bytes += store::EventBytes(event);
       queued.push_back(&writer);
     }
   }
@@ -197,7 +197,7 @@ void EmbeddedStore::Publish(Position last) {
   if (indexer_) indexer_->Durable(last);
 }
 
-Result<std::optional<HeadState>> EmbeddedStore::LoadHead(const std::string& stream, Group& group) {
+Result<std::optional<StreamHead>> EmbeddedStore::LoadHead(const std::string& stream, Group& group) {
   if (auto it = group.heads.find(stream); it != group.heads.end()) return std::optional(it->second);
   if (auto it = head_cache_.find(stream); it != head_cache_.end()) return std::optional(it->second);
   // The latest data, groups still syncing included: the leader decides on
@@ -233,11 +233,11 @@ Result<std::optional<EmbeddedStore::FoundAppend>> EmbeddedStore::AppendAtOrBefor
   return std::optional(FoundAppend{StreamVersion(first_version), *entry});
 }
 
-Result<std::optional<HeadState>> EmbeddedStore::ReadHead(const rocksdb::ReadOptions& read,
-                                                         std::string_view stream) const {
+Result<std::optional<StreamHead>> EmbeddedStore::ReadHead(const rocksdb::ReadOptions& read,
+                                                          std::string_view stream) const {
   auto last = AppendAtOrBefore(read, stream, StreamEndKey(stream));
   if (!last.ok()) return last.status();
-  if (!last->has_value()) return std::optional<HeadState>();
+  if (!last->has_value()) return std::optional<StreamHead>();
   return std::optional(HeadAfter((*last)->first_version, (*last)->entry));
 }
 
@@ -246,10 +246,9 @@ Result<std::optional<HeadState>> EmbeddedStore::ReadHead(const rocksdb::ReadOpti
 // leaves the indexer only after its entry is in `event_ids` (id_indexer.h).
 // New ids, the common case, cost a hash lookup and a MultiGet answered by
 // bloom filters, without a memtable search.
-Result<std::vector<std::optional<IdRecord>>> EmbeddedStore::LoadIds(const AppendRequest& append,
-                                                                    const CommitOptions& options,
-                                                                    Group& group) {
-  std::vector<std::optional<IdRecord>> found(append.events.size());
+Result<std::vector<std::optional<store::IdRecord>>> EmbeddedStore::LoadIds(
+    const AppendRequest& append, const CommitOptions& options, Group& group) {
+  std::vector<std::optional<store::IdRecord>> found(append.events.size());
   // Fresh random ids: no stored or staged event has one. Skipping the
   // lookups spares the commit path a MultiGet of every id (a bloom probe of
   // each memtable and SST level: about 1 us an event).
@@ -295,7 +294,7 @@ Result<std::vector<std::optional<IdRecord>>> EmbeddedStore::LoadIds(const Append
 // Rare path (a retry or a reused id): the event names its stream and
 // version, and the append entry covering that version the append. Reads the
 // latest data: the leader decides on top of groups still syncing.
-Result<IdRecord> EmbeddedStore::ReadIdRecord(Position position) {
+Result<store::IdRecord> EmbeddedStore::ReadIdRecord(Position position) {
   std::string record;
   const std::string key = PositionKey(position);
   rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), log(), ToSlice(key), &record);
@@ -311,20 +310,20 @@ Result<IdRecord> EmbeddedStore::ReadIdRecord(Position position) {
         fmt::format("event at position {} has no stream index entry (run `indelible check`)",
                     position.value()));
   const FoundAppend& found_append = **original;
-  return IdRecord{std::string(view.stream), position, found_append.entry.first_position,
-                  found_append.first_version, found_append.entry.count};
+  return store::IdRecord{std::string(view.stream), position, found_append.entry.first_position,
+                         found_append.first_version, found_append.entry.count};
 }
 
 void EmbeddedStore::DecideAndStage(Writer& writer, Group& group) {
   std::vector<AppendRequest>& appends = *writer.appends;
   CommitResult result;
   result.appends.resize(appends.size());
-  std::vector<std::optional<HeadState>> current(appends.size());
+  std::vector<std::optional<StreamHead>> current(appends.size());
   std::size_t replays = 0;
   for (std::size_t i = 0; i < appends.size(); ++i) {
     auto ids = LoadIds(appends[i], *writer.options, group);
     if (!ids.ok()) return void(writer.result = ids.status());
-    auto retry = ClassifyRetry(appends[i], *ids);
+    auto retry = store::ClassifyRetry(appends[i], *ids);
     if (!retry.ok()) return void(writer.result = retry.status());
     if (*retry) {
       ++replays;
@@ -333,7 +332,8 @@ void EmbeddedStore::DecideAndStage(Writer& writer, Group& group) {
     }
     auto head = LoadHead(appends[i].stream, group);
     if (!head.ok()) return void(writer.result = head.status());
-    if (Status s = CheckExpectation(appends[i], *head); !s.ok()) return void(writer.result = s);
+    if (Status s = store::CheckExpectation(appends[i], *head); !s.ok())
+      return void(writer.result = s);
     current[i] = *head;
   }
   if (replays == appends.size()) {
@@ -344,16 +344,16 @@ void EmbeddedStore::DecideAndStage(Writer& writer, Group& group) {
       if (replayed.position.value() > last_position_.load()) writer.replays_unsynced = true;
     return void(writer.result = std::move(result));
   }
-  if (replays > 0)
-    return void(writer.result = Status::Conflict(
-                    "a commit mixes retried appends with new ones; retry the original commit "
-                    "as it was",
-                    std::nullopt));
+  if (replays > 0) {
+    std::size_t retried = 0;
+    while (!result.appends[retried].replayed) ++retried;
+    return void(writer.result = store::MixedRetryConflict(appends[retried]));
+  }
 
   for (std::size_t i = 0; i < appends.size(); ++i) {
     AppendRequest& append = appends[i];
     const Position first(group.next_position);
-    const HeadState next = Advance(current[i], append, first);
+    const StreamHead next = store::Advance(current[i], append, first);
     // The state record covers the append's last event (the head, unchanged,
     // for a state-only append) and rides in the same batch: never one
     // without the other.
@@ -366,7 +366,7 @@ void EmbeddedStore::DecideAndStage(Writer& writer, Group& group) {
     };
     if (append.events.empty()) {
       stage_state();
-      result.appends[i] = StateOnlyResult(append, next);
+      result.appends[i] = store::StateOnlyResult(append, next);
       continue;
     }
     const auto count = static_cast<std::int64_t>(append.events.size());
@@ -385,8 +385,8 @@ void EmbeddedStore::DecideAndStage(Writer& writer, Group& group) {
       // A later commit of the group may retry this one with the same ids;
       // ids the store just made no client has seen yet.
       if (!writer.options->ids_made_by_store)
-        group.ids[event.id] = IdRecord{append.stream, position, first, first_version,
-                                       static_cast<std::uint32_t>(count)};
+        group.ids[event.id] = store::IdRecord{append.stream, position, first, first_version,
+                                              static_cast<std::uint32_t>(count)};
     }
     // One index entry for the whole append, which is also the stream's head.
     const std::string append_key = StreamVersionKey(append.stream, first_version.value());
@@ -395,7 +395,7 @@ void EmbeddedStore::DecideAndStage(Writer& writer, Group& group) {
                                                    next.first_version, next.deleted}));
     if (append.state) {
       stage_state();
-    } else if (IsTombstoneAppend(append)) {
+    } else if (store::IsTombstoneAppend(append)) {
       group.batch.Delete(families_[0], StateKey(append.stream));
     }
     group.heads[append.stream] = next;
@@ -475,7 +475,7 @@ Result<StreamHead> EmbeddedStore::HeadAt(const View& view, std::string_view stre
   // modes write without a sync stage, and read the index.
   const bool cached = view && pipelined();
   const auto sequence = cached ? view->GetSequenceNumber() : 0;
-  std::optional<HeadState> head;
+  std::optional<StreamHead> head;
   if (cached) head = durable_heads_.Find(stream, sequence);
   if (!head) {
     auto read = ReadHead(ReadAt(view), stream);
@@ -484,7 +484,7 @@ Result<StreamHead> EmbeddedStore::HeadAt(const View& view, std::string_view stre
     if (head && cached) durable_heads_.Remember(stream, *head, sequence);
   }
   if (!head) return Status::NotFound(fmt::format("stream '{}' does not exist", Printable(stream)));
-  const HeadState& found = *head;
+  const StreamHead& found = *head;
   return StreamHead{found.version, found.position, found.deleted, found.first_version};
 }
 

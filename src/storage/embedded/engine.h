@@ -204,17 +204,18 @@ class EmbeddedStore final : public Store {
   // Leader only: decides one writer's commit against the group's staged
   // state; stages its records into the batch when it succeeds.
   void DecideAndStage(Writer& writer, Group& group);
-  Result<std::optional<HeadState>> LoadHead(const std::string& stream, Group& group);
+  Result<std::optional<StreamHead>> LoadHead(const std::string& stream, Group& group);
   // The head of `stream` read with `read`: nullopt when it has no append.
-  Result<std::optional<HeadState>> ReadHead(const rocksdb::ReadOptions& read,
-                                            std::string_view stream) const;
+  Result<std::optional<StreamHead>> ReadHead(const rocksdb::ReadOptions& read,
+                                             std::string_view stream) const;
   // The stored (or staged) event of each event's id, if any: a retry. Ids
   // the store made (CommitOptions::ids_made_by_store) are not looked up.
-  Result<std::vector<std::optional<IdRecord>>> LoadIds(const AppendRequest& append,
-                                                       const CommitOptions& options, Group& group);
+  Result<std::vector<std::optional<store::IdRecord>>> LoadIds(const AppendRequest& append,
+                                                              const CommitOptions& options,
+                                                              Group& group);
   // What a retry of the append holding the event at `position` is answered
   // with (the latest data, as the leader reads).
-  Result<IdRecord> ReadIdRecord(Position position);
+  Result<store::IdRecord> ReadIdRecord(Position position);
   bool pipelined() const { return options_.durability == Durability::kSync && !options_.follower; }
   View NewSnapshot() const;
   void Publish(Position last);
@@ -313,7 +314,7 @@ class EmbeddedStore final : public Store {
   // stream index, so an LRU would buy little (so for durable_heads_).
   static constexpr std::size_t kMaxCachedHeads = 256 * 1024;
   std::uint64_t next_position_ = 1;
-  std::unordered_map<std::string, HeadState> head_cache_;
+  std::unordered_map<std::string, StreamHead> head_cache_;
 
   std::atomic<std::uint64_t> last_position_{0};
   std::atomic<std::uint64_t> commits_{0};  // for stats(); written by the leader

@@ -157,8 +157,8 @@ std::optional<AppendEntry> DecodeAppendEntry(std::string_view key, std::string_v
   return entry;
 }
 
-HeadState HeadAfter(StreamVersion first_version, const AppendEntry& entry) {
-  HeadState head;
+StreamHead HeadAfter(StreamVersion first_version, const AppendEntry& entry) {
+  StreamHead head;
   head.version = StreamVersion(first_version.value() + entry.count - 1);
   head.position = Position(entry.first_position.value() + entry.count - 1);
   head.deleted = entry.deleted;

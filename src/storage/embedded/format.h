@@ -66,7 +66,7 @@ std::optional<AppendEntry> DecodeAppendEntry(std::string_view key, std::string_v
                                              bool verify);
 // The head a stream has when `entry` (whose first version is `first_version`)
 // is its last append.
-HeadState HeadAfter(StreamVersion first_version, const AppendEntry& entry);
+StreamHead HeadAfter(StreamVersion first_version, const AppendEntry& entry);
 
 // An id entry (`event_ids`): the event's position. What the id's append
 // was (for a retry's answer) is read from the event and its append entry.

@@ -30,7 +30,7 @@ std::optional<StreamEntry> DecodeStreamEntry(std::string_view key, std::string_v
   return entry;
 }
 
-std::string EncodeHead(std::string_view stream, const HeadState& head) {
+std::string EncodeHead(std::string_view stream, const StreamHead& head) {
   std::string value;
   PutLE<std::uint32_t>(&value, 0);
   PutLE<std::int64_t>(&value, head.version.value());
@@ -41,9 +41,9 @@ std::string EncodeHead(std::string_view stream, const HeadState& head) {
   return value;
 }
 
-std::optional<HeadState> DecodeHead(std::string_view stream, std::string_view value, bool verify) {
+std::optional<StreamHead> DecodeHead(std::string_view stream, std::string_view value, bool verify) {
   if (value.size() != 29 || (verify && !CrcMatches(stream, value))) return std::nullopt;
-  HeadState head;
+  StreamHead head;
   head.version = StreamVersion(GetLE<std::int64_t>(value.data() + 4));
   head.position = Position(GetLE<std::uint64_t>(value.data() + 12));
   head.first_version = StreamVersion(GetLE<std::int64_t>(value.data() + 20));

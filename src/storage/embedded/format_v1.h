@@ -30,8 +30,8 @@ std::string EncodeStreamEntry(std::string_view key, const StreamEntry& entry);
 std::optional<StreamEntry> DecodeStreamEntry(std::string_view key, std::string_view value,
                                              bool verify);
 
-std::string EncodeHead(std::string_view stream, const HeadState& head);
-std::optional<HeadState> DecodeHead(std::string_view stream, std::string_view value, bool verify);
+std::string EncodeHead(std::string_view stream, const StreamHead& head);
+std::optional<StreamHead> DecodeHead(std::string_view stream, std::string_view value, bool verify);
 
 struct StoredId {
   Position position;

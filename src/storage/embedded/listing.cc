@@ -40,7 +40,7 @@ Result<std::vector<StreamInfo>> EmbeddedStore::ListStreamRange(std::string_view 
                                      "`indelible check`)",
                                      Printable(stream)))
                                : FromRocks(it->status(), "listing streams");
-    const HeadState head = HeadAfter(StreamVersion(version), *entry);
+    const StreamHead head = HeadAfter(StreamVersion(version), *entry);
     // The last event's timestamp: one point read of the log.
     std::string record;
     const std::string position_key = PositionKey(head.position);

@@ -13,14 +13,14 @@ namespace indelible::storage::embedded {
 
 Status EmbeddedStore::SaveRecord(std::string_view name, std::string_view value) {
   if (follower()) return Status::Invalid("store", "this store was opened as a read-only follower");
-  if (Status s = ValidateRecord(name, value); !s.ok()) return s;
+  if (Status s = store::ValidateRecord(name, value); !s.ok()) return s;
   const std::string key = CheckpointKey(name);
   const std::string record = EncodeCheckpoint(key, value);
   return WriteCheckpoint(key, &record);
 }
 
 Result<std::optional<std::string>> EmbeddedStore::LoadRecord(std::string_view name) {
-  if (Status s = ValidateRecordName(name); !s.ok()) return s;
+  if (Status s = store::ValidateRecordName(name); !s.ok()) return s;
   const std::string key = CheckpointKey(name);
   std::string value;
   const View view = ReadView();
@@ -52,7 +52,7 @@ Result<std::vector<std::pair<std::string, std::string>>> EmbeddedStore::ListReco
 
 Status EmbeddedStore::DeleteRecord(std::string_view name) {
   if (follower()) return Status::Invalid("store", "this store was opened as a read-only follower");
-  if (Status s = ValidateRecordName(name); !s.ok()) return s;
+  if (Status s = store::ValidateRecordName(name); !s.ok()) return s;
   return WriteCheckpoint(CheckpointKey(name), nullptr);
 }
 

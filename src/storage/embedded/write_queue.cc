@@ -28,7 +28,7 @@ void EmbeddedStore::CommitAsyncValidated(CommitRequest commit, CommitCallback do
   writer->options = &writer->owned.options;
   writer->done = std::move(done);
   for (const auto& append : writer->owned.appends)
-    for (const auto& event : append.events) writer->bytes += EventBytes(event);
+    for (const auto& event : append.events) writer->bytes += store::EventBytes(event);
   SubmitAsync(writer);
 }
 

@@ -47,8 +47,8 @@ struct EmbeddedStore::Writer {
 // What the leader has decided so far in this group, layered over the store.
 struct EmbeddedStore::Group {
   rocksdb::WriteBatch batch;
-  std::unordered_map<std::string, HeadState> heads;
-  std::unordered_map<EventId, IdRecord> ids;
+  std::unordered_map<std::string, StreamHead> heads;
+  std::unordered_map<EventId, store::IdRecord> ids;
   IdIndexer::Ids new_ids;  // for the indexer, once the group is written
   std::uint64_t next_position = 0;
   std::int64_t now_ms = 0;

@@ -28,14 +28,14 @@ class MemoryStore final : public Store {
     MutexLock lock(&mu_);
     CommitResult result;
     std::size_t replays = 0;
-    std::vector<std::optional<HeadState>> heads;
+    std::vector<std::optional<StreamHead>> heads;
     for (const AppendRequest& append : appends) {
-      std::vector<std::optional<IdRecord>> ids;
+      std::vector<std::optional<store::IdRecord>> ids;
       for (const EventData& e : append.events) {
         auto it = ids_.find(e.id);
-        ids.push_back(it == ids_.end() ? std::nullopt : std::optional<IdRecord>(it->second));
+        ids.push_back(it == ids_.end() ? std::nullopt : std::optional<store::IdRecord>(it->second));
       }
-      auto retry = ClassifyRetry(append, ids);
+      auto retry = store::ClassifyRetry(append, ids);
       if (!retry.ok()) return retry.status();
       if (*retry) {
         ++replays;
@@ -44,9 +44,9 @@ class MemoryStore final : public Store {
         continue;
       }
       auto it = streams_.find(append.stream);
-      std::optional<HeadState> head;
+      std::optional<StreamHead> head;
       if (it != streams_.end()) head = it->second.head;
-      if (Status s = CheckExpectation(append, head); !s.ok()) return s;
+      if (Status s = store::CheckExpectation(append, head); !s.ok()) return s;
       heads.push_back(head);
       result.appends.emplace_back();
     }
@@ -54,21 +54,23 @@ class MemoryStore final : public Store {
       result.position = result.appends.back().position;
       return result;
     }
-    if (replays > 0)
-      return Status::Conflict(
-          "a commit mixes retried appends with new ones; retry the original commit as it was",
-          std::nullopt);
+    if (replays > 0) {
+      std::size_t retried = 0;
+      while (!result.appends[retried].replayed) ++retried;
+      return store::MixedRetryConflict(appends[retried]);
+    }
 
     const std::int64_t now = UnixMillisNow();
     for (std::size_t a = 0; a < appends.size(); ++a) {
       AppendRequest& append = appends[a];
-      const bool tombstone = IsTombstoneAppend(append);  // before the events move into the log
+      const bool tombstone =
+          store::IsTombstoneAppend(append);  // before the events move into the log
       const Position first(log_.size() + 1);
-      HeadState next = Advance(heads[a], append, first);
+      StreamHead next = store::Advance(heads[a], append, first);
       if (append.events.empty()) {  // state-only: the record covers the current head
         states_[append.stream] = StateRecord{std::move(append.state->data), append.state->schema,
                                              next.version, next.position};
-        result.appends[a] = StateOnlyResult(append, next);
+        result.appends[a] = store::StateOnlyResult(append, next);
         continue;
       }
       auto [slot, created] = streams_.try_emplace(append.stream);
@@ -80,8 +82,8 @@ class MemoryStore final : public Store {
         EventData& data = append.events[e];
         const Position position(first.value() + e);
         const StreamVersion version(first_version.value() + static_cast<std::int64_t>(e));
-        ids_[data.id] = IdRecord{append.stream, position, first, first_version,
-                                 static_cast<std::uint32_t>(append.events.size())};
+        ids_[data.id] = store::IdRecord{append.stream, position, first, first_version,
+                                        static_cast<std::uint32_t>(append.events.size())};
         log_.push_back(RecordedEvent{
             data.id, append.stream, version, position, std::move(data.type), std::move(data.schema),
             std::move(data.content_type), std::move(data.data), std::move(data.metadata),
@@ -128,7 +130,7 @@ class MemoryStore final : public Store {
     auto it = streams_.find(std::string(stream));
     if (it == streams_.end())
       return Status::NotFound(fmt::format("stream '{}' does not exist", Printable(stream)));
-    const HeadState& h = it->second.head;
+    const StreamHead& h = it->second.head;
     return StreamHead{h.version, h.position, h.deleted, h.first_version};
   }
 
@@ -138,7 +140,7 @@ class MemoryStore final : public Store {
     std::vector<StreamInfo> found;
     auto it = after < prefix ? names_.lower_bound(prefix) : names_.upper_bound(after);
     for (; it != names_.end() && it->starts_with(prefix) && found.size() < limit; ++it) {
-      const HeadState& head = streams_.at(*it).head;
+      const StreamHead& head = streams_.at(*it).head;
       found.push_back(StreamInfo{*it, head.version, head.position, head.deleted,
                                  log_[head.position.value() - 1].timestamp_ms});
     }
@@ -161,13 +163,13 @@ class MemoryStore final : public Store {
   }
 
   Status SaveRecord(std::string_view name, std::string_view value) override {
-    if (Status s = ValidateRecord(name, value); !s.ok()) return s;
+    if (Status s = store::ValidateRecord(name, value); !s.ok()) return s;
     MutexLock lock(&mu_);
     records_[std::string(name)] = std::string(value);
     return Status::Ok();
   }
   Result<std::optional<std::string>> LoadRecord(std::string_view name) override {
-    if (Status s = ValidateRecordName(name); !s.ok()) return s;
+    if (Status s = store::ValidateRecordName(name); !s.ok()) return s;
     MutexLock lock(&mu_);
     auto it = records_.find(std::string(name));
     if (it == records_.end()) return std::optional<std::string>();
@@ -183,7 +185,7 @@ class MemoryStore final : public Store {
     return found;
   }
   Status DeleteRecord(std::string_view name) override {
-    if (Status s = ValidateRecordName(name); !s.ok()) return s;
+    if (Status s = store::ValidateRecordName(name); !s.ok()) return s;
     MutexLock lock(&mu_);
     records_.erase(std::string(name));
     return Status::Ok();
@@ -223,7 +225,7 @@ class MemoryStore final : public Store {
 
  private:
   struct StreamState {
-    HeadState head;
+    StreamHead head;
     std::vector<Position> positions;  // positions[v]: the event of version v
   };
 
@@ -233,7 +235,7 @@ class MemoryStore final : public Store {
   std::deque<RecordedEvent> log_ GUARDED_BY(mu_);  // log_[p - 1] holds position p
   std::unordered_map<std::string, StreamState> streams_ GUARDED_BY(mu_);
   std::set<std::string, std::less<>> names_ GUARDED_BY(mu_);  // streams_'s keys, in order
-  std::unordered_map<EventId, IdRecord> ids_ GUARDED_BY(mu_);
+  std::unordered_map<EventId, store::IdRecord> ids_ GUARDED_BY(mu_);
   std::uint64_t commits_ GUARDED_BY(mu_) = 0;
   std::map<std::string, std::string> records_ GUARDED_BY(mu_);
   std::unordered_map<std::string, StateRecord> states_ GUARDED_BY(mu_);
@@ -305,7 +307,9 @@ class MemoryStreamCursor final : public StreamCursor {
   }
   const EventView& event() const override { return view_; }
   Status status() const override { return Status::Ok(); }
-  std::optional<StreamVersion> next_version() const override { return NextVersionOrNone(next_); }
+  std::optional<StreamVersion> next_version() const override {
+    return store::NextVersionOrNone(next_);
+  }
 
  private:
   void Seek() {
@@ -332,7 +336,7 @@ Result<std::unique_ptr<StreamCursor>> MemoryStore::ReadStream(std::string_view s
                                                               const ReadStreamOptions& options) {
   auto head = Head(stream);
   if (!head.ok()) return head.status();
-  auto plan = PlanStreamRead(stream, *head, options);
+  auto plan = store::PlanStreamRead(stream, *head, options);
   if (!plan.ok()) return plan.status();
   return std::unique_ptr<StreamCursor>(new MemoryStreamCursor(*this, std::string(stream), options,
                                                               plan->from, plan->low, plan->high));
