@@ -203,29 +203,6 @@ double Quantile(std::vector<double>& values, double q) {
   return values[index];
 }
 
-Progress::Progress(std::string label, std::uint64_t total)
-    : label_(std::move(label)), total_(total), enabled_(isatty(STDERR_FILENO) == 1) {}
-
-Progress::~Progress() { Finish(); }
-
-void Progress::Finish() {
-  if (!enabled_) return;
-  enabled_ = false;
-  static constexpr char kClear[] = "\r\x1b[K";
-  (void)!write(STDERR_FILENO, kClear, sizeof(kClear) - 1);
-}
-
-void Progress::Update(std::uint64_t done) {
-  if (!enabled_) return;
-  const auto now = std::chrono::steady_clock::now();
-  if (done < total_ && now - last_ < std::chrono::milliseconds(100)) return;
-  last_ = now;
-  const double percent = total_ == 0 ? 100.0 : 100.0 * static_cast<double>(done) / total_;
-  const std::string text =
-      fmt::format("\r{}: {}/{} ({:.0f}%)\x1b[K", label_, done, total_, percent);
-  (void)!write(STDERR_FILENO, text.data(), text.size());
-}
-
 double ResidentMiB(std::string_view field) {
   std::ifstream status("/proc/self/status");
   std::string line;

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/progress.h"
 #include "indelible/options.h"
 #include "indelible/store.h"
 
@@ -203,25 +204,8 @@ void AddCpuPerEvent(Line& line, std::uint64_t events, double process_cpu_s,
 // The q-quantile (0..1) of `values`; reorders them. 0 when empty.
 double Quantile(std::vector<double>& values, double q);
 
-// One progress line on stderr, rewritten in place with a single write(2),
-// only when stderr is a terminal. Cleared on destruction.
-class Progress {
- public:
-  Progress(std::string label, std::uint64_t total);
-  ~Progress();
-  Progress(const Progress&) = delete;
-  Progress& operator=(const Progress&) = delete;
-  // Cheap to call often: redraws at most ten times a second.
-  void Update(std::uint64_t done);
-  // Clears the line (before printing figures); the destructor does it too.
-  void Finish();
-
- private:
-  std::string label_;
-  std::uint64_t total_;
-  bool enabled_;
-  std::chrono::steady_clock::time_point last_{};
-};
+// Progress lines are the CLI's (cli/progress.h): one for every long operation.
+using cli::Progress;
 
 // A memory field of /proc/self/status ("VmRSS", resident memory; "VmHWM",
 // its peak), in MiB; 0 if unknown.

@@ -108,7 +108,7 @@ Status RunRound(Kind kind, int round, Store& store, const Entity<Tally>& entity,
   const std::uint64_t total = per_client * static_cast<std::uint64_t>(clients);
   Progress progress(fmt::format("entity: round {} of {}, {} appends", round + 1, kRounds,
                                 kind == Kind::kPlain ? "plain" : "entity"),
-                    total);
+                    total, "appends");
   sync.ready.wait();
   Stopwatch watch;
   const auto start = Clock::now();

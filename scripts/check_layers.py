@@ -2,19 +2,21 @@
 """The layer rule of DESIGN.md, checked against the build graph.
 
 Reads CMake's own description of the build (the File API's codemodel: every
-target, its sources and the targets it depends on) and holds every
-`#include` in src/ and include/indelible/ to it:
+target, its sources, the targets it depends on and its FOLDER) and nothing
+else, and holds every `#include` in src/ and include/indelible/ to it:
 
   * a file belongs to the target that compiles it (a header to the target
-    of its .cc twin, else of its folder), public headers to the module named
-    in PUBLIC_HEADERS below;
+    of its .cc twin, else of its folder); a public header to the module
+    that lists it among its sources (`indelible_module(... HEADERS ...)`,
+    cmake/Modules.cmake);
   * a file may include only its own target's files and those of targets its
     target depends on in CMake (so the CMakeLists.txt lists are the record
     of the rule, and an include that the build does not declare fails);
-  * the declared dependencies themselves follow DESIGN.md's order (RANK):
-    a module uses only modules of a lower rank, so modules of one layer (the
-    backends, entities and projections, server and client) never use each
-    other;
+  * the declared dependencies themselves follow DESIGN.md's order, which
+    each module states as its layer (`indelible_module(... LAYER N)`, the
+    target's FOLDER "layers/N"): a module uses only modules of a lower
+    layer, so modules of one layer (the backends, entities and projections,
+    server and client) never use each other;
   * public headers include only the standard library and indelible/*.
 
 Usage: check_layers.py BUILD_DIR [SOURCE_ROOT]. BUILD_DIR must be configured
@@ -29,60 +31,13 @@ import os
 import re
 import sys
 
-# DESIGN.md "Modules", lowest first. Targets of equal rank may not use each
-# other. net (the one HTTP(S) client) sits just above core; aws (SigV4,
-# credentials, the AWS JSON client) on net; the DynamoDB backend on aws and
-# the store contract; the indelible client on net too.
-RANK = {
-    "indelible_core": 0,
-    "indelible_net": 1,
-    "indelible_store": 1,
-    "indelible_aws": 2,
-    "indelible_memory": 3,
-    "indelible_embedded": 3,
-    "indelible_dynamodb": 3,
-    "indelible_storage": 4,  # Store::Open: plugs the backends in
-    "indelible_subscriptions": 5,
-    "indelible_relay": 6,
-    "indelible_entities": 6,
-    "indelible_projections": 6,
-    "indelible_api": 7,
-    "indelible_auth": 7,  # principals, API keys, JWTs, rules; on the store contract
-    "indelible_server": 8,
-    "indelible_client": 8,
-    "indelible_bench": 9,
-    "indelible_cli_base": 10,
-    "indelible": 11,  # the CLI: the composition root
-}
-
-# Which module each public header belongs to (the module that implements
-# it). A new public header must be added here.
-PUBLIC_HEADERS = {
-    "status.h": "indelible_core",
-    "result.h": "indelible_core",
-    "types.h": "indelible_core",
-    "event.h": "indelible_core",
-    "options.h": "indelible_core",
-    "config.h": "indelible_core",  # generated: cmake/config.h.in
-    "store.h": "indelible_store",
-    "subscription.h": "indelible_subscriptions",
-    "consumer_group.h": "indelible_subscriptions",
-    "nats_relay.h": "indelible_relay",
-    "entity.h": "indelible_entities",
-    "rules.h": "indelible_entities",
-    "projection.h": "indelible_projections",
-    "read_store.h": "indelible_projections",
-    "project_command.h": "indelible_projections",
-    "serve_flags.h": "indelible_cli_base",
-    "api.h": "indelible_api",
-    "server.h": "indelible_server",
-    "client.h": "indelible_client",
-}
+LAYER = re.compile(r"^layers/(\d+)$")
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 
 
 def load_codemodel(build_dir):
+    """Every target's sources, dependencies and layer, and who owns each public header."""
     reply = os.path.join(build_dir, ".cmake", "api", "v1", "reply")
     index = sorted(glob.glob(os.path.join(reply, "codemodel-v2-*.json")))
     if not index:
@@ -92,15 +47,27 @@ def load_codemodel(build_dir):
         codemodel = json.load(f)
     config = codemodel["configurations"][0]
     names = {t["id"]: t["name"] for t in config["targets"]}
-    sources, deps = {}, {}
+    sources, deps, rank, public = {}, {}, {}, {}
     for target in config["targets"]:
         with open(os.path.join(reply, target["jsonFile"])) as f:
             detail = json.load(f)
         name = detail["name"]
         deps[name] = {names[d["id"]] for d in detail.get("dependencies", [])}
+        layer = LAYER.match(detail.get("folder", {}).get("name", ""))
+        if layer:
+            rank[name] = int(layer.group(1))
         for source in detail.get("sources", []):
-            sources.setdefault(source["path"], name)
-    return sources, deps
+            path = source["path"].replace(os.sep, "/")
+            if "/indelible/" in "/" + path and path.endswith(".h") and (
+                    path.startswith("include/indelible/") or path.endswith("/include/indelible/config.h")):
+                header = os.path.basename(path)
+                if header in public and public[header] != name:
+                    sys.exit(f"check-layers: include/indelible/{header} is listed by both "
+                             f"{public[header]} and {name}; one module owns a public header")
+                public[header] = name
+                continue
+            sources.setdefault(path, name)
+    return sources, deps, rank, public
 
 
 def owners(sources):
@@ -129,16 +96,20 @@ def owners(sources):
 
 
 def check(build_dir, root):
-    sources, deps = load_codemodel(build_dir)
+    sources, deps, rank, public_headers = load_codemodel(build_dir)
     owner = owners(sources)
     problems = []
+    for module in ("indelible_core", "indelible_store", "indelible"):
+        if module not in rank:
+            problems.append(f"CMake: {module} has no layer; call indelible_module({module} LAYER N) "
+                            "(cmake/Modules.cmake)")
 
     # 1. The declared graph follows the layer order.
     for target, used in sorted(deps.items()):
-        if target not in RANK:
+        if target not in rank:
             continue
         for dep in sorted(used):
-            if dep in RANK and RANK[dep] >= RANK[target]:
+            if dep in rank and rank[dep] >= rank[target]:
                 problems.append(f"CMake: {target} depends on {dep}, which is not below it "
                                 f"(DESIGN.md's module order; same-layer modules do not use each other)")
 
@@ -153,9 +124,10 @@ def check(build_dir, root):
     for path in sorted(files):
         rel = os.path.relpath(path, root)
         public = rel.startswith("include/")
-        module = PUBLIC_HEADERS.get(os.path.basename(rel)) if public else owner(rel)
+        module = public_headers.get(os.path.basename(rel)) if public else owner(rel)
         if module is None:
-            what = "public header with no module in PUBLIC_HEADERS" if public else "file no target builds"
+            what = ("public header no module lists (indelible_module HEADERS)" if public
+                    else "file no target builds")
             problems.append(f"{rel}: a {what}; add it to a module")
             continue
         with open(path, errors="replace") as f:
@@ -165,7 +137,7 @@ def check(build_dir, root):
                     continue
                 name = m.group(2)
                 if name.startswith("indelible/"):
-                    used = PUBLIC_HEADERS.get(name[len("indelible/"):])
+                    used = public_headers.get(name[len("indelible/"):])
                     if used is None:
                         problems.append(f"{rel}:{number}: {name} is not a public header of any module")
                         continue

@@ -5,9 +5,10 @@
 
 namespace indelible::cli {
 
-Progress::Progress(std::string label, std::uint64_t total)
+Progress::Progress(std::string label, std::uint64_t total, std::string unit)
     : label_(std::move(label)),
       total_(total),
+      unit_(std::move(unit)),
       enabled_(::isatty(STDERR_FILENO) == 1),
       start_(std::chrono::steady_clock::now()) {}
 
@@ -29,12 +30,12 @@ void Progress::Update(std::uint64_t done) {
   if (total_ > 0) {
     const double fraction = std::min(1.0, static_cast<double>(done) / static_cast<double>(total_));
     const int filled = static_cast<int>(fraction * 30);
-    line = fmt::format("\r{} [{}{}] {:5.1f}% {}/{} events, {:.0f} events/s ", label_,
+    line = fmt::format("\r{} [{}{}] {:5.1f}% {}/{} {}, {:.0f} {}/s ", label_,
                        std::string(static_cast<std::size_t>(filled), '#'),
                        std::string(static_cast<std::size_t>(30 - filled), '.'), fraction * 100,
-                       done, total_, rate(done));
+                       done, total_, unit_, rate(done), unit_);
   } else {
-    line = fmt::format("\r{} {} events, {:.0f} events/s ", label_, done, rate(done));
+    line = fmt::format("\r{} {} {}, {:.0f} {}/s ", label_, done, unit_, rate(done), unit_);
   }
   (void)::write(STDERR_FILENO, line.data(), line.size());
 }

@@ -1,5 +1,6 @@
 // A one-line progress bar on stderr, drawn only when stderr is a terminal,
-// so scripts and pipes see clean output.
+// so scripts and pipes see clean output: every long operation's, the CLI's
+// verbs and the benchmarks alike.
 #pragma once
 
 #include <chrono>
@@ -10,8 +11,8 @@ namespace indelible::cli {
 
 class Progress {
  public:
-  // total 0: unknown (no percentage).
-  Progress(std::string label, std::uint64_t total);
+  // total 0: unknown (no percentage). unit: what is counted, as shown.
+  Progress(std::string label, std::uint64_t total, std::string unit = "events");
   ~Progress();
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
@@ -26,6 +27,7 @@ class Progress {
  private:
   std::string label_;
   std::uint64_t total_;
+  std::string unit_;
   bool enabled_;
   bool drawn_ = false;
   std::chrono::steady_clock::time_point start_, last_;
