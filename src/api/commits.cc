@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 
+#include "api/decoding.h"
 #include "api/wire.h"
 #include "core/event_json.h"
 #include "core/json_check.h"
@@ -15,6 +16,10 @@
 
 namespace indelible::api {
 namespace json = boost::json;
+
+using decoding::NotOurs;
+using decoding::ParseObject;
+
 namespace {
 
 using Members = std::map<std::string, std::string_view, std::less<>>;
@@ -162,18 +167,6 @@ void AppendDataJson(std::string_view data, std::string* out) {
   }
 }
 
-Status NotOurs(std::string_view what, std::string_view why) {
-  return Status::Internal(fmt::format("the server's answer is not a valid {}: {}", what, why));
-}
-
-// An answer's body as a JSON object, or internal: not our server's answer.
-Result<json::object> ParseAnswer(std::string_view body, std::string_view what) {
-  boost::system::error_code ec;
-  json::value value = json::parse(json::string_view(body.data(), body.size()), ec);
-  if (ec || !value.is_object()) return NotOurs(what, "not a JSON object");
-  return std::move(value.as_object());
-}
-
 std::int64_t IntegerOr(const json::object& object, std::string_view key, std::int64_t fallback) {
   const json::value* v = object.if_contains(key);
   return v != nullptr && v->is_int64() ? v->as_int64() : fallback;
@@ -303,7 +296,7 @@ std::string CommitResultToJson(const CommitResult& result) {
 
 Result<CommitResult> CommitResultFromJson(std::string_view body) {
   constexpr std::string_view kWhat = "commit result";
-  auto parsed = ParseAnswer(body, kWhat);
+  auto parsed = ParseObject(body, kWhat);
   if (!parsed.ok()) return parsed.status();
   const json::object& object = *parsed;
   const json::value* appends = object.if_contains("appends");
@@ -332,7 +325,7 @@ std::string StateRecordToJson(std::string_view stream, const StateRecord& record
 
 Result<StateRecord> StateRecordFromJson(std::string_view body) {
   constexpr std::string_view kWhat = "state record";
-  auto parsed = ParseAnswer(body, kWhat);
+  auto parsed = ParseObject(body, kWhat);
   if (!parsed.ok()) return parsed.status();
   const json::object& object = *parsed;
   const std::int64_t version = IntegerOr(object, "version", -1);
@@ -378,7 +371,7 @@ std::string StreamListToJson(const StreamList& list) {
 
 Result<StreamList> StreamListFromJson(std::string_view body) {
   constexpr std::string_view kWhat = "stream listing";
-  auto parsed = ParseAnswer(body, kWhat);
+  auto parsed = ParseObject(body, kWhat);
   if (!parsed.ok()) return parsed.status();
   const json::object& object = *parsed;
   const json::value* streams = object.if_contains("streams");

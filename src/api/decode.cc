@@ -4,6 +4,7 @@
 #include <boost/json.hpp>
 #include <charconv>
 
+#include "api/decoding.h"
 #include "api/wire.h"
 #include "core/event_json.h"
 #include "core/json_number.h"
@@ -11,7 +12,7 @@
 
 namespace indelible::api {
 namespace json = boost::json;
-namespace {
+namespace decoding {
 
 Status NotOurs(std::string_view what, std::string_view why) {
   return Status::Internal(fmt::format("the server's answer is not a valid {}: {}", what, why));
@@ -25,7 +26,6 @@ Result<json::object> ParseObject(std::string_view body, std::string_view what) {
   return std::move(value.as_object());
 }
 
-// A whole number member; nullopt for null. Fails on anything else.
 Result<std::optional<std::int64_t>> Integer(const json::object& object, std::string_view key,
                                             std::string_view what) {
   const json::value* v = object.if_contains(key);
@@ -52,6 +52,17 @@ bool BoolMember(const json::object& object, std::string_view key) {
   const json::value* v = object.if_contains(key);
   return v != nullptr && v->is_bool() && v->as_bool();
 }
+
+}  // namespace decoding
+
+using decoding::BoolMember;
+using decoding::Integer;
+using decoding::NotOurs;
+using decoding::ParseObject;
+using decoding::RequiredInteger;
+using decoding::StringMember;
+
+namespace {
 
 Result<std::vector<RecordedEvent>> EventsMember(std::string_view body, std::string_view what) {
   auto raw = RawMember(body, "events");
@@ -108,6 +119,9 @@ Status StatusFromAnswer(unsigned http_status, std::string_view body) {
   const bool deleted = BoolMember(*object, "deleted");
   if (error == "not_found") return Status::NotFound(std::move(message), deleted);
   if (error == "conflict") {
+    if (StringMember(*object, "reason") == "event_id")
+      return Status::EventIdConflict(std::move(message), StringMember(*object, "eventId"),
+                                     StringMember(*object, "stream"));
     std::optional<std::int64_t> actual;
     if (const json::value* v = object->if_contains("actualVersion"); v != nullptr)
       actual = WholeNumber(*v);
@@ -237,99 +251,6 @@ Result<StreamVersion> VersionFromETag(std::string_view etag) {
   }
   if (version < 0) return NotOurs("ETag", fmt::format("'{}' is not a quoted version", etag));
   return StreamVersion(version);
-}
-
-Result<ConsumerGroupInfo> ConsumerGroupInfoFromJson(const json::object& object) {
-  constexpr std::string_view kWhat = "consumer group status";
-  ConsumerGroupInfo info;
-  info.name = StringMember(object, "group");
-  std::int64_t numbers[5] = {};
-  const char* keys[5] = {"checkpoint", "lastPosition", "lagEvents", "inFlight", "redeliveries"};
-  for (int i = 0; i < 5; ++i) {
-    auto n = RequiredInteger(object, keys[i], kWhat);
-    if (!n.ok()) return n.status();
-    if (*n < 0) return NotOurs(kWhat, fmt::format("'{}' is negative", keys[i]));
-    numbers[i] = *n;
-  }
-  info.checkpoint = Position(static_cast<std::uint64_t>(numbers[0]));
-  info.last_position = Position(static_cast<std::uint64_t>(numbers[1]));
-  info.lag_events = static_cast<std::uint64_t>(numbers[2]);
-  info.in_flight = static_cast<std::uint64_t>(numbers[3]);
-  info.redeliveries = static_cast<std::uint64_t>(numbers[4]);
-  if (const json::value* lag = object.if_contains("lagSeconds"); lag && lag->is_number())
-    info.lag_seconds = lag->to_number<double>();
-  if (const json::value* blocked = object.if_contains("blocked"); blocked && blocked->is_object()) {
-    auto at = RequiredInteger(blocked->as_object(), "position", kWhat);
-    if (!at.ok()) return at.status();
-    info.blocked_at = Position(static_cast<std::uint64_t>(std::max<std::int64_t>(*at, 0)));
-    info.blocked_reason = StringMember(blocked->as_object(), "reason");
-  }
-  if (const json::value* parked = object.if_contains("parked"); parked && parked->is_object()) {
-    auto streams = RequiredInteger(parked->as_object(), "streams", kWhat);
-    auto events = RequiredInteger(parked->as_object(), "events", kWhat);
-    if (!streams.ok()) return streams.status();
-    if (!events.ok()) return events.status();
-    info.parked_streams = static_cast<std::uint64_t>(std::max<std::int64_t>(*streams, 0));
-    info.parked_events = static_cast<std::uint64_t>(std::max<std::int64_t>(*events, 0));
-    const json::value* replaying = parked->as_object().if_contains("replaying");
-    info.replaying = replaying != nullptr && replaying->is_bool() && replaying->as_bool();
-  }
-  return info;
-}
-
-Result<ConsumerGroupInfo> ConsumerGroupInfoFromJson(std::string_view body) {
-  auto object = ParseObject(body, "consumer group status");
-  if (!object.ok()) return object.status();
-  return ConsumerGroupInfoFromJson(*object);
-}
-
-Result<std::vector<ConsumerGroupInfo>> ConsumerGroupListFromJson(std::string_view body) {
-  constexpr std::string_view kWhat = "consumer group list";
-  auto object = ParseObject(body, kWhat);
-  if (!object.ok()) return object.status();
-  const json::value* list = object->if_contains("consumers");
-  if (list == nullptr || !list->is_array()) return NotOurs(kWhat, "no 'consumers' array");
-  std::vector<ConsumerGroupInfo> out;
-  for (const json::value& item : list->as_array()) {
-    if (!item.is_object()) return NotOurs(kWhat, "an entry is not an object");
-    auto info = ConsumerGroupInfoFromJson(item.as_object());
-    if (!info.ok()) return info.status();
-    out.push_back(std::move(*info));
-  }
-  return out;
-}
-
-Result<std::vector<Delivery>> DeliveriesFromJson(std::string_view body) {
-  constexpr std::string_view kWhat = "pull answer";
-  auto object = ParseObject(body, kWhat);
-  if (!object.ok()) return object.status();
-  // Each event is cut out of the body as sent: re-serialising the parsed
-  // value would change its data (1e400 becomes a number Boost.JSON cannot
-  // read back, 1.0 becomes 1E0).
-  auto raw = RawMember(body, "deliveries");
-  auto elements = raw ? RawElements(*raw) : std::nullopt;
-  if (!elements) return NotOurs(kWhat, "no 'deliveries' array");
-  std::vector<Delivery> out;
-  out.reserve(elements->size());
-  for (std::string_view element : *elements) {
-    auto item = ParseObject(element, kWhat);
-    if (!item.ok()) return item.status();
-    auto event = RawMember(element, "event");
-    if (!event) return NotOurs(kWhat, "a delivery has no event");
-    auto attempt = RequiredInteger(*item, "attempt", kWhat);
-    if (!attempt.ok()) return attempt.status();
-    auto recorded = StoredEventFromJson(*event);
-    if (!recorded.ok()) return recorded.status();
-    Delivery delivery{std::move(*recorded), static_cast<int>(*attempt), std::nullopt};
-    if (item->contains("parkedVersion")) {
-      auto version = RequiredInteger(*item, "parkedVersion", kWhat);
-      if (!version.ok()) return version.status();
-      if (*version < 0) return NotOurs(kWhat, "'parkedVersion' is negative");
-      delivery.parked_version = StreamVersion(static_cast<std::uint64_t>(*version));
-    }
-    out.push_back(std::move(delivery));
-  }
-  return out;
 }
 
 }  // namespace indelible::api

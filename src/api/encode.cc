@@ -64,7 +64,16 @@ std::string StatusToJson(const Status& status) {
     out += R"(,"field":)";
     AppendQuoted(status.field(), &out);
   }
-  if (status.code() == ErrorCode::kConflict) {
+  if (status.event_id_conflict()) {
+    // No actual version: the stream's version is not what went wrong.
+    out += R"(,"reason":"event_id")";
+    if (!status.event_id().empty()) out += R"(,"eventId":")" + status.event_id() + '"';
+    if (!status.stream().empty()) {
+      out += R"(,"stream":)";
+      AppendQuoted(status.stream(), &out);
+    }
+  } else if (status.code() == ErrorCode::kConflict) {
+    if (!status.stream().empty()) out += R"(,"reason":"version")";
     out += R"(,"actualVersion":)";
     out += status.actual_version() ? std::to_string(*status.actual_version()) : "null";
     if (!status.stream().empty()) {
@@ -73,30 +82,6 @@ std::string StatusToJson(const Status& status) {
     }
   }
   if (status.deleted()) out += R"(,"deleted":true)";
-  out += '}';
-  return out;
-}
-
-std::string ConsumerGroupInfoToJson(const ConsumerGroupInfo& info) {
-  std::string blocked = "null";
-  if (info.blocked_at)
-    blocked = fmt::format(R"({{"position":{},"reason":{}}})", info.blocked_at->value(),
-                          QuoteJson(info.blocked_reason));
-  return fmt::format(
-      R"({{"group":{},"checkpoint":{},"lastPosition":{},"lagEvents":{},"lagSeconds":{:.3f},)"
-      R"("inFlight":{},"redeliveries":{},"blocked":{},)"
-      R"("parked":{{"streams":{},"events":{},"replaying":{}}}}})",
-      QuoteJson(info.name), info.checkpoint.value(), info.last_position.value(), info.lag_events,
-      info.lag_seconds, info.in_flight, info.redeliveries, blocked, info.parked_streams,
-      info.parked_events, info.replaying);
-}
-
-std::string DeliveryToJson(const Delivery& delivery) {
-  std::string out = fmt::format(R"({{"attempt":{},)", delivery.attempt);
-  if (delivery.parked_version)
-    out += fmt::format(R"("parkedVersion":{},)", delivery.parked_version->value());
-  out += R"("event":)";
-  AppendEventJson(delivery.event.view(), &out);
   out += '}';
   return out;
 }

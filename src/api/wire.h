@@ -5,19 +5,23 @@
 // Events themselves use core's codec (core/event_json.h): AppendEventJson
 // writes a stored event, EventsFromJson reads what a client appends.
 //
+// The rest by area: pages.h writes stream and $all pages (read here),
+// consumers.h the consumer groups', keys.h the keys' and /auth/whoami's,
+// commits.h commits, state records and the stream listing; limits.h holds
+// the bounds of the query parameters.
+//
 // Encoders cannot fail. Every decoder answers internal when the body is not
 // what the API promises: that is a server bug or not our server. Stored
 // events keep `data` and `metadata` as the exact text the server sent
 // (core/json_spans.h), since re-encoding JSON would change their bytes.
 #pragma once
 
-#include <boost/json/object.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "api/consumers.h"
 #include "indelible/api.h"
-#include "indelible/consumer_group.h"
 #include "indelible/status.h"
 #include "indelible/store.h"
 
@@ -29,7 +33,10 @@ namespace indelible::api {
 std::string EventsToJson(const std::vector<EventData>& events);
 
 // An error: {"error":"conflict","message":"...","field":...,
-// "actualVersion":...,"deleted":...}.
+// "actualVersion":...,"deleted":...}. A stream's conflict says which kind
+// it is: "reason":"version" (with actualVersion and stream) or
+// "reason":"event_id" (with eventId and stream when known, no actualVersion).
+// Other conflicts (a key's name, a consumer group) carry neither.
 std::string StatusToJson(const Status& status);
 // The Status an error answer stands for, or, for a body that is not ours (a
 // proxy's page), a code chosen by the HTTP status.
@@ -51,22 +58,10 @@ Result<ServerHealth> HealthFromJson(std::string_view body);
 // (written by core's AppendEventJson).
 Result<RecordedEvent> StoredEventFromJson(std::string_view text);
 // {stream, events, nextVersion}; last_version is left for the ETag.
+// (The pages' encoders are in pages.h.)
 Result<StreamPage> StreamPageFromJson(std::string_view body);
 // {events, next}
 Result<AllPage> AllPageFromJson(std::string_view body);
-
-// A consumer group's status: {group, checkpoint, lastPosition, lagEvents,
-// lagSeconds, inFlight, redeliveries, blocked: null | {position, reason},
-// parked: {streams, events, replaying}}.
-std::string ConsumerGroupInfoToJson(const ConsumerGroupInfo& info);
-Result<ConsumerGroupInfo> ConsumerGroupInfoFromJson(const boost::json::object& object);
-Result<ConsumerGroupInfo> ConsumerGroupInfoFromJson(std::string_view body);
-// {consumers: [status...]}
-Result<std::vector<ConsumerGroupInfo>> ConsumerGroupListFromJson(std::string_view body);
-// One delivery of a pull: {attempt, parkedVersion?, event}.
-std::string DeliveryToJson(const Delivery& delivery);
-// {deliveries: [delivery...]}
-Result<std::vector<Delivery>> DeliveriesFromJson(std::string_view body);
 
 // A stream's version as an ETag: 4 -> `"4"`, and back.
 std::string ETagFor(StreamVersion version);

@@ -76,8 +76,9 @@ bool ValidName(std::string_view name) {
   });
 }
 
-// What the record and the API share; lastUsed lives in a record of its own.
-json::object KeyFields(const KeyInfo& info) {
+// The stored record (what the API shows of a key is api/keys.h's); lastUsed
+// lives in a record of its own.
+std::string RecordJson(const KeyInfo& info, const std::string& hash) {
   json::object out;
   out["id"] = info.id;
   out["name"] = info.name;
@@ -85,11 +86,6 @@ json::object KeyFields(const KeyInfo& info) {
   out["created"] = info.created_ms;
   if (info.expires_ms != 0) out["expires"] = info.expires_ms;
   out["createdBy"] = info.created_by;
-  return out;
-}
-
-std::string RecordJson(const KeyInfo& info, const std::string& hash) {
-  json::object out = KeyFields(info);
   out["hash"] = hash;
   return json::serialize(out);
 }
@@ -127,12 +123,6 @@ Result<std::pair<KeyInfo, std::string>> ParseRecord(std::string_view id, std::st
 }
 
 }  // namespace
-
-std::string KeyInfo::ToJson() const {
-  json::object out = KeyFields(*this);
-  out["lastUsed"] = last_used_ms == 0 ? json::value(nullptr) : json::value(last_used_ms);
-  return json::serialize(out);
-}
 
 std::optional<ParsedKey> ParseKey(std::string_view key) {
   if (!key.starts_with(kPrefix)) return std::nullopt;

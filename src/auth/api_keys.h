@@ -49,8 +49,6 @@ struct KeyInfo {
   std::int64_t expires_ms = 0;    // 0: never
   std::int64_t last_used_ms = 0;  // 0: never (to the minute)
   std::string created_by;         // the principal, or "bootstrap" / "cli"
-
-  std::string ToJson() const;
 };
 
 struct NewKey {

@@ -20,11 +20,13 @@
 #include <cstdio>
 #include <cstring>
 
+#include "api/keys.h"
 #include "auth/api_keys.h"
 #include "auth/policy.h"
 #include "cli/cli.h"
 #include "core/clock.h"
 #include "indelible/client.h"
+#include "server/key_document.h"
 
 namespace indelible::cli {
 namespace {
@@ -161,10 +163,7 @@ int Create(Cli& cli, const KeyArgs& args) {
   auto made = keys.Create(args.name, args.roles,
                           expires_in.count() > 0 ? now + expires_in.count() * 1000 : 0, "cli", now);
   if (!made.ok()) return cli.Fail(made.status());
-  std::string document = made->info.ToJson();
-  json::value parsed = json::parse(document);
-  parsed.as_object()["key"] = made->key;
-  return Deliver(cli, args, json::serialize(parsed));
+  return Deliver(cli, args, api::NewKeyToJson({made->key, server::KeyDocument(made->info)}));
 }
 
 int List(Cli& cli) {
@@ -180,10 +179,9 @@ int List(Cli& cli) {
   auth::KeyStore keys(**store, std::chrono::milliseconds(0));
   auto listed = keys.List();
   if (!listed.ok()) return cli.Fail(listed.status());
-  std::string document = R"({"keys":[)";
-  for (std::size_t i = 0; i < listed->size(); ++i)
-    document += (i > 0 ? "," : "") + (*listed)[i].ToJson();
-  return PrintList(cli, document + "]}");
+  std::vector<api::Key> documents;
+  for (const auth::KeyInfo& key : *listed) documents.push_back(server::KeyDocument(key));
+  return PrintList(cli, api::KeyListToJson(documents));
 }
 
 int Revoke(Cli& cli, const KeyArgs& args) {
@@ -200,7 +198,7 @@ int Revoke(Cli& cli, const KeyArgs& args) {
     auth::KeyStore keys(**store, std::chrono::milliseconds(0));
     auto revoked = keys.Revoke(args.id_or_name);
     if (!revoked.ok()) return cli.Fail(revoked.status());
-    document = revoked->ToJson();
+    document = api::RevokedKeyToJson(server::KeyDocument(*revoked));
   }
   if (cli.json) {
     std::printf("%s\n", document.c_str());

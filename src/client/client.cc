@@ -1,11 +1,11 @@
 // Client: one method per route of docs/HTTP.md.
 #include "indelible/client.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 
 #include "api/commits.h"
+#include "api/keys.h"
+#include "api/limits.h"
 #include "api/wire.h"
 #include "client/client_impl.h"
 #include "core/event_json.h"
@@ -16,8 +16,6 @@ namespace {
 
 namespace http = net::http;
 using net::PercentEncode;
-
-constexpr std::chrono::milliseconds kMaxWait{60000};  // the server's waitMs limit
 
 std::string StreamPath(std::string_view stream) { return "/streams/" + PercentEncode(stream); }
 
@@ -45,7 +43,7 @@ void SetExpected(net::Request& request, Expected expected) {
       request.set(http::field::if_match, "*");
       break;
     case Expected::Kind::kExactly:
-      request.set(http::field::if_match, fmt::format("\"{}\"", expected.version().value()));
+      request.set(http::field::if_match, api::ETagFor(expected.version()));
       break;
   }
 }
@@ -95,7 +93,7 @@ Result<AppendResult> Client::Append(std::string_view stream, Expected expected,
   // body. Sizes are left to the server, whose limits may not be the defaults.
   const Limits unlimited{SIZE_MAX, SIZE_MAX, SIZE_MAX};
   CommitOptions options;
-  if (Status s = ValidateCommit(appends, unlimited, options); !s.ok()) return s;
+  if (Status s = store::ValidateCommit(appends, unlimited, options); !s.ok()) return s;
   net::Request request = impl_->MakeRequest(http::verb::post, StreamPath(stream));
   SetExpected(request, expected);
   request.set(http::field::content_type, kJsonContentType);
@@ -124,7 +122,7 @@ Result<CommitResult> Client::Commit(std::vector<AppendRequest> appends) {
   // As Append: the store's checks here, ids made before the first send.
   const Limits unlimited{SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX};
   CommitOptions options;
-  if (Status s = ValidateCommit(appends, unlimited, options); !s.ok()) return s;
+  if (Status s = store::ValidateCommit(appends, unlimited, options); !s.ok()) return s;
   net::Request request = impl_->MakeRequest(http::verb::post, "/commits");
   request.set(http::field::content_type, kJsonContentType);
   request.body() = api::CommitToJson(appends);
@@ -170,7 +168,7 @@ Result<std::optional<RecordedEvent>> Client::FindEvent(const EventId& id) {
 
 Result<StreamList> Client::ListStreams(const ListStreamsOptions& options) {
   std::string target = "/streams";
-  AddQuery(&target, "limit", std::to_string(options.limit));
+  AddQuery(&target, "limit", std::to_string(std::min(options.limit, api::kMaxListedStreams)));
   if (!options.prefix.empty()) AddQuery(&target, "prefix", options.prefix);
   if (!options.category.empty()) AddQuery(&target, "category", options.category);
   if (!options.after.empty()) AddQuery(&target, "after", options.after);
@@ -212,7 +210,7 @@ Result<AllPage> Client::ReadAll(const ReadAllOptions& options, std::chrono::mill
   AddQuery(&target, "from", std::to_string(std::max<std::uint64_t>(options.from.value(), 1)));
   AddQuery(&target, "limit", std::to_string(std::min(options.limit, kMaxPageEvents)));
   AddFilterQuery(&target, options.filter);
-  wait = std::clamp(wait, std::chrono::milliseconds(0), kMaxWait);
+  wait = std::clamp(wait, std::chrono::milliseconds(0), api::kMaxWait);
   if (wait.count() > 0) AddQuery(&target, "waitMs", std::to_string(wait.count()));
   auto answer = impl_->Call(impl_->MakeRequest(http::verb::get, target), /*retry_safe=*/true, wait);
   if (!answer.ok()) return answer.status();
@@ -233,11 +231,8 @@ Result<ServerHealth> Client::Health() {
 
 Result<std::string> Client::CreateKey(std::string_view name, const std::vector<std::string>& roles,
                                       std::chrono::seconds expires_in) {
-  std::string body = fmt::format(R"({{"name":{},"roles":[)", QuoteJson(name));
-  for (std::size_t i = 0; i < roles.size(); ++i) body += (i > 0 ? "," : "") + QuoteJson(roles[i]);
-  body += "]";
-  if (expires_in.count() > 0) body += fmt::format(R"(,"expiresInSeconds":{})", expires_in.count());
-  body += "}";
+  std::string body = api::KeyRequestToJson(
+      {std::string(name), roles, std::max<std::int64_t>(expires_in.count(), 0)});
   net::Request request = impl_->MakeRequest(http::verb::post, "/keys");
   request.set(http::field::content_type, "application/json");
   request.body() = std::move(body);
@@ -246,6 +241,8 @@ Result<std::string> Client::CreateKey(std::string_view name, const std::vector<s
   auto answer = impl_->Call(request, /*retry_safe=*/false);
   if (!answer.ok()) return answer.status();
   if (Status s = Expect(*answer, http::status::created); !s.ok()) return s;
+  // The document is the caller's to show; it must be one.
+  if (auto made = api::NewKeyFromJson(answer->body()); !made.ok()) return made.status();
   return answer->body();
 }
 
@@ -253,6 +250,7 @@ Result<std::string> Client::ListKeys() {
   auto answer = impl_->Call(impl_->MakeRequest(http::verb::get, "/keys"), /*retry_safe=*/true);
   if (!answer.ok()) return answer.status();
   if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
+  if (auto listed = api::KeyListFromJson(answer->body()); !listed.ok()) return listed.status();
   return answer->body();
 }
 
@@ -262,6 +260,8 @@ Result<std::string> Client::RevokeKey(std::string_view id_or_name) {
                   /*retry_safe=*/true);
   if (!answer.ok()) return answer.status();
   if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
+  if (auto revoked = api::RevokedKeyFromJson(answer->body()); !revoked.ok())
+    return revoked.status();
   return answer->body();
 }
 
@@ -307,7 +307,7 @@ Result<ConsumerGroupInfo> Client::ConsumerGroupStatus(std::string_view group) {
 
 Result<bool> Client::WaitForConsumerGroup(std::string_view group, Position position,
                                           std::chrono::milliseconds timeout) {
-  timeout = std::clamp(timeout, std::chrono::milliseconds(0), kMaxWait);
+  timeout = std::clamp(timeout, std::chrono::milliseconds(0), api::kMaxWait);
   std::string target = GroupPath(group);
   AddQuery(&target, "waitFor", std::to_string(position.value()));
   AddQuery(&target, "timeout", std::to_string(timeout.count()));
@@ -315,20 +315,24 @@ Result<bool> Client::WaitForConsumerGroup(std::string_view group, Position posit
       impl_->Call(impl_->MakeRequest(http::verb::get, target), /*retry_safe=*/true, timeout);
   if (!answer.ok()) return answer.status();
   if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
-  return answer->body().find("\"reached\":true") != std::string::npos;
+  auto status = api::ConsumerGroupStatusFromJson(answer->body());
+  if (!status.ok()) return status.status();
+  if (!status->reached) return Status::Internal("the server's waitFor answer has no 'reached'");
+  return *status->reached;
 }
 
 Status Client::DeleteConsumerGroup(std::string_view group) {
   auto answer =
       impl_->Call(impl_->MakeRequest(http::verb::delete_, GroupPath(group)), /*retry_safe=*/false);
   if (!answer.ok()) return answer.status();
-  return Expect(*answer, http::status::ok);
+  if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
+  return api::ConsumerGroupDeletedFromJson(answer->body()).status();
 }
 
 Result<std::vector<Delivery>> Client::Pull(std::string_view group, std::string_view consumer,
                                            std::size_t max, std::chrono::milliseconds wait,
                                            bool in_order) {
-  wait = std::clamp(wait, std::chrono::milliseconds(0), kMaxWait);
+  wait = std::clamp(wait, std::chrono::milliseconds(0), api::kMaxWait);
   std::string target = GroupPath(group) + "/pull";
   if (in_order) AddQuery(&target, "ordered", "true");
   AddQuery(&target, "consumer", consumer);
@@ -344,15 +348,9 @@ Result<std::vector<Delivery>> Client::Pull(std::string_view group, std::string_v
 }
 
 Status Client::Ack(std::string_view group, const std::vector<Position>& positions) {
-  std::string body = R"({"positions":[)";
-  for (std::size_t i = 0; i < positions.size(); ++i) {
-    if (i > 0) body += ',';
-    body += std::to_string(positions[i].value());
-  }
-  body += "]}";
   net::Request request = impl_->MakeRequest(http::verb::post, GroupPath(group) + "/ack");
   request.set(http::field::content_type, kJsonContentType);
-  request.body() = std::move(body);
+  request.body() = api::AckToJson(positions);
   request.prepare_payload();
   return GroupAnswer(impl_->Call(request, /*retry_safe=*/true)).status();
 }
@@ -360,8 +358,7 @@ Status Client::Ack(std::string_view group, const std::vector<Position>& position
 Status Client::Nack(std::string_view group, Position position, std::string_view reason) {
   net::Request request = impl_->MakeRequest(http::verb::post, GroupPath(group) + "/nack");
   request.set(http::field::content_type, kJsonContentType);
-  request.body() =
-      fmt::format(R"({{"position":{},"reason":{}}})", position.value(), QuoteJson(reason));
+  request.body() = api::NackToJson({position, std::string(reason)});
   request.prepare_payload();
   return GroupAnswer(impl_->Call(request, /*retry_safe=*/false)).status();
 }

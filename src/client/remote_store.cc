@@ -6,13 +6,12 @@
 #include <atomic>
 #include <thread>
 
+#include "api/limits.h"
 #include "client/remote_cursors.h"
 #include "indelible/client.h"
 
 namespace indelible {
 namespace {
-
-constexpr std::chrono::milliseconds kMaxWait{60000};  // the server's waitMs limit
 
 class RemoteStore final : public Store {
  public:
@@ -108,7 +107,7 @@ class RemoteStore final : public Store {
       options.from = after.next();
       options.limit = 1;
       auto page =
-          client_->ReadAll(options, std::clamp(left, std::chrono::milliseconds(0), kMaxWait));
+          client_->ReadAll(options, std::clamp(left, std::chrono::milliseconds(0), api::kMaxWait));
       if (page.ok() && !page->events.empty()) break;
       if (left.count() <= 0) break;
       // A failing server answers at once; do not turn the wait into a spin.

@@ -5,14 +5,12 @@
 // and is bounded three ways: `limit` events, max_page_bytes of JSON, and a
 // scan budget (max_scan_events, max_scan_time) for filters that match
 // little. A page cut short by any of them says where to go on in `next`.
-#include <fmt/format.h>
-
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 
-#include "core/event_json.h"
-#include "server/event_page.h"
+#include "api/limits.h"
+#include "api/pages.h"
 #include "server/request_parsing.h"
 #include "server/routes.h"
 
@@ -21,8 +19,6 @@ namespace {
 
 namespace asio = boost::asio;
 
-constexpr std::int64_t kMaxPage = 10000;
-constexpr std::int64_t kMaxWaitMs = 60000;
 // A scan goes by cursors of this many events, so that the time budget is
 // checked between them (one cursor's scan is short: a few DynamoDB queries).
 constexpr std::size_t kScanChunk = 4096;
@@ -55,7 +51,7 @@ Result<Page> ReadPage(ServerContext& context, const ReadAllOptions& options,
   const auto started = std::chrono::steady_clock::now();
   const std::uint64_t last = store.LastPosition().value();
   Page page;
-  EventPage events(R"({"events":[)", limits.max_page_bytes);
+  api::AllPageWriter events(limits.max_page_bytes);
   std::uint64_t next = std::max<std::uint64_t>(options.from.value(), 1);
   // Unfiltered, every event looked at is returned: `limit` bounds the scan.
   const bool bounded_scan = !options.filter.empty() || reader != nullptr;
@@ -98,7 +94,7 @@ Result<Page> ReadPage(ServerContext& context, const ReadAllOptions& options,
   }
   page.next = Position(next);
   page.events = events.events();
-  page.body = std::move(events).Finish(fmt::format(R"(],"next":{}}})", next));
+  page.body = std::move(events).Finish(Position(next));
   return page;
 }
 
@@ -209,9 +205,9 @@ void ReadAllRoute(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   ReadAllOptions options;
   auto from = IntegerParam(*exchange, "from", 1, 0, kMaxNumberParam);
   if (!from.ok()) return exchange->RespondError(from.status());
-  auto limit = IntegerParam(*exchange, "limit", 100, 1, kMaxPage);
+  auto limit = IntegerParam(*exchange, "limit", api::kDefaultPageEvents, 1, kMaxPageEvents);
   if (!limit.ok()) return exchange->RespondError(limit.status());
-  auto wait_ms = IntegerParam(*exchange, "waitMs", 0, 0, kMaxWaitMs);
+  auto wait_ms = IntegerParam(*exchange, "waitMs", 0, 0, api::kMaxWait.count());
   if (!wait_ms.ok()) return exchange->RespondError(wait_ms.status());
   options.from = Position(static_cast<std::uint64_t>(std::max<std::int64_t>(*from, 1)));
   options.limit = static_cast<std::size_t>(*limit);

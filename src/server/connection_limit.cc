@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "api/wire.h"
 #include "server/context.h"
 #include "server/http_session.h"
 
@@ -58,9 +59,9 @@ bool EvictIdleConnection(ServerContext& context) {
 
 void ShedConnection(boost::asio::ip::tcp::socket socket) {
   static const std::string kAnswer = [] {
-    const std::string body =
-        R"({"error":"unavailable","message":"the server is at its connection limit )"
-        R"((--max-connections); retry in a moment or raise the limit"})";
+    const std::string body = api::StatusToJson(
+        Status::Unavailable("the server is at its connection limit (--max-connections); retry in "
+                            "a moment or raise the limit"));
     return "HTTP/1.1 503 Service Unavailable\r\nServer: indelible\r\n"
            "Content-Type: application/json\r\nRetry-After: 1\r\nConnection: close\r\n"
            "Content-Length: " +

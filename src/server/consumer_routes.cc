@@ -13,13 +13,12 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
-#include <boost/json.hpp>
 #include <functional>
 #include <memory>
 #include <utility>
 
-#include "api/wire.h"
-#include "core/event_json.h"
+#include "api/consumers.h"
+#include "api/limits.h"
 #include "core/mutex.h"
 #include "server/request_parsing.h"
 #include "server/routes.h"
@@ -27,11 +26,8 @@
 namespace indelible::server {
 namespace {
 
-namespace json = boost::json;
 using std::chrono::milliseconds;
 
-constexpr std::int64_t kMaxPull = 10000;
-constexpr std::int64_t kMaxWaitMs = 60000;
 // How often a parked wait looks whether the server is stopping, so that
 // shutdown answers it at once instead of waiting out its deadline. Only a
 // flag is read then: the group is tried again only when something changed.
@@ -188,11 +184,14 @@ class LongWait : public std::enable_shared_from_this<LongWait> {
   CommitWatcher::Ticket commit_ticket_ GUARDED_BY(mu_) = 0;
 };
 
-// A group's status with the requests waiting on it ("waiting").
-std::string StatusJson(ServerContext& context, ConsumerGroup& group) {
-  std::string body = api::ConsumerGroupInfoToJson(group.info());
-  body.insert(1, fmt::format(R"("waiting":{},)", context.consumers.Waiting(group.name())));
-  return body;
+// GET /consumers/{group}: the status with the requests waiting on the group;
+// `reached` answers a waitFor.
+std::string StatusJson(ServerContext& context, ConsumerGroup& group,
+                       std::optional<bool> reached = std::nullopt) {
+  return api::ConsumerGroupStatusToJson({group.info(),
+                                         static_cast<std::uint64_t>(std::max<std::int64_t>(
+                                             context.consumers.Waiting(group.name()), 0)),
+                                         reached});
 }
 
 // Runs fn(group) for the group named by the path, or answers the error.
@@ -256,8 +255,7 @@ void Create(ServerContext& context, std::shared_ptr<Exchange> exchange) {
 void List(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   auto names = ConsumerGroup::List(context.store);
   if (!names.ok()) return exchange->RespondError(names.status());
-  std::string body = R"({"consumers":[)";
-  bool first = true;
+  std::vector<ConsumerGroupInfo> groups;
   for (const std::string& name : *names) {
     // Only the groups the caller may manage.
     if (exchange->principal() != nullptr &&
@@ -265,12 +263,9 @@ void List(ServerContext& context, std::shared_ptr<Exchange> exchange) {
       continue;
     auto group = context.consumers.Get(name);
     if (!group.ok()) continue;  // deleted meanwhile
-    if (!first) body += ',';
-    first = false;
-    body += api::ConsumerGroupInfoToJson((*group)->info());
+    groups.push_back((*group)->info());
   }
-  body += "]}";
-  exchange->RespondJson(http::status::ok, std::move(body));
+  exchange->RespondJson(http::status::ok, api::ConsumerGroupListToJson(groups));
 }
 
 // GET /consumers/{group}: status; ?waitFor=P&timeout=MS waits (bounded)
@@ -279,7 +274,7 @@ void List(ServerContext& context, std::shared_ptr<Exchange> exchange) {
 void Describe(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   auto wait_for = IntegerParam(*exchange, "waitFor", -1, 0, kMaxNumberParam);
   if (!wait_for.ok()) return exchange->RespondError(wait_for.status());
-  auto timeout = IntegerParam(*exchange, "timeout", 5000, 0, kMaxWaitMs);
+  auto timeout = IntegerParam(*exchange, "timeout", 5000, 0, api::kMaxWait.count());
   if (!timeout.ok()) return exchange->RespondError(timeout.status());
   auto group = context.consumers.Get(exchange->params()[0]);
   if (!group.ok()) return exchange->RespondError(group.status());
@@ -288,9 +283,7 @@ void Describe(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   auto attempt = [&context, exchange, group = *group, position](bool last) {
     const bool reached = !group->deleted() && group->info().checkpoint >= position;
     if (!reached && !last && !group->deleted()) return false;
-    std::string body = StatusJson(context, *group);
-    body.insert(1, fmt::format(R"("reached":{},)", reached ? "true" : "false"));
-    exchange->RespondJson(http::status::ok, std::move(body));
+    exchange->RespondJson(http::status::ok, StatusJson(context, *group, reached));
     return true;
   };
   std::make_shared<LongWait>(context, exchange, *group, Clock::now() + milliseconds(*timeout),
@@ -301,7 +294,7 @@ void Describe(ServerContext& context, std::shared_ptr<Exchange> exchange) {
 void Delete(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   const std::string& name = exchange->params()[0];
   if (Status s = context.consumers.Delete(name); !s.ok()) return exchange->RespondError(s);
-  exchange->RespondJson(http::status::ok, fmt::format(R"({{"deleted":{}}})", QuoteJson(name)));
+  exchange->RespondJson(http::status::ok, api::ConsumerGroupDeletedToJson(name));
 }
 
 // A page of deliveries stops at max_page_bytes of JSON (one delivery at
@@ -312,9 +305,9 @@ void Pull(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   if (!consumer || consumer->empty())
     return exchange->RespondError(
         Status::Invalid("consumer", "name the consumer: ?consumer=NAME (its lease holder)"));
-  auto max = IntegerParam(*exchange, "max", 100, 1, kMaxPull);
+  auto max = IntegerParam(*exchange, "max", api::kDefaultPageEvents, 1, kMaxPageEvents);
   if (!max.ok()) return exchange->RespondError(max.status());
-  auto wait_ms = IntegerParam(*exchange, "waitMs", 0, 0, kMaxWaitMs);
+  auto wait_ms = IntegerParam(*exchange, "waitMs", 0, 0, api::kMaxWait.count());
   if (!wait_ms.ok()) return exchange->RespondError(wait_ms.status());
   const auto ordered_param = exchange->Query("ordered");
   if (ordered_param && *ordered_param != "true" && *ordered_param != "false")
@@ -345,18 +338,13 @@ void Pull(ServerContext& context, std::shared_ptr<Exchange> exchange) {
       return true;
     }
     if (batch->empty() && !last) return false;
-    std::string body = R"({"deliveries":[)";
-    for (std::size_t i = 0; i < batch->size(); ++i) {
-      if (i > 0) body += ',';
-      const Delivery& delivery = (*batch)[i];
-      // The size calls ran in batch order; one more may follow (left out).
-      if (i < encoded.size() && encoded[i].first == delivery.event.position.value())
-        body += encoded[i].second;
-      else
-        body += api::DeliveryToJson(delivery);
-    }
-    body += "]}";
-    exchange->RespondJson(http::status::ok, std::move(body));
+    // The size calls ran in batch order; one more may follow (left out).
+    auto measured = [&](std::size_t i) {
+      const bool same =
+          i < encoded.size() && encoded[i].first == (*batch)[i].event.position.value();
+      return same ? std::string_view(encoded[i].second) : std::string_view();
+    };
+    exchange->RespondJson(http::status::ok, api::DeliveriesToJson(*batch, measured));
     return true;
   };
   std::make_shared<LongWait>(context, exchange, *group, Clock::now() + milliseconds(*wait_ms),
@@ -364,54 +352,21 @@ void Pull(ServerContext& context, std::shared_ptr<Exchange> exchange) {
       ->Start();
 }
 
-// A JSON object body; the caller checked the content type.
-Result<json::object> BodyObject(const Exchange& exchange) {
-  boost::system::error_code ec;
-  json::value value = json::parse(exchange.request().body(), ec);
-  if (ec || !value.is_object())
-    return Status::Invalid("body", "expected a JSON object, e.g. {\"positions\":[1,2]}");
-  return value.as_object();
-}
-
-Result<Position> PositionOf(const json::value& value, std::string_view field) {
-  if (!value.is_int64() || value.as_int64() < 1)
-    return Status::Invalid(std::string(field), "a position is an integer >= 1");
-  return Position(static_cast<std::uint64_t>(value.as_int64()));
-}
-
 void Ack(ServerContext& context, std::shared_ptr<Exchange> exchange) {
-  auto body = BodyObject(*exchange);
-  if (!body.ok()) return exchange->RespondError(body.status());
-  const json::value* list = body->if_contains("positions");
-  if (list == nullptr || !list->is_array() || list->as_array().empty())
-    return exchange->RespondError(
-        Status::Invalid("positions", "a non-empty array of the positions to acknowledge"));
-  std::vector<Position> positions;
-  for (const json::value& item : list->as_array()) {
-    auto position = PositionOf(item, "positions");
-    if (!position.ok()) return exchange->RespondError(position.status());
-    positions.push_back(*position);
-  }
+  auto positions = api::AckFromJson(exchange->request().body());
+  if (!positions.ok()) return exchange->RespondError(positions.status());
   WithGroup(context, exchange, [&](ConsumerGroup& group) {
-    if (Status s = group.Ack(positions); !s.ok()) return exchange->RespondError(s);
+    if (Status s = group.Ack(*positions); !s.ok()) return exchange->RespondError(s);
     exchange->RespondJson(http::status::ok, api::ConsumerGroupInfoToJson(group.info()));
   });
 }
 
 void Nack(ServerContext& context, std::shared_ptr<Exchange> exchange) {
-  auto body = BodyObject(*exchange);
-  if (!body.ok()) return exchange->RespondError(body.status());
-  const json::value* at = body->if_contains("position");
-  if (at == nullptr) return exchange->RespondError(Status::Invalid("position", "required"));
-  auto position = PositionOf(*at, "position");
-  if (!position.ok()) return exchange->RespondError(position.status());
-  std::string reason = "nacked over HTTP";
-  if (const json::value* r = body->if_contains("reason"); r != nullptr) {
-    if (!r->is_string()) return exchange->RespondError(Status::Invalid("reason", "a string"));
-    reason = std::string(r->as_string());
-  }
+  auto nack = api::NackFromJson(exchange->request().body());
+  if (!nack.ok()) return exchange->RespondError(nack.status());
+  const std::string reason = nack->reason.value_or("nacked over HTTP");
   WithGroup(context, exchange, [&](ConsumerGroup& group) {
-    if (Status s = group.Nack(*position, reason); !s.ok()) return exchange->RespondError(s);
+    if (Status s = group.Nack(nack->position, reason); !s.ok()) return exchange->RespondError(s);
     exchange->RespondJson(http::status::ok, api::ConsumerGroupInfoToJson(group.info()));
   });
 }

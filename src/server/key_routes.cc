@@ -8,17 +8,17 @@
 #include <fmt/format.h>
 
 #include <boost/asio/post.hpp>
-#include <boost/json.hpp>
 
+#include "api/keys.h"
 #include "core/clock.h"
-#include "core/event_json.h"
+#include "server/key_document.h"
 #include "server/routes.h"
 
 namespace indelible::server {
 namespace {
 
-namespace json = boost::json;
-
+// The request as api decodes it, with roles the server knows and the
+// expiry as a time.
 struct KeyRequest {
   std::string name;
   std::vector<std::string> roles;
@@ -27,33 +27,15 @@ struct KeyRequest {
 
 Result<KeyRequest> ParseKeyRequest(const Exchange& exchange, const auth::RoleBook& book,
                                    std::int64_t now_ms) {
-  boost::system::error_code ec;
-  json::value body = json::parse(exchange.request().body(), ec);
-  if (ec || !body.is_object())
-    return Status::Invalid("body", R"(expected {"name": "...", "roles": ["writer"]})");
-  const json::object& object = body.as_object();
-  KeyRequest out;
-  const json::value* name = object.if_contains("name");
-  if (name == nullptr || !name->is_string())
-    return Status::Invalid("name", "required: a string naming the key's holder");
-  out.name = std::string(name->as_string());
-  const json::value* roles = object.if_contains("roles");
-  if (roles == nullptr || !roles->is_array() || roles->as_array().empty())
-    return Status::Invalid("roles", "required: an array of role names");
-  for (const json::value& role : roles->as_array()) {
-    if (!role.is_string()) return Status::Invalid("roles", "role names are strings");
-    const std::string_view role_name = role.as_string();
-    if (!book.Has(role_name))
-      return Status::Invalid("roles",
-                             fmt::format("no role '{}'; roles: {}", role_name.substr(0, 64),
-                                         fmt::join(book.Names(), ", ")));
-    out.roles.emplace_back(role_name);
-  }
-  if (const json::value* in = object.if_contains("expiresInSeconds")) {
-    if (!in->is_int64() || in->as_int64() < 1 || in->as_int64() > (std::int64_t{1} << 40))
-      return Status::Invalid("expiresInSeconds", "a whole number of seconds >= 1");
-    out.expires_ms = now_ms + in->as_int64() * 1000;
-  }
+  auto request = api::KeyRequestFromJson(exchange.request().body());
+  if (!request.ok()) return request.status();
+  for (const std::string& role : request->roles)
+    if (!book.Has(role))
+      return Status::Invalid(
+          "roles", fmt::format("no role '{}'; roles: {}", std::string_view(role).substr(0, 64),
+                               fmt::join(book.Names(), ", ")));
+  KeyRequest out{std::move(request->name), std::move(request->roles), 0};
+  if (request->expires_in_seconds > 0) out.expires_ms = now_ms + request->expires_in_seconds * 1000;
   return out;
 }
 
@@ -90,8 +72,7 @@ void CreateKey(ServerContext& context, std::shared_ptr<Exchange> exchange) {
       auto made =
           context.auth->keys().Create(request.name, request.roles, request.expires_ms, by, now);
       if (!made.ok()) return exchange->RespondError(made.status());
-      std::string body = made->info.ToJson();
-      body.insert(1, fmt::format(R"("key":{},)", QuoteJson(made->key)));
+      std::string body = api::NewKeyToJson({made->key, KeyDocument(made->info)});
       Response response(http::status::created, exchange->request().version());
       response.set(http::field::content_type, "application/json");
       // The secret is in this answer only: no cache may keep it.
@@ -107,12 +88,10 @@ void ListKeys(ServerContext& context, std::shared_ptr<Exchange> exchange) {
     RunGuarded(*exchange, [&] {
       auto keys = context.auth->keys().List();
       if (!keys.ok()) return exchange->RespondError(keys.status());
-      std::string body = R"({"keys":[)";
-      for (std::size_t i = 0; i < keys->size(); ++i) {
-        if (i > 0) body += ',';
-        body += (*keys)[i].ToJson();
-      }
-      exchange->RespondJson(http::status::ok, body + "]}");
+      std::vector<api::Key> listed;
+      listed.reserve(keys->size());
+      for (const auth::KeyInfo& key : *keys) listed.push_back(KeyDocument(key));
+      exchange->RespondJson(http::status::ok, api::KeyListToJson(listed));
     });
   });
 }
@@ -138,23 +117,21 @@ void RevokeKey(ServerContext& context, std::shared_ptr<Exchange> exchange) {
         return exchange->RespondError(http::status::forbidden, revoked.status());
       if (!revoked.ok()) return exchange->RespondError(revoked.status());
       exchange->SetAuditTarget(revoked->id);
-      std::string body = revoked->ToJson();
-      body.insert(1, R"("revoked":true,)");
-      exchange->RespondJson(http::status::ok, std::move(body));
+      exchange->RespondJson(http::status::ok, api::RevokedKeyToJson(KeyDocument(*revoked)));
     });
   });
 }
 
 void WhoAmI(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   const auto& principal = exchange->principal();
-  json::object out;
-  out["authentication"] = context.require_auth;
+  api::Caller caller;
+  caller.authentication = context.require_auth;
   if (principal != nullptr) {
-    out["principal"] = principal->name;
-    out["roles"] = json::array(principal->roles.begin(), principal->roles.end());
-    out["grants"] = json::parse(principal->grants.ToJson());
+    caller.principal = principal->name;
+    caller.roles = principal->roles;
+    caller.grants = principal->grants.ToJson();
   }
-  exchange->RespondJson(http::status::ok, json::serialize(out));
+  exchange->RespondJson(http::status::ok, api::CallerToJson(caller));
 }
 
 }  // namespace
@@ -168,6 +145,11 @@ void AddKeyRoutes(Router& router, ServerContext& context) {
              [&context](std::shared_ptr<Exchange> e) { RevokeKey(context, std::move(e)); });
   router.Add(http::verb::get, "/auth/whoami", Access::Authenticated(),
              [&context](std::shared_ptr<Exchange> e) { WhoAmI(context, std::move(e)); });
+}
+
+api::Key KeyDocument(const auth::KeyInfo& info) {
+  return api::Key{info.id,         info.name,         info.roles,     info.created_ms,
+                  info.expires_ms, info.last_used_ms, info.created_by};
 }
 
 }  // namespace indelible::server

@@ -5,6 +5,7 @@
 #include <boost/asio/post.hpp>
 
 #include "api/commits.h"
+#include "api/limits.h"
 #include "api/wire.h"
 #include "core/text.h"
 #include "server/request_parsing.h"
@@ -13,13 +14,12 @@
 namespace indelible::server {
 namespace {
 
-constexpr std::int64_t kMaxListing = 1000;
-
-// A page of names: at most 1000 entries of at most ~350 bytes of JSON each,
+// A page of names: at most kMaxListedStreams (1000) entries of at most ~350 bytes of JSON each,
 // so a listing stays far under the page byte budget without counting.
 void List(ServerContext& context, const std::shared_ptr<Exchange>& exchange) {
   ListStreamsOptions options;
-  auto limit = IntegerParam(*exchange, "limit", 100, 1, kMaxListing);
+  auto limit =
+      IntegerParam(*exchange, "limit", api::kDefaultListedStreams, 1, api::kMaxListedStreams);
   if (!limit.ok()) return exchange->RespondError(limit.status());
   options.limit = static_cast<std::size_t>(*limit);
   options.prefix = exchange->Query("prefix").value_or("");

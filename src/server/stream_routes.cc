@@ -6,17 +6,15 @@
 #include <boost/url/rfc/pchars.hpp>
 
 #include "api/commits.h"
+#include "api/limits.h"
+#include "api/pages.h"
 #include "api/wire.h"
-#include "core/event_json.h"
-#include "server/event_page.h"
 #include "server/request_parsing.h"
 #include "server/routes.h"
 #include "store/store_access.h"
 
 namespace indelible::server {
 namespace {
-
-constexpr std::int64_t kMaxPage = 10000;
 
 std::string PathOf(const std::string& stream) {
   return "/streams/" + boost::urls::encode(stream, boost::urls::pchars);
@@ -106,20 +104,18 @@ void ReadPage(ServerContext& context, Exchange& exchange, ReadStreamOptions opti
   options.limit = static_cast<std::size_t>(limit) + 1;
   auto cursor = context.store.ReadStream(stream, options);
   if (!cursor.ok()) return exchange.RespondError(cursor.status());
-  EventPage page(R"({"stream":)" + QuoteJson(stream) + R"(,"events":[)",
-                 context.options.max_page_bytes);
-  std::optional<std::int64_t> next;
+  api::StreamPageWriter page(stream, context.options.max_page_bytes);
+  std::optional<StreamVersion> next;
   for (; (*cursor)->Valid(); (*cursor)->Next()) {
     const EventView& event = (*cursor)->event();
     // Past `limit` or the byte budget: this event starts the next page.
     if (page.events() == static_cast<std::size_t>(limit) || !page.Add(event)) {
-      next = event.version.value();
+      next = event.version;
       break;
     }
   }
   if (!(*cursor)->status().ok()) return exchange.RespondError((*cursor)->status());
-  std::string body = std::move(page).Finish(
-      R"(],"nextVersion":)" + (next ? std::to_string(*next) : std::string("null")) + "}");
+  std::string body = std::move(page).Finish(next);
   Response response(http::status::ok, exchange.request().version());
   response.set(http::field::content_type, "application/json");
   response.set(http::field::etag, api::ETagFor(head->version));
@@ -129,7 +125,7 @@ void ReadPage(ServerContext& context, Exchange& exchange, ReadStreamOptions opti
 
 void Read(ServerContext& context, const std::shared_ptr<Exchange>& exchange) {
   ReadStreamOptions options;
-  auto limit = IntegerParam(*exchange, "limit", 100, 1, kMaxPage);
+  auto limit = IntegerParam(*exchange, "limit", api::kDefaultPageEvents, 1, kMaxPageEvents);
   if (!limit.ok()) return exchange->RespondError(limit.status());
   auto from = IntegerParam(*exchange, "from", -1, 0, kMaxNumberParam);
   if (!from.ok()) return exchange->RespondError(from.status());

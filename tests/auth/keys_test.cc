@@ -74,10 +74,9 @@ TEST_F(KeyStoreTest, AKeyIsMadeVerifiedAndKeptAsAHashOnly) {
   ASSERT_TRUE(listed.ok());
   ASSERT_EQ(listed->size(), 1u);
   EXPECT_EQ((*listed)[0].id, made.info.id);
-  const std::string json = (*listed)[0].ToJson();
-  EXPECT_EQ(json.find(parsed->secret), std::string::npos);
-  EXPECT_EQ(json.find("hash"), std::string::npos) << json;
-  EXPECT_NE(json.find(R"("lastUsed":null)"), std::string::npos) << json;
+  // KeyInfo has no field for the secret or its hash: what the API shows of
+  // a key (api::KeyToJson, tests/unit/api_wire_test.cc) cannot hold them.
+  EXPECT_EQ((*listed)[0].last_used_ms, 0) << "never used";
 }
 
 TEST_F(KeyStoreTest, KeysAreDistinctAndListedInOrderOfMaking) {
@@ -272,7 +271,6 @@ TEST_F(KeyStoreTest, UseIsRecordedAtMostOnceAMinute) {
   EXPECT_TRUE(keys.UseDue(made.info.id, kNow + 60000));
   keys.RecordUse(made.info.id, kNow + 60000);
   EXPECT_EQ((*keys.List())[0].last_used_ms, kNow + 60000);
-  EXPECT_NE((*keys.List())[0].ToJson().find(R"("lastUsed":1700000060000)"), std::string::npos);
   // Revoking drops the use record too.
   ASSERT_TRUE(keys.Revoke("used").ok());
   EXPECT_TRUE(store_->ListRecords("auth/key-used/")->empty());

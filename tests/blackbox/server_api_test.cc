@@ -90,6 +90,37 @@ TEST_F(ApiTest, RetryWithTheSameIdsReplaysTheOriginalResultAndWritesNothing) {
   EXPECT_EQ(ReadAll().size(), 4u);
 }
 
+// A conflict about event ids is not a version conflict: it says so
+// ("reason":"event_id"), names the id and the stream of the request it was
+// sent to, and has no actualVersion (docs/HTTP.md; openapi.json
+// EventIdConflictError); a version conflict says "reason":"version".
+TEST_F(ApiTest, ConflictsAboutEventIdsHaveTheirOwnShape) {
+  const std::string id = NewUuid();
+  ASSERT_EQ(Append("owner", EventJson("A", "{}", id)).status, 201u);
+  HttpResponse elsewhere = Append("thief", EventJson("A", "{}", id));
+  ASSERT_TRUE(IsError(elsewhere, 409, "conflict")) << elsewhere.body;
+  const json::value body = elsewhere.Json();
+  EXPECT_EQ(Member(body, "reason"), R"("event_id")") << elsewhere.body;
+  EXPECT_EQ(Member(body, "eventId"), "\"" + id + "\"") << elsewhere.body;
+  EXPECT_EQ(Member(body, "stream"), R"("thief")") << elsewhere.body;
+  EXPECT_EQ(Member(body, "actualVersion"), "<missing>") << elsewhere.body;
+
+  // POST /commits: a retried append beside a new one.
+  const std::string retried = R"({"stream":"owner","events":[)" + EventJson("A", "{}", id) + "]}";
+  const std::string fresh = R"({"stream":"fresh","events":[)" + EventJson("B") + "]}";
+  HttpResponse mixed = http().Post("/commits", R"({"appends":[)" + fresh + "," + retried + "]}");
+  ASSERT_TRUE(IsError(mixed, 409, "conflict")) << mixed.body;
+  EXPECT_EQ(Member(mixed.Json(), "reason"), R"("event_id")") << mixed.body;
+  EXPECT_EQ(Member(mixed.Json(), "stream"), R"("owner")") << mixed.body;
+  EXPECT_EQ(Member(mixed.Json(), "eventId"), "\"" + id + "\"") << mixed.body;
+  EXPECT_EQ(HeadVersion("fresh"), -1) << "nothing of the commit was written";
+
+  HttpResponse stale = Append("owner", EventJson("C"), {{"If-Match", "\"7\""}});
+  ASSERT_TRUE(IsError(stale, 409, "conflict")) << stale.body;
+  EXPECT_EQ(Member(stale.Json(), "reason"), R"("version")") << stale.body;
+  EXPECT_EQ(Member(stale.Json(), "actualVersion"), "0") << stale.body;
+}
+
 TEST_F(ApiTest, StreamNamesArePercentDecodedPathSegments) {
   HttpResponse r = Append("BANK_ACCOUNT%2F123", EventJson("Opened"));
   ASSERT_EQ(r.status, 201u) << r.body;
