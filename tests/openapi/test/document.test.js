@@ -117,6 +117,42 @@ test('operations: unique operationIds, path parameters declared, no default resp
   none(problems, 'operation problems');
 });
 
+// A discriminator is only a hint to generators (lib/oas.js): its mapping must
+// name exactly the oneOf variants, each with its key as the property's const.
+test('discriminators agree with their oneOf variants', () => {
+  const problems = [];
+  const walk = (node, at) => {
+    if (Array.isArray(node)) return node.forEach((v, i) => walk(v, `${at}/${i}`));
+    if (!node || typeof node !== 'object') return;
+    if (node.discriminator) {
+      const { propertyName, mapping } = node.discriminator;
+      const variants = (node.oneOf ?? []).map((v) => v.$ref);
+      if (!mapping) problems.push(`${at}: a discriminator without mapping (the values would be schema names)`);
+      else {
+        if ([...Object.values(mapping)].sort().join() !== [...variants].sort().join())
+          problems.push(`${at}: mapping ${Object.values(mapping).join(', ')} is not the oneOf ${variants.join(', ')}`);
+        for (const [value, ref] of Object.entries(mapping)) {
+          const variant = pointer(ref);
+          if (variant?.properties?.[propertyName]?.const !== value) problems.push(`${at}: ${ref} has no ${propertyName} const ${value}`);
+          if (!variant?.required?.includes(propertyName)) problems.push(`${at}: ${ref} does not require ${propertyName}`);
+        }
+      }
+    }
+    for (const [k, v] of Object.entries(node)) walk(v, `${at}/${k}`);
+  };
+  walk(doc, '#');
+  none(problems, 'discriminator problems');
+});
+
+// What the server answers before any route (http_session.cc,
+// request_screen.cc, connection_limit.cc) can come on every operation.
+test('every operation documents the answers of the front door', () => {
+  const missing = [];
+  for (const [key, op] of operations())
+    for (const status of ['400', '403', '413', '415', '431', '503']) if (!op.responses?.[status]) missing.push(`${key}: ${status}`);
+  none(missing, 'front-door statuses not documented');
+});
+
 // The routes `indelible serve` registers, from its sources: every
 // router.Add(http::verb::X, "/path"...) and route(http::verb::X, "/path"...)
 // in src/server, and the paths of a table a loop registers
