@@ -6,7 +6,8 @@
 # one, and "N passed, N failed"; exits non-zero on any failure.
 #   scripts/test-docs.sh [FILE.md ...]
 # Binary: INDELIBLE_BIN (default build/dev/src/cli/indelible); its folder
-# comes first on PATH, so the blocks say `indelible`.
+# comes first on PATH, so the blocks say `indelible`; `build/release/` in a
+# block names its build folder (build/dev), so the examples must be built.
 set -euo pipefail
 [[ -n ${INDELIBLE_BIN:-} ]] && INDELIBLE_BIN=$(realpath -m "$INDELIBLE_BIN")
 files=()
