@@ -106,7 +106,7 @@ void Others(std::string_view key, std::string_view value) {
     expected[24] = static_cast<char>(expected[24] & 1);  // only the low bit means something
     FUZZ_CHECK(SameBody(again, expected), "append entry: decode -> encode");
     FUZZ_CHECK(fmt_::DecodeAppendEntry(key, again, true).has_value(), "append entry: verify");
-    const StreamHead head = fmt_::HeadAfter(StreamVersion(version), *entry);
+    const indelible::StreamHead head = fmt_::HeadAfter(StreamVersion(version), *entry);
     FUZZ_CHECK(head.version.value() == version + entry->count - 1 && head.deleted == entry->deleted,
                "append entry: the head it gives");
   }
