@@ -10,10 +10,18 @@
 // a fresh table prefix (ScenarioStore): durability=dynamodb
 // transport=dynamodb, requests= per phase and requests_per_append= (the
 // store's requests during the append phase, retries and the in-process $all
-// indexer's included, / EVENTS). Its $all is built after the commit, so the
-// checks of $all wait for the index: a thread notes when LastPosition()
-// reached EVENTS after the append phase (index_done_after_append_s=), and
-// the read_all phase first waits, untimed, until it has (index_catchup_s=).
+// indexer's included, / EVENTS), and what DynamoDB bills. On the append
+// line: write_units_per_append= as DynamoDB reported them,
+// estimated_write_units_per_append= for its refused conditional writes
+// (billed but not reported; from the sizing rules, aws/capacity.h),
+// index_write_units_per_event= (the indexer's writes until $all holds every
+// event) and write_units_all_in_per_append= (the three together). On the
+// read line requests_per_load= and read_units_per_load= (a load reads one
+// stream whole); on read_all read_units_per_event=. Its $all is built after
+// the commit, so the checks of $all wait for the index: a thread notes when
+// LastPosition() reached EVENTS after the append phase
+// (index_done_after_append_s=), and the read_all phase first waits, untimed,
+// until it has (index_catchup_s=).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -45,16 +53,17 @@ Status AppendRounds(Store& store, const WorkloadParams& params, int client,
        s += static_cast<std::uint64_t>(params.clients))
     owned.push_back(AccountStream(s));
   std::mt19937 rng(static_cast<std::uint32_t>(1000 + client));
-  for (std::uint64_t r = 0; r < params.per_stream(); ++r) {
+  for (std::uint64_t r = 0; r < params.per_stream(); r += params.per_append) {
     const Expected expected =
         r == 0 ? Expected::no_stream()
                : Expected::exactly(StreamVersion(static_cast<std::int64_t>(r) - 1));
     for (const std::string& stream : owned) {
       std::vector<EventData> events;
-      events.push_back(DepositedEvent(stream, r, kWorkloadPayloadBytes, rng));
+      for (std::uint64_t i = 0; i < params.per_append; ++i)
+        events.push_back(DepositedEvent(stream, r + i, kWorkloadPayloadBytes, rng));
       auto result = store.Append(stream, expected, std::move(events));
       if (!result.ok()) return result.status();
-      done.fetch_add(1, std::memory_order_relaxed);
+      done.fetch_add(params.per_append, std::memory_order_relaxed);
     }
   }
   return Status::Ok();
@@ -170,20 +179,64 @@ void PrintPhase(Context& context, const WorkloadParams& params, const ScenarioSt
                               per_s, std::move(text)});
 }
 
+// One caller's ("store", "index") share of StoreStats::operations, all
+// operations together.
+struct CallerUnits {
+  double read_units = 0;
+  double write_units = 0;            // reported by the service
+  double estimated_write_units = 0;  // its refused conditional writes, by estimate
+  std::uint64_t condition_failures = 0;
+};
+
+CallerUnits UnitsOf(const StoreStats& stats, std::string_view caller) {
+  CallerUnits units;
+  for (const StoreOperationStats& op : stats.operations) {
+    if (op.caller != caller) continue;
+    units.read_units += op.read_units;
+    units.write_units += op.write_units;
+    units.estimated_write_units += op.estimated_write_units;
+    units.condition_failures += op.condition_failures;
+  }
+  return units;
+}
+
 // The store's request counters between two points (DynamoDB; 0 embedded).
 struct Requests {
   std::uint64_t requests = 0;        // the appends' own (StoreStats::requests)
   std::uint64_t index_requests = 0;  // the in-process $all indexer's, meanwhile
   std::uint64_t retries = 0;
   std::uint64_t throttles = 0;
-  double write_units = 0;  // what the service billed for the appends' writes
+  double read_units = 0;   // what the service reported for the store's reads
+  double write_units = 0;  // ... and for its writes
   double index_units = 0;  // ... and for the indexer's reads and writes
+  // The store's writes refused on their condition, and what the service
+  // bills for them by estimate (it reports nothing of them).
+  double estimated_write_units = 0;
+  std::uint64_t condition_failures = 0;
+  // The indexer's writes, reported and estimated.
+  double index_write_units = 0;
+  double index_estimated_write_units = 0;
+  std::uint64_t index_polls = 0;
 };
 
 Requests Between(const StoreStats& before, const StoreStats& after) {
-  return {after.requests - before.requests,       after.index_requests - before.index_requests,
-          after.retries - before.retries,         after.throttles - before.throttles,
-          after.write_units - before.write_units, after.index_units - before.index_units};
+  Requests between{
+      after.requests - before.requests,      after.index_requests - before.index_requests,
+      after.retries - before.retries,        after.throttles - before.throttles,
+      after.read_units - before.read_units,  after.write_units - before.write_units,
+      after.index_units - before.index_units};
+  const CallerUnits store_before = UnitsOf(before, "store");
+  const CallerUnits store_after = UnitsOf(after, "store");
+  between.estimated_write_units =
+      store_after.estimated_write_units - store_before.estimated_write_units;
+  between.condition_failures = store_after.condition_failures - store_before.condition_failures;
+  const CallerUnits index_before = UnitsOf(before, "index");
+  const CallerUnits index_after = UnitsOf(after, "index");
+  between.index_write_units = index_after.write_units - index_before.write_units;
+  between.index_estimated_write_units =
+      index_after.estimated_write_units - index_before.estimated_write_units;
+  between.index_polls = after.index_polls - before.index_polls;
+  return between;
 }
 
 }  // namespace
@@ -259,25 +312,51 @@ Status RunWorkload(Context& context) {
   PhaseFigures phases[3] = {{"append", params->clients, *append, true, {}},
                             {"read", params->clients, *read, false, {}},
                             {"read_all", 1, *read_all, false, {}}};
+  // Not WORKLOAD.md's one event per append: every line says so.
+  if (params->per_append != 1)
+    for (auto& phase : phases) phase.extra.Add("per_append", params->per_append);
   if (!where.remote())
     AddCpuPerEvent(phases[0].extra, params->events, append_cpu_s, before_append, after_append);
   if (where.remote()) {
+    const double events = static_cast<double>(params->events);
+    const double appends = events / static_cast<double>(params->per_append);
     const Requests appended = Between(before_append, after_append);
+    // The indexer's whole work for these events: from the append phase's
+    // start until $all held every one (the read phase writes nothing).
+    const Requests indexed = Between(before_append, before_read_all);
+    const double index_write_units =
+        indexed.index_write_units + indexed.index_estimated_write_units;
     phases[0]
-        .extra
-        .Add("requests_per_append",
-             static_cast<double>(appended.requests) / static_cast<double>(params->events), 2)
+        .extra.Add("requests_per_append", static_cast<double>(appended.requests) / appends, 2)
         .Add("requests", appended.requests)
-        .Add("index_requests_per_append",
-             static_cast<double>(appended.index_requests) / static_cast<double>(params->events), 2)
-        .Add("write_units_per_append", appended.write_units / static_cast<double>(params->events),
+        .Add("index_requests_per_append", static_cast<double>(appended.index_requests) / appends, 2)
+        // Reported by DynamoDB; beside it, what it bills for the writes it
+        // refused on their condition and reports nothing of (estimated).
+        .Add("write_units_per_append", appended.write_units / appends, 2)
+        .Add("estimated_write_units_per_append", appended.estimated_write_units / appends, 2)
+        .Add("condition_failures", appended.condition_failures)
+        .Add("index_units_per_append", appended.index_units / appends, 2)
+        .Add("index_write_units_per_event", index_write_units / events, 2)
+        .Add("write_units_all_in_per_append",
+             (appended.write_units + appended.estimated_write_units + index_write_units) / appends,
              2)
-        .Add("index_units_per_append", appended.index_units / static_cast<double>(params->events),
+        .Add("write_units_all_in_per_event",
+             (appended.write_units + appended.estimated_write_units + index_write_units) / events,
              2)
+        .Add("index_polls", indexed.index_polls)
         .Add("retries", appended.retries)
         .Add("throttles", appended.throttles);
-    phases[1].extra.Add("requests", Between(before_read, after_read).requests);
-    phases[2].extra.Add("requests", Between(before_read_all, after_read_all).requests);
+    // A load: one stream read whole.
+    const Requests read_phase = Between(before_read, after_read);
+    const double loads = static_cast<double>(params->streams);
+    phases[1]
+        .extra.Add("requests", read_phase.requests)
+        .Add("requests_per_load", static_cast<double>(read_phase.requests) / loads, 2)
+        .Add("read_units_per_load", read_phase.read_units / loads, 2);
+    const Requests read_all_phase = Between(before_read_all, after_read_all);
+    phases[2]
+        .extra.Add("requests", read_all_phase.requests)
+        .Add("read_units_per_event", read_all_phase.read_units / events, 3);
   }
   if (catchup_s && index_done_s)
     phases[2]

@@ -55,6 +55,9 @@ Result<WorkloadParams> ReadWorkloadParams(const Options& options) {
   auto page = FromEnv("PAGE");
   if (!page.ok()) return page.status();
   if (*page) params.page = static_cast<std::size_t>(**page);
+  auto per_append = FromEnv("PER_APPEND");
+  if (!per_append.ok()) return per_append.status();
+  if (*per_append) params.per_append = **per_append;
 
   if (options.events) params.events = *options.events;
   if (options.streams) params.streams = *options.streams;
@@ -67,6 +70,9 @@ Result<WorkloadParams> ReadWorkloadParams(const Options& options) {
   if (params.events % params.streams != 0)
     return Status::Invalid("EVENTS", fmt::format("EVENTS={} is not a multiple of STREAMS={}",
                                                  params.events, params.streams));
+  if (params.per_append == 0 || params.per_stream() % params.per_append != 0)
+    return Status::Invalid("PER_APPEND", fmt::format("PER_APPEND={} does not divide PER_STREAM={}",
+                                                     params.per_append, params.per_stream()));
   if (params.streams % static_cast<std::uint64_t>(params.clients) != 0)
     return Status::Invalid("CLIENTS", fmt::format("CLIENTS={} does not divide STREAMS={}",
                                                   params.clients, params.streams));

@@ -124,6 +124,24 @@ struct StoreTraits {
   bool local_reads = true;
 };
 
+// One operation of the storage service, as one of the store's callers used
+// it (StoreStats::operations): DynamoDB's "PutItem", "Query",
+// "TransactWriteItems", its change stream's "GetRecords", ...
+struct StoreOperationStats {
+  std::string caller;     // "store": the Store's own calls; "index": the $all indexer's
+  std::string operation;  // the service's name for it
+  std::uint64_t calls = 0;
+  // Capacity units the service reported for these calls.
+  double read_units = 0;
+  double write_units = 0;
+  // Writes the service refused because their condition failed (a conflict,
+  // or a retry meeting its own item), and what they are billed by estimate
+  // from the service's sizing rules: DynamoDB bills them but reports
+  // nothing, so they are not in write_units.
+  std::uint64_t condition_failures = 0;
+  double estimated_write_units = 0;
+};
+
 // Counters since the store was opened, for monitoring (/metrics).
 struct StoreStats {
   std::uint64_t commits = 0;  // commits that wrote events (retries write none)
@@ -140,6 +158,12 @@ struct StoreStats {
   double read_units = 0;
   double write_units = 0;
   double index_units = 0;
+  // The same by caller and operation, refused conditional writes' estimates
+  // beside (ordered by caller, then operation; empty for the other backends).
+  std::vector<StoreOperationStats> operations{};
+  // Backends whose $all indexer polls a change stream (DynamoDB: GetRecords
+  // calls): what an idle server costs.
+  std::uint64_t index_polls = 0;
   // Backends that build $all after the commit (DynamoDB): how old the newest
   // event this process indexed was when it was indexed, in ms (0: none yet).
   std::int64_t index_lag_ms = 0;

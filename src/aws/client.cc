@@ -6,11 +6,13 @@
 #include <atomic>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
+#include <map>
 #include <optional>
 
 #include "aws/capacity.h"
 #include "aws/errors.h"
 #include "aws/sigv4.h"
+#include "core/mutex.h"
 #include "net/http_client.h"
 
 namespace indelible::aws {
@@ -54,6 +56,9 @@ struct Client::Impl {
   std::atomic<std::uint64_t> calls{0}, throttles{0}, failures{0};
   // Capacity units in thousandths: the answers report halves and tenths.
   std::atomic<std::uint64_t> read_milliunits{0}, write_milliunits{0};
+  // A call is a network round trip: a lock per call costs nothing beside it.
+  mutable Mutex operations_mu;
+  std::map<std::string, OperationCounters, std::less<>> operations GUARDED_BY(operations_mu);
 
   // Signed anew for every attempt: a signature carries the time it was made.
   net::Request MakeRequest(std::string_view operation, const std::string& body) const {
@@ -99,8 +104,7 @@ struct Client::Impl {
   }
 
   // The reply for the last attempt's answer.
-  Status Decode(std::string_view operation, const net::Response& answer, CapacityKind capacity,
-                Reply* reply) {
+  Status Decode(std::string_view operation, const net::Response& answer, Reply* reply) {
     const std::string& url = options.endpoint.url;
     if (!ChecksumMatches(answer))
       return Status::Unavailable(
@@ -117,11 +121,38 @@ struct Client::Impl {
       reply->error_type = ErrorType(reply->body);
       return MapError(url, operation, status, reply->body);
     }
-    if (capacity != CapacityKind::kNone)
-      (capacity == CapacityKind::kRead ? read_milliunits : write_milliunits)
-          .fetch_add(static_cast<std::uint64_t>(ConsumedUnits(reply->body) * 1000.0 + 0.5),
-                     std::memory_order_relaxed);
     return Status::Ok();
+  }
+
+  // Adds a call's reply to the totals and to its operation's counters.
+  void Count(std::string_view operation, CapacityKind capacity, const boost::json::object& request,
+             const Reply& reply) {
+    const double units =
+        reply.ok() && capacity != CapacityKind::kNone ? ConsumedUnits(reply.body) : 0;
+    if (units > 0)
+      (capacity == CapacityKind::kRead ? read_milliunits : write_milliunits)
+          .fetch_add(static_cast<std::uint64_t>(units * 1000.0 + 0.5), std::memory_order_relaxed);
+    // Estimated whether or not the client counts what answers report: it
+    // asks DynamoDB nothing more.
+    const RefusedWrite refused =
+        !reply.ok() && !reply.error_type.empty() &&
+                CapacityKindOf(operation) == CapacityKind::kWrite
+            ? RefusedWriteEstimate(operation, reply.error_type, request, reply.body)
+            : RefusedWrite{};
+    MutexLock lock(&operations_mu);
+    auto it = operations.find(operation);
+    if (it == operations.end()) {
+      OperationCounters counters;
+      counters.operation = std::string(operation);
+      it = operations.emplace(counters.operation, std::move(counters)).first;
+    }
+    OperationCounters& counters = it->second;
+    ++counters.calls;
+    (capacity == CapacityKind::kRead ? counters.read_units : counters.write_units) += units;
+    if (refused.refused) {
+      ++counters.condition_failures;
+      counters.estimated_write_units += refused.estimated_write_units;
+    }
   }
 };
 
@@ -158,8 +189,9 @@ Reply Client::Call(std::string_view operation, const boost::json::object& reques
   Reply reply;
   reply.attempts = exchange.attempts;
   // Transport errors come annotated with the attempts already.
-  reply.status = exchange.ok() ? m.Decode(operation, exchange.response, capacity, &reply)
-                               : std::move(exchange.status);
+  reply.status =
+      exchange.ok() ? m.Decode(operation, exchange.response, &reply) : std::move(exchange.status);
+  m.Count(operation, capacity, request, reply);
   if (!reply.ok()) {
     m.failures.fetch_add(1, std::memory_order_relaxed);
     if (exchange.ok() && reply.attempts > 1)
@@ -171,10 +203,18 @@ Reply Client::Call(std::string_view operation, const boost::json::object& reques
 ClientCounters Client::counters() const {
   const Impl& m = *impl_;
   const net::HttpCounters http = m.http->counters();
-  ClientCounters counters{m.calls.load(),     http.requests, http.retries,
-                          m.throttles.load(), http.connects, m.failures.load()};
+  ClientCounters counters;
+  counters.calls = m.calls.load();
+  counters.requests = http.requests;
+  counters.retries = http.retries;
+  counters.throttles = m.throttles.load();
+  counters.connects = http.connects;
+  counters.failures = m.failures.load();
   counters.read_units = static_cast<double>(m.read_milliunits.load()) / 1000.0;
   counters.write_units = static_cast<double>(m.write_milliunits.load()) / 1000.0;
+  MutexLock lock(&m.operations_mu);
+  counters.operations.reserve(m.operations.size());
+  for (const auto& [name, operation] : m.operations) counters.operations.push_back(operation);
   return counters;
 }
 

@@ -32,6 +32,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "aws/credentials.h"
 #include "indelible/result.h"
@@ -84,6 +85,20 @@ struct [[nodiscard]] Reply {
   bool ok() const { return status.ok(); }
 };
 
+// One operation's share of a client's calls ("PutItem", "GetRecords", ...).
+struct OperationCounters {
+  std::string operation;
+  std::uint64_t calls = 0;  // Call()s, failed ones included
+  // Capacity units its answers reported (count_capacity).
+  double read_units = 0;
+  double write_units = 0;
+  // Writes refused by their condition, and the write units AWS bills for
+  // them by estimate (capacity.h, RefusedWriteEstimate): DynamoDB reports
+  // none, so they are not in write_units.
+  std::uint64_t condition_failures = 0;
+  double estimated_write_units = 0;
+};
+
 // What a client has done since it was made. Monotonic; read at any time.
 struct ClientCounters {
   std::uint64_t calls = 0;      // Call()s
@@ -94,9 +109,11 @@ struct ClientCounters {
   std::uint64_t failures = 0;   // calls that returned an error
   // Capacity units the answers reported (count_capacity; capacity.h): what
   // DynamoDB bills. Failed conditional writes are billed too but report
-  // nothing, so they are not in these.
+  // nothing, so they are not in these: `operations` has them by estimate.
   double read_units = 0;
   double write_units = 0;
+  // Per operation, in the order of their names: the operations called.
+  std::vector<OperationCounters> operations{};
 };
 
 class Client {

@@ -39,11 +39,33 @@ int CheckFormat1(const Cli& cli, const std::string& folder) {
 
 int Upgrade(const Cli& cli) {
   if (Status s = cli.RequireLocal("upgrade"); !s.ok()) return cli.Fail(s);
+  if (cli.data.starts_with("dynamodb://")) {
+#if !INDELIBLE_HAVE_DYNAMODB
+    return cli.Fail(Status::Invalid("data", INDELIBLE_NO_DYNAMODB));
+#else
+    // Streams with a tip of the earlier layout become append items, online
+    // (docs/DYNAMODB.md, "Upgrading a table").
+    Progress progress("upgrade", 0);
+    auto converted =
+        dynamodb::UpgradeDynamoDbLayout(cli.data, [&](std::size_t done, std::size_t total) {
+          progress.set_total(total);
+          progress.Update(done);
+        });
+    progress.Finish();
+    if (!converted.ok()) return cli.Fail(converted.status());
+    if (cli.json) {
+      std::printf("{\"ok\":true,\"converted\":%zu}\n", *converted);
+    } else {
+      std::printf("%zu streams converted to append items; the table holds no tips\n", *converted);
+    }
+    return 0;
+#endif
+  }
   auto folder = cli.EmbeddedFolder();
   if (!folder)
     return cli.Fail(Status::Invalid(
-        "data", fmt::format("upgrade works on an embedded data folder; '{}' is not one (a "
-                            "DynamoDB store has no format to upgrade)",
+        "data", fmt::format("upgrade works on an embedded data folder or a dynamodb:// store; "
+                            "'{}' is neither",
                             cli.data)));
   auto format = storage::EmbeddedFolderFormat(*folder);
   if (!format.ok()) return cli.Fail(format.status());
@@ -112,8 +134,9 @@ void AddAdminVerbs(CLI::App& app, Cli& cli) {
 
   CLI::App* upgrade = app.add_subcommand(
       "upgrade",
-      "upgrade an embedded data folder to this build's format, in place (docs/FORMAT.md); stop "
-      "the server that uses it first");
+      "upgrade an embedded data folder to this build's format, in place (docs/FORMAT.md; stop "
+      "the server that uses it first), or a DynamoDB store's streams to append items, online "
+      "(docs/DYNAMODB.md)");
   upgrade->callback([&cli] { cli.run = [&cli] { return Upgrade(cli); }; });
 
   CLI::App* rebuild = app.add_subcommand(

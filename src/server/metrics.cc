@@ -59,6 +59,44 @@ std::string LabelValue(std::string_view text) {
   return out;
 }
 
+// The storage service's calls by caller and operation: capacity units the
+// service reported, and beside them (source="estimated") what it bills for
+// the writes it refused on their condition and reports nothing of.
+void RenderOperations(const std::vector<StoreOperationStats>& operations, std::string& out) {
+  if (operations.empty()) return;
+  out +=
+      "# HELP indelible_store_operation_calls_total Calls to the storage service, by caller "
+      "(store, index) and operation.\n"
+      "# TYPE indelible_store_operation_calls_total counter\n";
+  for (const StoreOperationStats& op : operations)
+    out +=
+        fmt::format("indelible_store_operation_calls_total{{caller=\"{}\",operation=\"{}\"}} {}\n",
+                    LabelValue(op.caller), LabelValue(op.operation), op.calls);
+  out +=
+      "# HELP indelible_store_capacity_units_total Capacity units by caller, operation and kind: "
+      "source=\"reported\" as the storage service reported them, source=\"estimated\" for the "
+      "conditional writes it refused, which it bills but does not report (from its sizing "
+      "rules).\n"
+      "# TYPE indelible_store_capacity_units_total counter\n";
+  for (const StoreOperationStats& op : operations) {
+    const std::string labels = fmt::format("caller=\"{}\",operation=\"{}\"", LabelValue(op.caller),
+                                           LabelValue(op.operation));
+    out += fmt::format(
+        "indelible_store_capacity_units_total{{{0},kind=\"read\",source=\"reported\"}} {1}\n"
+        "indelible_store_capacity_units_total{{{0},kind=\"write\",source=\"reported\"}} {2}\n"
+        "indelible_store_capacity_units_total{{{0},kind=\"write\",source=\"estimated\"}} {3}\n",
+        labels, op.read_units, op.write_units, op.estimated_write_units);
+  }
+  out +=
+      "# HELP indelible_store_condition_failures_total Conditional writes the storage service "
+      "refused (a conflict, or a retry meeting its own write), by caller and operation.\n"
+      "# TYPE indelible_store_condition_failures_total counter\n";
+  for (const StoreOperationStats& op : operations)
+    out += fmt::format(
+        "indelible_store_condition_failures_total{{caller=\"{}\",operation=\"{}\"}} {}\n",
+        LabelValue(op.caller), LabelValue(op.operation), op.condition_failures);
+}
+
 }  // namespace
 
 std::string Metrics::Render(const Store& store) const {
@@ -134,6 +172,10 @@ std::string Metrics::Render(const Store& store) const {
     gauge("indelible_store_index_lag_seconds",
           "Commit-to-$all age of the newest event this process indexed.",
           static_cast<double>(stats.index_lag_ms) / 1000.0);
+    counter("indelible_store_index_polls_total",
+            "Times the $all indexer asked the change stream for records (DynamoDB: GetRecords).",
+            stats.index_polls);
+    RenderOperations(stats.operations, out);
   }
 
   gauge("indelible_store_write_failed",

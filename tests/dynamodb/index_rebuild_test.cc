@@ -11,6 +11,7 @@
 #include <set>
 
 #include "aws/credentials.h"
+#include "storage/dynamodb/all_index.h"
 #include "storage/dynamodb/dynamodb_store.h"
 #include "storage/dynamodb/store_url.h"
 #include "testutil/dynamodb_server.h"
@@ -188,30 +189,42 @@ TEST_F(IndexRebuildTest, CutsADamagedIndexAtTheFirstWrongPositionAndRemovesStale
     total = Write(*store, 8);
     Settle(*store, total);
   }
-  // Position 20 becomes a copy of position 10 (a duplicate), and items past
-  // the end appear (as a cut index leaves them).
+  // The chunk holding position 20 is replaced by one whose event 20 is a
+  // copy of event 10 (a duplicate), and a chunk appears past the end, not
+  // chained (as a cut index leaves them).
   auto client = RawClient();
   ASSERT_TRUE(client);
-  const std::string table = Prefix() + "all";
-  auto item_at = [&](std::int64_t position) {
-    auto reply = client->Call(
-        "GetItem", {{"TableName", table},
-                    {"Key", {{"block", dynamodb::N(0)}, {"position", dynamodb::N(position)}}}});
-    EXPECT_TRUE(reply.ok()) << reply.status.ToString();
-    return reply.body.at("Item").as_object();
+  dynamodb::AllIndex index(*client, Prefix() + "all");
+  auto all = index.Read(Position(1), Position(total), 100000);
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  ASSERT_EQ(all->size(), total);
+  auto start = index.ChunkStart(20);
+  ASSERT_TRUE(start.ok() && *start) << "a chunk holds position 20";
+  auto removed = index.RemoveFrom(**start, static_cast<std::int64_t>(total));
+  ASSERT_TRUE(removed.ok());
+  auto inline_chunk = [&](std::int64_t position, std::vector<RecordedEvent> events) {
+    dynamodb::Chunk chunk;
+    chunk.position = position;
+    for (RecordedEvent& e : events) {
+      chunk.entries.push_back(
+          dynamodb::ChunkEntry{dynamodb::AppendRef{e.stream, e.version.value(), 1}, true});
+      chunk.inline_events.push_back(std::move(e));
+      ++chunk.count;
+    }
+    return chunk;
   };
-  auto put_at = [&](boost::json::object item, std::int64_t position) {
-    item["position"] = dynamodb::N(position);
-    EXPECT_TRUE(client->Call("PutItem", {{"TableName", table}, {"Item", item}}).ok());
-  };
-  put_at(item_at(10), 20);
-  for (std::int64_t p = 1; p <= 5; ++p) put_at(item_at(p), static_cast<std::int64_t>(total) + p);
+  std::vector<RecordedEvent> damaged(all->begin() + (**start - 1), all->end());
+  damaged[static_cast<std::size_t>(20 - **start)] = (*all)[9];
+  ASSERT_TRUE(index.WriteChunk(inline_chunk(**start, damaged)).ok());
+  ASSERT_TRUE(
+      index.WriteChunk(inline_chunk(static_cast<std::int64_t>(total) + 3, {(*all)[0], (*all)[1]}))
+          .ok());
 
   auto report = Rebuild();
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(report->kept, 19u);
   EXPECT_EQ(report->added, total - 19);
-  EXPECT_EQ(report->removed, 5u);
+  EXPECT_EQ(report->removed, 1u);  // the stale chunk; the damaged one is written again
   auto store = Open();
   ASSERT_TRUE(store);
   ExpectWhole(*store, total);

@@ -84,10 +84,10 @@ class DynamoDbListStreamsTest : public ::testing::Test {
   std::string url_;
 };
 
-TEST_F(DynamoDbListStreamsTest, APageIsOneIndexQueryAndOneBatchGetPer100Streams) {
+TEST_F(DynamoDbListStreamsTest, APageIsOneIndexQueryAndOneNewestItemQueryPerStream) {
   auto store = Open();
   ASSERT_TRUE(store);
-  // The index: the tips' `lk` and the name, keys only.
+  // The index: version 0's items' `lk` and the name, keys only.
   auto client = RawClient();
   aws::Reply described = client->Call("DescribeTable", {{"TableName", Table()}});
   ASSERT_TRUE(described.ok()) << described.status.ToString();
@@ -99,8 +99,8 @@ TEST_F(DynamoDbListStreamsTest, APageIsOneIndexQueryAndOneBatchGetPer100Streams)
   EXPECT_EQ(json::serialize(index->at("Projection")), R"({"ProjectionType":"KEYS_ONLY"})");
   EXPECT_EQ(dynamodb::StringAt(*index, "IndexStatus"), "ACTIVE");
 
-  // 130 streams, some with several appends and events moved out of the
-  // tip: the table holds many more items than tips.
+  // 130 streams, one with many appends: the table holds more items than
+  // streams.
   std::vector<std::string> streams;
   for (int i = 0; i < 130; ++i) {
     char name[16];
@@ -117,28 +117,30 @@ TEST_F(DynamoDbListStreamsTest, APageIsOneIndexQueryAndOneBatchGetPer100Streams)
   ASSERT_TRUE(page.ok()) << page.status().ToString();
   EXPECT_EQ(Names(*page), (std::vector<std::string>{"s-000", "s-001", "s-002"}));
   EXPECT_EQ(page->streams[0].version.value(), 71);
-  EXPECT_EQ(requests() - before, 2u) << "one Query of the index, one BatchGetItem of the tips";
+  // The page asks the index for one name more, to know whether a page
+  // follows, and reads that stream too.
+  EXPECT_EQ(requests() - before, 5u) << "one Query of the index, one of each stream's newest item";
 
   before = requests();
   page = store->ListStreams({"", "", "s-050", 100});
   ASSERT_TRUE(page.ok()) << page.status().ToString();
   EXPECT_EQ(page->streams.size(), 79u);
   EXPECT_EQ(page->streams.front().stream, "s-051");
-  EXPECT_EQ(requests() - before, 2u) << "from `after`: a key condition, not a walk";
+  EXPECT_EQ(requests() - before, 80u) << "from `after`: a key condition, not a walk";
 
   before = requests();
   page = store->ListStreams({"", "", "", 1000});
   ASSERT_TRUE(page.ok()) << page.status().ToString();
   EXPECT_EQ(Names(*page), streams);
-  EXPECT_EQ(requests() - before, 3u) << "one Query, BatchGetItem of 100 and of 30";
+  EXPECT_EQ(requests() - before, 131u) << "one Query of the index, one per stream";
 
-  // What lists a stream is its tip's entry in the index, not a scan of the
-  // table: a tip without the index's key is not listed.
-  aws::Reply removed =
-      client->Call("UpdateItem", {{"TableName", Table()},
-                                  {"Key", TipKey("s-001")},
-                                  {"UpdateExpression", "REMOVE #k"},
-                                  {"ExpressionAttributeNames", {{"#k", kListKey}}}});
+  // What lists a stream is its entry in the index, not a scan of the
+  // table: a stream whose version 0 lacks the index's key is not listed.
+  aws::Reply removed = client->Call(
+      "UpdateItem", {{"TableName", Table()},
+                     {"Key", {{"stream", {{"S", "s-001"}}}, {"version", {{"N", "0"}}}}},
+                     {"UpdateExpression", "REMOVE #k"},
+                     {"ExpressionAttributeNames", {{"#k", kListKey}}}});
   ASSERT_TRUE(removed.ok()) << removed.status.ToString();
   page = store->ListStreams({"", "", "", 3});
   ASSERT_TRUE(page.ok()) << page.status().ToString();
@@ -160,19 +162,55 @@ class DynamoDbOlderTableTest : public DynamoDbListStreamsTest {
 };
 
 TEST_F(DynamoDbOlderTableTest, AnOlderTableGetsTheIndexWhenAStoreOpensIt) {
-  // The earlier layout: what an older version wrote. A store of this one
-  // writes the streams (tip_appends=1: the last event of b-1 moves to an
-  // item of its own), then the index and what only this version writes
-  // (`lk`, `written`) are taken away.
+  // The earlier layout, from before the listing index: tips without `lk`
+  // and `written` (tip.h), written by hand as an older release did. a-1's
+  // three events are in its tip; b-1's first event moved to an item of its
+  // own; c-1 is deleted (its tombstone in the tip).
   {
-    auto store = Open("&tip_appends=1");
+    auto store = Open();  // the tables, as this release makes them
     ASSERT_TRUE(store);
-    ASSERT_TRUE(store->Append("a-1", Expected::no_stream(), {Event(), Event(), Event()}).ok());
-    ASSERT_TRUE(store->Append("b-1", Expected::no_stream(), {Event()}).ok());
-    ASSERT_TRUE(store->Append("b-1", Expected::any(), {Event()}).ok());
-    ASSERT_TRUE(store->Append("c-1", Expected::no_stream(), {Event()}).ok());
-    ASSERT_TRUE(store->Delete("c-1").ok());
   }
+  auto raw = RawClient();
+  std::string all_table = Table();
+  all_table.replace(all_table.rfind("events"), 6, "all");
+  ASSERT_TRUE(
+      raw->Call("DeleteItem", {{"TableName", all_table},
+                               {"Key", {{"block", {{"N", "-2"}}}, {"position", {{"N", "0"}}}}}})
+          .ok());  // the layout marker: an older release wrote none
+  std::int64_t clock = 1700000000000;
+  auto envelope = [&](const std::string& type) {
+    EventData e = Event();
+    e.type = type;
+    return json::object{{"M", dynamodb::Envelope(e, ++clock)}};
+  };
+  auto put = [&](json::object item) {
+    aws::Reply r = raw->Call("PutItem", {{"TableName", Table()}, {"Item", std::move(item)}});
+    ASSERT_TRUE(r.ok()) << r.status.ToString();
+  };
+  auto tip = [&](const std::string& stream, int head, bool deleted, int held_first,
+                 json::array held) {
+    const auto count = static_cast<std::int64_t>(held.size());
+    put(json::object{{"stream", dynamodb::S(stream)},
+                     {"version", dynamodb::N(dynamodb::kTipVersion)},
+                     {"head", dynamodb::N(head)},
+                     {"first", dynamodb::N(0)},
+                     {"deleted", {{"BOOL", deleted}}},
+                     {dynamodb::AppendAttribute(held_first),
+                      {{"M", {{"b", dynamodb::N(200 * count)}, {"e", {{"L", std::move(held)}}}}}}},
+                     {"bytes", dynamodb::N(200 * count)},
+                     {"count", dynamodb::N(1)}});
+  };
+  auto moved = [&](const std::string& stream, int version) {
+    json::object item = envelope("Moved").at("M").as_object();
+    item["stream"] = dynamodb::S(stream);
+    item["version"] = dynamodb::N(version);
+    put(std::move(item));
+  };
+  tip("a-1", 2, false, 0, json::array{envelope("E"), envelope("E"), envelope("E")});
+  moved("b-1", 0);
+  tip("b-1", 1, false, 1, json::array{envelope("E")});
+  moved("c-1", 0);
+  tip("c-1", 1, true, 1, json::array{envelope(std::string(kDeletedEventType))});
   auto client = RawClient();
   aws::Reply dropped = client->Call(
       "UpdateTable", {{"TableName", Table()},
@@ -189,16 +227,6 @@ TEST_F(DynamoDbOlderTableTest, AnOlderTableGetsTheIndexWhenAStoreOpensIt) {
     ASSERT_LT(std::chrono::steady_clock::now(), dropping) << "the index was not dropped";
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  for (const std::string stream : {"a-1", "b-1", "c-1"}) {
-    aws::Reply stripped = client->Call(
-        "UpdateItem",
-        {{"TableName", Table()},
-         {"Key", TipKey(stream)},
-         {"UpdateExpression", "REMOVE #k, #w"},
-         {"ExpressionAttributeNames", {{"#k", kListKey}, {"#w", dynamodb::kWrittenAttribute}}}});
-    ASSERT_TRUE(stripped.ok()) << stripped.status.ToString();
-  }
-
   // Opening it gives the tips their key and the table the index.
   auto store = Open();
   ASSERT_TRUE(store);

@@ -88,10 +88,11 @@ TEST_F(DynamoDbStoreTest, OneWriteRequestPerAppendAndPerConflict) {
   EXPECT_EQ(store->stats().retries, 0u);
 }
 
-TEST_F(DynamoDbStoreTest, ARetryWithAFreshExpectationIsRecognisedInOneRequest) {
+TEST_F(DynamoDbStoreTest, ARetryWithAFreshExpectationIsRecognisedWithoutAWrite) {
   // An entity reloads and resends its command's events with the head it
-  // found, which the earlier attempt already moved: the head condition
-  // holds, the tip's `firsts` set does not.
+  // found, which the earlier attempt already moved: the expectation holds,
+  // but the ids are in the window of the stream's newest appends (the
+  // writer's own, or read with the head by another process).
   auto store = OpenStore("&indexer=0");
   ASSERT_TRUE(store);
   const std::vector<EventData> command = {Event(R"({"n":1})"), Event(R"({"n":2})")};
@@ -103,14 +104,18 @@ TEST_F(DynamoDbStoreTest, ARetryWithAFreshExpectationIsRecognisedInOneRequest) {
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_TRUE(again->replayed);
   EXPECT_EQ(again->first_version, first->first_version);
-  EXPECT_EQ(store->stats().requests - before, 1u);
+  EXPECT_EQ(store->stats().requests - before, 0u) << "the writer's own window";
+  auto other = OpenStore("&indexer=0");
+  ASSERT_TRUE(other);
+  const auto other_before = other->stats().requests;
+  auto elsewhere = other->Append("acct", Expected::exactly(first->last_version), command);
+  ASSERT_TRUE(elsewhere.ok()) << elsewhere.status().ToString();
+  EXPECT_TRUE(elsewhere->replayed);
+  EXPECT_EQ(other->stats().requests - other_before, 1u) << "the window, read with the head";
   EXPECT_EQ(store->Head("acct")->version.value(), 2) << "nothing written";
 
-  // Still recognised once the append has moved out of the tip (the retry
-  // window), and an append of more ids than the window holds keeps the tip
-  // inside DynamoDB's item limit.
-  // 40 appends of 40 ids: past the window's 32 appends and 512 ids, and
-  // several moves out of the tip.
+  // 40 appends of 40 ids: past the window's 32 appends and 512 ids; then
+  // appends of 1,000 events, each an item of its own.
   constexpr int kAppends = 40;
   for (int i = 0; i < kAppends; ++i) {
     std::vector<EventData> many;
@@ -157,41 +162,64 @@ TEST_F(DynamoDbStoreTest, OneReadRequestPerEntityLoad) {
 }
 
 // Capacity units, counted from the answers (ReturnConsumedCapacity), are
-// what DynamoDB bills. An update is billed on the tip item's whole size, so
-// a smaller tip (tip_appends, tip_bytes) costs fewer write units per append
-// at the price of moving events out more often.
-TEST_F(DynamoDbStoreTest, CapacityUnitsAreCountedAndASmallerTipCostsFewer) {
-  auto big = OpenStore("&indexer=0");
-  auto small = OpenStore("&indexer=0&tip_appends=4&tip_bytes=4096");
-  ASSERT_TRUE(big && small);
-  const std::string payload = "{\"memo\":\"" + std::string(900, 'x') + "\"}";
-  constexpr int kAppends = 48;
-  auto append_all = [&](Store& store, const std::string& stream) {
-    const StoreStats before = store.stats();
-    for (int v = 0; v < kAppends; ++v) {
-      auto r = store.Append(
-          stream, v == 0 ? Expected::no_stream() : Expected::exactly(StreamVersion(v - 1)),
+// what DynamoDB bills. Each append is an item of its own (append_item.h),
+// billed on its own size: a 200-byte event costs one write unit, on a young
+// stream and on a long-lived one alike (the earlier layout's tip cost 11 to
+// 16), and a refused write (a conflict) is estimated by the sizing rules.
+TEST_F(DynamoDbStoreTest, CapacityUnitsAreCountedAndAnAppendCostsOneUnitWhateverItsStream) {
+  auto store = OpenStore("&indexer=0");
+  ASSERT_TRUE(store);
+  const std::string payload = "{\"memo\":\"" + std::string(180, 'x') + "\"}";
+  auto append_range = [&](int from, int to) {
+    const StoreStats before = store->stats();
+    for (int v = from; v < to; ++v) {
+      auto r = store->Append(
+          "long-1", v == 0 ? Expected::no_stream() : Expected::exactly(StreamVersion(v - 1)),
           {Event(payload)});
       EXPECT_TRUE(r.ok()) << r.status().ToString();
     }
-    const StoreStats after = store.stats();
+    const StoreStats after = store->stats();
     return std::pair{after.write_units - before.write_units, after.requests - before.requests};
   };
-  const auto [big_units, big_requests] = append_all(*big, "big-1");
-  const auto [small_units, small_requests] = append_all(*small, "small-1");
-  EXPECT_GE(big_units, kAppends) << "every write is billed at least one unit";
-  EXPECT_GE(small_units, kAppends);
-  EXPECT_EQ(big_requests, static_cast<std::uint64_t>(kAppends)) << "48 appends fit the tip";
-  EXPECT_GT(small_requests, static_cast<std::uint64_t>(kAppends)) << "a move every 5 appends";
-  // The 64-append tip grows to ~48 KB and each update is billed on all of
-  // it (~1,200 units); the small one stays under ~6 KB.
-  EXPECT_LT(small_units * 2, big_units) << small_units << " against " << big_units;
-  auto events = ReadStreamEvents(*small, "small-1");
+  const auto [young_units, young_requests] = append_range(0, 48);
+  EXPECT_EQ(young_units, 49.0) << "one unit an append, and one for the listing index's entry "
+                                  "of the new stream (version 0's item carries its key)";
+  EXPECT_EQ(young_requests, 48u) << "one request an append";
+  (void)append_range(48, 200);
+  const auto [old_units, old_requests] = append_range(200, 248);
+  EXPECT_EQ(old_units, 48.0) << "the same at 200 appends a stream";
+  EXPECT_EQ(old_requests, 48u);
+
+  // A conflict is refused by its condition: DynamoDB reports nothing for
+  // it, the client estimates what AWS bills (the item in the way).
+  auto stale = store->Append("long-1", Expected::exactly(StreamVersion(3)), {Event(payload)});
+  EXPECT_EQ(stale.status().code(), ErrorCode::kConflict);
+  StoreStats stats = store->stats();
+  double estimated = 0;
+  for (const auto& op : stats.operations)
+    if (op.caller == "store") estimated += op.estimated_write_units;
+  EXPECT_EQ(estimated, 0.0) << "refused before writing: the cache knew the head";
+  auto other = OpenStore("&indexer=0");  // knows nothing: bets, and is refused
+  ASSERT_TRUE(other);
+  auto refused_puts = [&] {
+    std::pair<std::uint64_t, double> sum{0, 0};
+    for (const auto& op : other->stats().operations)
+      if (op.caller == "store" && op.operation == "PutItem")
+        sum = {sum.first + op.condition_failures, sum.second + op.estimated_write_units};
+    return sum;
+  };
+  const auto refused_before = refused_puts();  // opening writes the index's state if missing
+  ASSERT_TRUE(other->Append("long-1", Expected::any(), {Event(payload)}).ok());
+  const auto refused_after = refused_puts();
+  EXPECT_EQ(refused_after.first - refused_before.first, 1u) << "the bet on version 0";
+  EXPECT_EQ(refused_after.second - refused_before.second, 1.0)
+      << "billed on the item in the way, one unit";
+
+  const double read_before = store->stats().read_units;
+  auto events = ReadStreamEvents(*store, "long-1");
   ASSERT_TRUE(events.ok());
-  EXPECT_EQ(events->size(), static_cast<std::size_t>(kAppends));
-  const double read_before = small->stats().read_units;
-  ASSERT_TRUE(small->ReadStateAndEvents("small-1").ok());
-  EXPECT_GT(small->stats().read_units, read_before);
+  EXPECT_EQ(events->size(), 249u);
+  EXPECT_GT(store->stats().read_units, read_before);
 }
 
 TEST_F(DynamoDbStoreTest, IndexerKilledMidWriteLosesAndRepeatsNothing) {

@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 
+#include "aws/item_size.h"
+#include "core/event_json.h"
+#include "core/text.h"
 #include "storage/dynamodb/attributes.h"
 #include "storage/dynamodb/tables.h"
 #include "storage/dynamodb/tip.h"
@@ -14,30 +18,121 @@ namespace {
 
 constexpr std::string_view kBlockKey = "block";
 constexpr std::string_view kPositionKey = "position";
+constexpr std::string_view kChunkCount = "n";
+constexpr std::string_view kEntries = "r";
+constexpr std::string_view kInline = "e";
+constexpr std::string_view kPlaces = "c";
+constexpr std::string_view kOwner = "o";
+constexpr std::string_view kLeaseUntil = "l";
+// The checkpoint's format: the earlier release's had `rev` in its JSON and
+// no `format`; its readers refuse this one ("malformed") rather than write
+// over chunks.
+constexpr std::int64_t kCheckpointFormat = 2;
+// Chunks per Query while following the chain.
+constexpr std::size_t kChunksPerQuery = 100;
 
 json::object Key(std::int64_t block, std::int64_t position) {
   return {{kBlockKey, N(block)}, {kPositionKey, N(position)}};
 }
-json::object StateKey() { return Key(-1, 0); }
+json::object CheckpointKey() { return Key(-1, 0); }
 
 std::int64_t BlockOf(std::int64_t position) { return position >> kBlockBits; }
+std::int64_t BlockEnd(std::int64_t block) { return ((block + 1) << kBlockBits) - 1; }
 
-std::string StateJson(const IndexerState& state) {
-  json::object shards;
-  for (const auto& [id, p] : state.shards)
-    shards[id] = json::object{{"seq", p.sequence}, {"part", p.part}, {"done", p.done}};
-  return json::serialize(json::object{{"rev", state.rev},
+void PutVarint(std::string& out, std::uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+}
+
+std::optional<std::uint64_t> GetVarint(std::string_view& in) {
+  std::uint64_t v = 0;
+  for (int shift = 0; shift < 64 && !in.empty(); shift += 7) {
+    const auto byte = static_cast<unsigned char>(in.front());
+    in.remove_prefix(1);
+    v |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) return v;
+  }
+  return std::nullopt;
+}
+
+std::string PackEntries(const std::vector<ChunkEntry>& entries) {
+  std::string out;
+  for (const ChunkEntry& e : entries) {
+    PutVarint(out, e.ref.stream.size());
+    out += e.ref.stream;
+    PutVarint(out, static_cast<std::uint64_t>(e.ref.first));
+    PutVarint(out, (static_cast<std::uint64_t>(e.ref.count) << 1) | (e.in_chunk ? 1 : 0));
+  }
+  return out;
+}
+
+std::optional<std::vector<ChunkEntry>> UnpackEntries(std::string_view in) {
+  std::vector<ChunkEntry> entries;
+  while (!in.empty()) {
+    auto length = GetVarint(in);
+    if (!length || *length > in.size()) return std::nullopt;
+    ChunkEntry e;
+    e.ref.stream = std::string(in.substr(0, *length));
+    in.remove_prefix(*length);
+    auto first = GetVarint(in);
+    auto count = GetVarint(in);
+    if (!first || !count || (*count >> 1) == 0) return std::nullopt;
+    e.ref.first = static_cast<std::int64_t>(*first);
+    e.ref.count = static_cast<std::int64_t>(*count >> 1);
+    e.in_chunk = (*count & 1) != 0;
+    entries.push_back(std::move(e));
+  }
+  return entries;
+}
+
+json::object PlacesJson(const std::map<std::string, ShardProgress>& places) {
+  json::object out;
+  for (const auto& [id, p] : places) {
+    json::object place{{"seq", p.sequence}};
+    if (p.part != 0) place["part"] = p.part;
+    if (p.done) place["done"] = true;
+    out[id] = std::move(place);
+  }
+  return out;
+}
+
+std::optional<std::map<std::string, ShardProgress>> ParsePlaces(const json::value& value) {
+  if (!value.is_object()) return std::nullopt;
+  std::map<std::string, ShardProgress> places;
+  for (const auto& [id, v] : value.get_object()) {
+    if (!v.is_object()) return std::nullopt;
+    const json::object& p = v.get_object();
+    ShardProgress progress;
+    progress.sequence = StringAt(p, "seq");
+    if (const auto* part = p.if_contains("part")) {
+      if (!part->is_int64()) return std::nullopt;
+      progress.part = part->get_int64();
+    }
+    if (const auto* done = p.if_contains("done")) {
+      if (!done->is_bool()) return std::nullopt;
+      progress.done = done->get_bool();
+    }
+    places.emplace(std::string(id), std::move(progress));
+  }
+  return places;
+}
+
+std::string CheckpointJson(const IndexerState& state) {
+  return json::serialize(json::object{{"format", kCheckpointFormat},
                                       {"next", state.next},
                                       {"arn", state.stream_arn},
                                       {"owner", state.owner},
                                       {"lease_until", state.lease_until},
                                       {"rebuilding", state.rebuilding},
-                                      {"shards", std::move(shards)}});
+                                      {"shards", PlacesJson(state.shards)}});
 }
 
-// The state document, read without json's throwing accessors: it comes
-// from the server.
-Result<IndexerState> ParseState(std::string_view text) {
+// The checkpoint document, in either release's format, read without
+// json's throwing accessors: it comes from the server.
+Result<IndexerState> ParseCheckpoint(std::string_view text, std::int64_t rev) {
   auto bad = [&](std::string_view what) {
     return Status::Internal(
         fmt::format("the $all indexer's state is malformed ({}): {}", what, text.substr(0, 200)));
@@ -51,51 +146,115 @@ Result<IndexerState> ParseState(std::string_view text) {
     if (v == nullptr || !v->is_int64()) return std::nullopt;
     return v->get_int64();
   };
-  auto str_of = [&](const json::object& from, std::string_view name) -> std::string {
-    const auto* v = from.if_contains(name);
-    return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
-  };
   IndexerState state;
-  auto rev = int_of("rev");
   auto next = int_of("next");
-  auto lease = int_of("lease_until");
-  if (!rev || !next || *next < 1) return bad("rev or next");
-  state.rev = *rev;
-  state.next = *next;
-  state.lease_until = lease.value_or(0);
-  state.stream_arn = str_of(o, "arn");
-  state.owner = str_of(o, "owner");
+  if (!next || *next < 1) return bad("next");
+  state.rev = rev;
+  state.next = state.checkpoint_next = *next;
+  state.lease_until = int_of("lease_until").value_or(0);
+  state.stream_arn = StringAt(o, "arn");
+  state.owner = StringAt(o, "owner");
+  state.earlier_format = int_of("format").value_or(1) < kCheckpointFormat;
   const auto* rebuilding = o.if_contains("rebuilding");
   state.rebuilding = rebuilding != nullptr && rebuilding->is_bool() && rebuilding->get_bool();
   const auto* shards = o.if_contains("shards");
-  if (shards == nullptr || !shards->is_object()) return bad("shards");
-  for (const auto& [id, value] : shards->get_object()) {
-    if (!value.is_object()) return bad("a shard");
-    const json::object& p = value.get_object();
-    ShardProgress progress;
-    progress.sequence = str_of(p, "seq");
-    const auto* part = p.if_contains("part");
-    const auto* done = p.if_contains("done");
-    if (part == nullptr || !part->is_int64() || done == nullptr || !done->is_bool())
-      return bad("a shard's part or done");
-    progress.part = part->get_int64();
-    progress.done = done->get_bool();
-    state.shards.emplace(std::string(id), std::move(progress));
-  }
+  auto places = shards != nullptr ? ParsePlaces(*shards) : std::nullopt;
+  if (!places) return bad("shards");
+  state.shards = std::move(*places);
   return state;
 }
 
-json::object StatePut(const std::string& table, const IndexerState& state) {
-  json::object item = StateKey();
-  item["state"] = S(StateJson(state));
-  item["rev"] = N(state.rev);
-  return {{"TableName", table}, {"Item", std::move(item)}};
+Result<Chunk> ParseChunk(const json::object& item, const std::string& table) {
+  auto bad = [&](std::string_view what) {
+    return Status::Internal(fmt::format("$all index in table {}: the item at position {} is {}",
+                                        table, GetN(item, kPositionKey).value_or(-1), what));
+  };
+  auto position = GetN(item, kPositionKey);
+  if (!position || *position < 1) return bad("without a position");
+  Chunk chunk;
+  chunk.position = *position;
+  auto count = GetN(item, kChunkCount);
+  if (!count) {
+    // The earlier layout: one whole event.
+    auto event = ParseEventItem(item);
+    if (!event.ok()) return event.status();
+    chunk.count = 1;
+    chunk.entries.push_back(
+        ChunkEntry{AppendRef{event->stream, event->version.value(), 1}, /*in_chunk=*/true});
+    chunk.inline_events.push_back(std::move(*event));
+    return chunk;
+  }
+  chunk.count = *count;
+  auto packed = AttributeText(item, kEntries, "B");
+  auto raw = packed ? Base64Decode(*packed) : std::nullopt;
+  auto entries = raw ? UnpackEntries(*raw) : std::nullopt;
+  if (!entries) return bad("a chunk without readable entries");
+  chunk.entries = std::move(*entries);
+  std::int64_t total = 0;
+  std::int64_t in_chunk = 0;
+  for (const ChunkEntry& e : chunk.entries) {
+    total += e.ref.count;
+    if (e.in_chunk) in_chunk += e.ref.count;
+  }
+  if (total != chunk.count || chunk.count < 1) return bad("a chunk whose entries do not add up");
+  if (in_chunk > 0) {
+    const json::array* events = ListOf(Member(item, kInline));
+    if (events == nullptr || static_cast<std::int64_t>(events->size()) != in_chunk)
+      return bad("a chunk without its inline events");
+    for (const auto& value : *events) {
+      const json::object* m = MapOf(value);
+      if (m == nullptr) return bad("a chunk with a malformed inline event");
+      auto event = ParseEventItem(*m);
+      if (!event.ok()) return event.status();
+      chunk.inline_events.push_back(std::move(*event));
+    }
+  }
+  if (auto places = GetS(item, kPlaces)) {
+    boost::system::error_code ec;
+    json::value doc = json::parse(*places, ec);
+    auto parsed = ec ? std::nullopt : ParsePlaces(doc);
+    if (!parsed) return bad("a chunk with a malformed change-stream place");
+    chunk.places = std::move(*parsed);
+  }
+  chunk.owner = std::string(GetS(item, kOwner).value_or(""));
+  chunk.lease_until = GetN(item, kLeaseUntil).value_or(0);
+  return chunk;
+}
+
+Result<std::vector<json::object>> QueryItems(aws::Client& client, json::object request,
+                                             bool* more) {
+  aws::Reply reply = client.Call("Query", request);
+  if (!reply.ok()) return reply.status;
+  const auto* items = reply.body.if_contains("Items");
+  if (items == nullptr || !items->is_array())
+    return Status::Internal("a Query of $all answered without Items");
+  std::vector<json::object> out;
+  for (const auto& value : items->get_array()) {
+    if (!value.is_object()) return Status::Internal("a Query of $all answered a non-object");
+    out.push_back(value.get_object());
+  }
+  if (more != nullptr) *more = reply.body.if_contains("LastEvaluatedKey") != nullptr;
+  return out;
 }
 
 }  // namespace
 
-AllIndex::AllIndex(aws::Client& client, std::string table)
-    : client_(client), table_(std::move(table)) {}
+void IndexerState::Apply(const Chunk& chunk) {
+  next = chunk.end();
+  for (const auto& [id, place] : chunk.places) shards[id] = place;
+  // An item of the earlier layout names no lease: its writer's is in the
+  // checkpoint it wrote with it.
+  if (chunk.owner.empty()) return;
+  owner = chunk.owner;
+  lease_until = chunk.lease_until;
+}
+
+AllIndex::AllIndex(aws::Client& client, std::string table, std::string events_table)
+    : client_(client), table_(std::move(table)), events_table_(std::move(events_table)) {
+  if (events_table_.empty())
+    events_table_ =
+        (table_.ends_with("all") ? table_.substr(0, table_.size() - 3) : table_) + "events";
+}
 
 Status AllIndex::CreateOrCheck() {
   TableSpec spec;
@@ -105,127 +264,312 @@ Status AllIndex::CreateOrCheck() {
   spec.range_key = kPositionKey;
   auto created = CreateOrCheckTable(client_, spec);
   if (!created.ok()) return created.status();
-  json::object put = StatePut(table_, IndexerState{});
-  put["ConditionExpression"] = "attribute_not_exists(#r)";
-  put["ExpressionAttributeNames"] = json::object{{"#r", "rev"}};
-  aws::Reply reply = client_.Call("PutItem", put);
+  json::object item = CheckpointKey();
+  item["state"] = S(CheckpointJson(IndexerState{}));
+  item["rev"] = N(0);
+  aws::Reply reply = client_.Call("PutItem", {{"TableName", table_},
+                                              {"Item", std::move(item)},
+                                              {"ConditionExpression", "attribute_not_exists(#r)"},
+                                              {"ExpressionAttributeNames", {{"#r", "rev"}}}});
   if (reply.ok() || reply.status.code() == ErrorCode::kConflict) return Status::Ok();  // exists
   return reply.status;
 }
 
 Result<IndexerState> AllIndex::LoadState() {
   aws::Reply reply = client_.Call(
-      "GetItem", {{"TableName", table_}, {"Key", StateKey()}, {"ConsistentRead", true}});
+      "GetItem", {{"TableName", table_}, {"Key", CheckpointKey()}, {"ConsistentRead", true}});
   if (!reply.ok()) return reply.status;
   const auto* item = reply.body.if_contains("Item");
-  const json::value* state = nullptr;
+  std::optional<std::string_view> text;
+  std::optional<std::int64_t> rev;
   if (item != nullptr && item->is_object()) {
-    const auto* attr = item->get_object().if_contains("state");
-    if (attr != nullptr && attr->is_object()) state = attr->get_object().if_contains("S");
+    text = GetS(item->get_object(), "state");
+    rev = GetN(item->get_object(), "rev");
   }
-  if (state == nullptr || !state->is_string())
+  if (!text || !rev)
     return Status::Internal(fmt::format(
         "table {} has no $all indexer state (block -1, position 0); was it made by indelible?",
         table_));
-  return ParseState(state->get_string());
+  auto state = ParseCheckpoint(*text, *rev);
+  if (!state.ok()) return state.status();
+  auto followed = Follow(&*state);
+  if (!followed.ok()) return followed.status();
+  return state;
 }
 
-Status AllIndex::Write(const IndexerState& before, const IndexerState& after,
-                       const std::vector<RecordedEvent>& events) {
-  json::array items;
-  for (const RecordedEvent& event : events) {
-    json::object item = EventItem(event);
-    const auto position = static_cast<std::int64_t>(event.position.value());
-    item[kBlockKey] = N(BlockOf(position));
-    item[kPositionKey] = N(position);
-    items.push_back(json::object{{"Put", json::object{{"TableName", table_}, {"Item", item}}}});
+Result<std::size_t> AllIndex::Follow(IndexerState* state) {
+  std::size_t applied = 0;
+  for (;;) {
+    auto chunks = ChainFrom(state->next, std::numeric_limits<std::int64_t>::max(), 1000);
+    if (!chunks.ok()) return chunks.status();
+    for (const Chunk& chunk : *chunks) state->Apply(chunk);
+    applied += chunks->size();
+    if (chunks->size() < 1000) return applied;
   }
-  json::object put = StatePut(table_, after);
-  put["ConditionExpression"] = "#r = :r";
-  put["ExpressionAttributeNames"] = json::object{{"#r", "rev"}};
-  put["ExpressionAttributeValues"] = json::object{{":r", N(before.rev)}};
-  if (events.empty()) return client_.Call("PutItem", put).status;
-  items.push_back(json::object{{"Put", std::move(put)}});
-  return client_.Call("TransactWriteItems", {{"TransactItems", std::move(items)}}).status;
 }
 
-Result<std::vector<RecordedEvent>> AllIndex::QueryBlock(std::int64_t from, std::int64_t to,
-                                                        std::size_t limit) {
+json::object AllIndex::ChunkItem(const Chunk& chunk) const {
+  json::object item = Key(BlockOf(chunk.position), chunk.position);
+  item[kChunkCount] = N(chunk.count);
+  item[kEntries] = json::object{{"B", Base64Encode(PackEntries(chunk.entries))}};
+  if (!chunk.inline_events.empty()) {
+    json::array events;
+    events.reserve(chunk.inline_events.size());
+    for (const RecordedEvent& event : chunk.inline_events)
+      events.push_back(json::object{{"M", EventItem(event)}});
+    item[kInline] = json::object{{"L", std::move(events)}};
+  }
+  if (!chunk.places.empty()) item[kPlaces] = S(json::serialize(PlacesJson(chunk.places)));
+  if (!chunk.owner.empty()) {
+    item[kOwner] = S(chunk.owner);
+    item[kLeaseUntil] = N(chunk.lease_until);
+  }
+  return item;
+}
+
+std::int64_t AllIndex::ItemBytes(const json::object& item) {
+  return static_cast<std::int64_t>(aws::ItemSize(item));
+}
+
+Status AllIndex::WriteChunk(const Chunk& chunk) {
+  return client_
+      .Call("PutItem", {{"TableName", table_},
+                        {"Item", ChunkItem(chunk)},
+                        {"ConditionExpression", "attribute_not_exists(#p)"},
+                        {"ExpressionAttributeNames", {{"#p", kPositionKey}}}})
+      .status;
+}
+
+Status AllIndex::WriteCheckpoint(const IndexerState& before, IndexerState* after) {
+  after->rev = before.rev + 1;
+  after->checkpoint_next = after->next;
+  after->earlier_format = false;
+  json::object item = CheckpointKey();
+  item["state"] = S(CheckpointJson(*after));
+  item["rev"] = N(after->rev);
+  Status written = client_
+                       .Call("PutItem", {{"TableName", table_},
+                                         {"Item", std::move(item)},
+                                         {"ConditionExpression", "#r = :r"},
+                                         {"ExpressionAttributeNames", {{"#r", "rev"}}},
+                                         {"ExpressionAttributeValues", {{":r", N(before.rev)}}}})
+                       .status;
+  if (!written.ok()) after->rev = before.rev;
+  return written;
+}
+
+Result<std::optional<Chunk>> AllIndex::LastChunkAtOrBefore(std::int64_t block,
+                                                           std::int64_t position) {
+  auto items = QueryItems(client_,
+                          {{"TableName", table_},
+                           {"ConsistentRead", true},
+                           {"KeyConditionExpression", "#b = :b AND #p <= :p"},
+                           {"ExpressionAttributeNames", {{"#b", kBlockKey}, {"#p", kPositionKey}}},
+                           {"ExpressionAttributeValues", {{":b", N(block)}, {":p", N(position)}}},
+                           {"ScanIndexForward", false},
+                           {"Limit", 1}},
+                          nullptr);
+  if (!items.ok()) return items.status();
+  if (items->empty()) return std::optional<Chunk>();
+  auto chunk = ParseChunk(items->front(), table_);
+  if (!chunk.ok()) return chunk.status();
+  return std::optional<Chunk>(std::move(*chunk));
+}
+
+Result<std::optional<std::int64_t>> AllIndex::ChunkStart(std::int64_t position) {
+  for (std::int64_t block = BlockOf(position);
+       block >= std::max<std::int64_t>(0, BlockOf(position) - 1); --block) {
+    auto found = LastChunkAtOrBefore(block, position);
+    if (!found.ok()) return found.status();
+    if (!*found) continue;  // the chunk holding it may have started in the block before
+    if ((*found)->end() > position) return std::optional<std::int64_t>((*found)->position);
+    return std::optional<std::int64_t>();
+  }
+  return std::optional<std::int64_t>();
+}
+
+Result<std::vector<Chunk>> AllIndex::ChainFrom(std::int64_t next, std::int64_t stop,
+                                               std::size_t max_chunks) {
+  std::vector<Chunk> chunks;
+  while (chunks.size() < max_chunks && next <= stop) {
+    const std::int64_t block = BlockOf(next);
+    const std::size_t want = std::min(kChunksPerQuery, max_chunks - chunks.size());
+    bool more = false;
+    auto items =
+        QueryItems(client_,
+                   {{"TableName", table_},
+                    {"ConsistentRead", true},
+                    {"KeyConditionExpression", "#b = :b AND #p BETWEEN :from AND :to"},
+                    {"ExpressionAttributeNames", {{"#b", kBlockKey}, {"#p", kPositionKey}}},
+                    {"ExpressionAttributeValues",
+                     {{":b", N(block)}, {":from", N(next)}, {":to", N(BlockEnd(block))}}},
+                    {"Limit", static_cast<std::int64_t>(want)}},
+                   &more);
+    if (!items.ok()) return items.status();
+    for (const json::object& item : *items) {
+      auto chunk = ParseChunk(item, table_);
+      if (!chunk.ok()) return chunk.status();
+      // Not at the chain's end: an item a cut index left behind, which the
+      // chain does not reach (the rebuild removes such items).
+      if (chunk->position != next) return chunks;
+      next = chunk->end();
+      chunks.push_back(std::move(*chunk));
+      if (next > stop) return chunks;
+    }
+    // The chain ends in this block unless the page was cut short or the
+    // last chunk reaches into a later block.
+    if (!more && items->size() < want && BlockOf(next) == block) break;
+    if (items->empty() && BlockOf(next) == block) break;
+  }
+  return chunks;
+}
+
+Result<std::vector<RecordedEvent>> AllIndex::Resolve(const std::vector<Chunk>& chunks,
+                                                     std::int64_t from, std::int64_t through,
+                                                     const AllFilter* streams) {
+  // The filter's stream half: an append is read unless its stream fails it.
+  std::optional<AllFilter> by_stream;
+  if (streams != nullptr && !(streams->categories.empty() && streams->stream_prefixes.empty()))
+    by_stream = AllFilter{streams->categories, streams->stream_prefixes, {}};
+  // Each entry overlapping [from, through]: inline events taken at once,
+  // references read in one batch, then put together in position order.
+  struct Part {
+    std::int64_t position;           // of the entry's first event
+    std::optional<std::size_t> ref;  // index in refs; nullopt: `events` holds them
+    std::vector<RecordedEvent> events;
+  };
+  std::vector<Part> parts;
+  std::vector<AppendRef> refs;
+  for (const Chunk& chunk : chunks) {
+    std::int64_t position = chunk.position;
+    std::size_t inline_at = 0;
+    for (const ChunkEntry& entry : chunk.entries) {
+      const std::int64_t end = position + entry.ref.count;
+      const bool wanted = end > from && position <= through;
+      if (entry.in_chunk) {
+        if (wanted) {
+          Part part{position, std::nullopt, {}};
+          for (std::int64_t i = 0; i < entry.ref.count; ++i)
+            part.events.push_back(chunk.inline_events[inline_at + static_cast<std::size_t>(i)]);
+          parts.push_back(std::move(part));
+        }
+        inline_at += static_cast<std::size_t>(entry.ref.count);
+      } else if (wanted && by_stream && !by_stream->Matches(entry.ref.stream, "")) {
+        Part part{position, std::nullopt, {}};
+        for (std::int64_t i = 0; i < entry.ref.count; ++i) {
+          RecordedEvent skipped;
+          skipped.stream = entry.ref.stream;
+          skipped.version = StreamVersion(entry.ref.first + i);
+          part.events.push_back(std::move(skipped));
+        }
+        parts.push_back(std::move(part));
+      } else if (wanted) {
+        parts.push_back(Part{position, refs.size(), {}});
+        refs.push_back(entry.ref);
+      }
+      position = end;
+    }
+  }
+  std::vector<std::vector<RecordedEvent>> fetched;
+  if (!refs.empty()) {
+    auto read = ReadAppendItems(client_, events_table_, refs);
+    if (!read.ok()) return read.status();
+    fetched = std::move(*read);
+  }
   std::vector<RecordedEvent> events;
-  json::object request{
-      {"TableName", table_},
-      {"ConsistentRead", true},
-      {"KeyConditionExpression", "#b = :b AND #p BETWEEN :from AND :to"},
-      {"ExpressionAttributeNames", {{"#b", kBlockKey}, {"#p", kPositionKey}}},
-      {"ExpressionAttributeValues", {{":b", N(BlockOf(from))}, {":from", N(from)}, {":to", N(to)}}},
-      {"Limit", static_cast<std::int64_t>(std::min<std::size_t>(limit, 1000))}};
-  aws::Reply reply = client_.Call("Query", request);
-  if (!reply.ok()) return reply.status;
-  const auto* items = reply.body.if_contains("Items");
-  if (items == nullptr || !items->is_array())
-    return Status::Internal("a Query of $all answered without Items");
-  for (const auto& value : items->get_array()) {
-    if (!value.is_object()) return Status::Internal("a Query of $all answered a non-object");
-    auto event = ParseEventItem(value.get_object());
-    if (!event.ok()) return event.status();
-    const std::int64_t position = GetN(value.get_object(), kPositionKey).value_or(0);
-    event->position = Position(static_cast<std::uint64_t>(position));
-    events.push_back(std::move(*event));
+  for (Part& part : parts) {
+    std::vector<RecordedEvent>& source = part.ref ? fetched[*part.ref] : part.events;
+    for (std::size_t i = 0; i < source.size(); ++i) {
+      const std::int64_t position = part.position + static_cast<std::int64_t>(i);
+      if (position < from || position > through) continue;
+      source[i].position = Position(static_cast<std::uint64_t>(position));
+      events.push_back(std::move(source[i]));
+    }
   }
   return events;
 }
 
 Result<std::vector<RecordedEvent>> AllIndex::Read(Position from, Position through,
-                                                  std::size_t limit) {
-  std::vector<RecordedEvent> events;
-  auto at = static_cast<std::int64_t>(std::max<std::uint64_t>(from.value(), 1));
-  const auto last = static_cast<std::int64_t>(through.value());
-  while (at <= last && events.size() < limit) {
-    const std::int64_t block_last = std::min(last, ((BlockOf(at) + 1) << kBlockBits) - 1);
-    auto page = QueryBlock(at, block_last, limit - events.size());
-    if (!page.ok()) return page.status();
-    // Positions are written in transactions that end at the state's next,
-    // so every position up to `through` exists: a gap is damage.
-    if (page->empty())
-      return Status::Internal(
-          fmt::format("$all index in table {}: position {} is missing", table_, at));
-    for (RecordedEvent& event : *page) {
-      if (event.position.value() != static_cast<std::uint64_t>(at))
-        return Status::Internal(
-            fmt::format("$all index in table {}: position {} is missing (found {})", table_, at,
-                        event.position.value()));
-      events.push_back(std::move(event));
-      ++at;
-    }
-  }
+                                                  std::size_t limit, const AllFilter* streams) {
+  const auto at = static_cast<std::int64_t>(std::max<std::uint64_t>(from.value(), 1));
+  const std::int64_t last =
+      std::min(static_cast<std::int64_t>(through.value()),
+               at + static_cast<std::int64_t>(std::min<std::size_t>(limit, 1 << 20)) - 1);
+  if (at > last || limit == 0) return std::vector<RecordedEvent>();
+  auto missing = [&](std::int64_t position) {
+    return Status::Internal(
+        fmt::format("$all index in table {}: position {} is missing", table_, position));
+  };
+  auto start = ChunkStart(at);
+  if (!start.ok()) return start.status();
+  if (!*start) return missing(at);
+  auto chunks = ChainFrom(**start, last, std::numeric_limits<std::size_t>::max());
+  if (!chunks.ok()) return chunks.status();
+  auto events = Resolve(*chunks, at, last, streams);
+  if (!events.ok()) return events.status();
+  // Chunks are chained end to start, so every position up to `through`
+  // exists: a gap is damage.
+  for (std::size_t i = 0; i < events->size(); ++i)
+    if ((*events)[i].position.value() != static_cast<std::uint64_t>(at) + i)
+      return missing(at + static_cast<std::int64_t>(i));
+  if (static_cast<std::int64_t>(events->size()) != last - at + 1)
+    return missing(at + static_cast<std::int64_t>(events->size()));
   return events;
 }
 
 Result<std::vector<RecordedEvent>> AllIndex::ReadAsStored(Position from, std::size_t limit) {
+  const auto at = static_cast<std::int64_t>(std::max<std::uint64_t>(from.value(), 1));
+  auto start = ChunkStart(at);
+  if (!start.ok()) return start.status();
   std::vector<RecordedEvent> events;
-  auto at = static_cast<std::int64_t>(std::max<std::uint64_t>(from.value(), 1));
-  while (events.size() < limit) {
-    const std::int64_t block_last = ((BlockOf(at) + 1) << kBlockBits) - 1;
-    auto page = QueryBlock(at, block_last, limit - events.size());
-    if (!page.ok()) return page.status();
-    if (page->empty()) break;
-    at = static_cast<std::int64_t>(page->back().position.value()) + 1;
-    for (RecordedEvent& event : *page) events.push_back(std::move(event));
+  if (!*start) return events;
+  auto chunks = ChainFrom(**start, at + static_cast<std::int64_t>(limit) - 1,
+                          std::numeric_limits<std::size_t>::max());
+  if (!chunks.ok()) return chunks.status();
+  // A chunk at a time: one whose references the table lacks ends what is
+  // stored, as far as the rebuild is concerned.
+  for (const Chunk& chunk : *chunks) {
+    auto resolved = Resolve({chunk}, at, chunk.end() - 1);
+    if (!resolved.ok()) {
+      if (resolved.status().code() == ErrorCode::kInternal) break;
+      return resolved.status();
+    }
+    for (RecordedEvent& event : *resolved) events.push_back(std::move(event));
   }
   return events;
 }
 
-Status AllIndex::Remove(const std::vector<Position>& positions) {
-  for (std::size_t i = 0; i < positions.size(); i += 25) {
-    json::array deletes;
-    for (std::size_t j = i; j < std::min(positions.size(), i + 25); ++j) {
-      const auto position = static_cast<std::int64_t>(positions[j].value());
-      deletes.push_back(
-          json::object{{"DeleteRequest", {{"Key", Key(BlockOf(position), position)}}}});
+Result<std::uint64_t> AllIndex::RemoveFrom(std::int64_t from, std::int64_t through) {
+  std::uint64_t removed = 0;
+  for (std::int64_t block = BlockOf(from); block <= BlockOf(through); ++block) {
+    for (;;) {
+      auto items =
+          QueryItems(client_,
+                     {{"TableName", table_},
+                      {"ConsistentRead", true},
+                      {"KeyConditionExpression", "#b = :b AND #p BETWEEN :from AND :to"},
+                      {"ExpressionAttributeNames", {{"#b", kBlockKey}, {"#p", kPositionKey}}},
+                      {"ExpressionAttributeValues",
+                       {{":b", N(block)},
+                        {":from", N(std::max(from, block << kBlockBits))},
+                        {":to", N(std::min(through, BlockEnd(block)))}}},
+                      {"ProjectionExpression", "#b, #p"},
+                      {"Limit", 1000}},
+                     nullptr);
+      if (!items.ok()) return items.status();
+      if (items->empty()) break;
+      for (std::size_t i = 0; i < items->size(); i += 25) {
+        json::array deletes;
+        for (std::size_t j = i; j < std::min(items->size(), i + 25); ++j) {
+          const std::int64_t position = GetN((*items)[j], kPositionKey).value_or(0);
+          deletes.push_back(json::object{{"DeleteRequest", {{"Key", Key(block, position)}}}});
+        }
+        if (Status s = BatchWrite(client_, table_, std::move(deletes)); !s.ok()) return s;
+      }
+      removed += items->size();
     }
-    if (Status s = BatchWrite(client_, table_, std::move(deletes)); !s.ok()) return s;
   }
-  return Status::Ok();
+  return removed;
 }
 
 }  // namespace indelible::dynamodb

@@ -110,7 +110,9 @@ class IndexCursor final : public AllCursor {
         // or may still look at: a bounded scan queries no further.
         std::size_t want = std::min<std::size_t>(options_.max_scan - scanned_, kPage);
         if (options_.filter.empty()) want = std::min(want, options_.limit - returned_);
-        auto events = index_.Read(Position(next_), Position(end_), want);
+        // The filter lets the index skip fetching appends of streams it
+        // cannot match (they come back without their events).
+        auto events = index_.Read(Position(next_), Position(end_), want, &options_.filter);
         if (!events.ok()) {
           status_ = events.status();
           return;

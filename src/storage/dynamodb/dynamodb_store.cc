@@ -14,9 +14,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <random>
 #include <thread>
+#include <tuple>
 
 #include "aws/client.h"
 #include "core/event_json.h"
@@ -49,6 +51,38 @@ net::Endpoint StreamsEndpoint(const net::Endpoint& endpoint) {
   return streams.ok() ? *streams : endpoint;
 }
 
+// The layout marker's value for append items (docs/DYNAMODB.md).
+constexpr std::int64_t kAppendItemsLayout = 2;
+
+Status MarkLayout(aws::Client& client, const std::string& all_table) {
+  return client
+      .Call("PutItem",
+            {{"TableName", all_table},
+             {"Item", {{"block", N(-2)}, {"position", N(0)}, {"layout", N(kAppendItemsLayout)}}}})
+      .status;
+}
+
+// One client's counters of an operation added to the store's: the indexer's
+// two clients (its writes, its change stream) are both "index".
+void AddOperation(std::vector<StoreOperationStats>& into, std::string_view caller,
+                  const aws::OperationCounters& op) {
+  auto it = std::find_if(into.begin(), into.end(), [&](const StoreOperationStats& s) {
+    return s.caller == caller && s.operation == op.operation;
+  });
+  if (it == into.end()) {
+    StoreOperationStats added;
+    added.caller = std::string(caller);
+    added.operation = op.operation;
+    into.push_back(std::move(added));
+    it = into.end() - 1;
+  }
+  it->calls += op.calls;
+  it->read_units += op.read_units;
+  it->write_units += op.write_units;
+  it->condition_failures += op.condition_failures;
+  it->estimated_write_units += op.estimated_write_units;
+}
+
 std::string RandomOwner() {
   std::random_device device;
   return fmt::format("{:016x}", (static_cast<std::uint64_t>(device()) << 32) | device());
@@ -65,8 +99,8 @@ class DynamoDbStore final : public Store {
         index_client_(std::move(index_client)),
         streams_(std::move(streams)),
         events_(*client_, TableOptions(url, options_)),
-        all_(*client_, url.table_prefix + "all"),
-        index_writer_(*index_client_, url.table_prefix + "all"),
+        all_(*client_, url.table_prefix + "all", url.table_prefix + "events"),
+        index_writer_(*index_client_, url.table_prefix + "all", url.table_prefix + "events"),
         checkpoints_table_(url.table_prefix + "checkpoints"),
         parallel_(url.commit_threads,
                   [this](std::vector<AppendRequest> appends, const CommitOptions& commit_options) {
@@ -84,6 +118,9 @@ class DynamoDbStore final : public Store {
     auto arn = CreateOrCheckTable(*client_, events_.Spec());
     if (!arn.ok()) return arn.status();
     if (Status s = all_.CreateOrCheck(); !s.ok()) return s;
+    auto legacy = MayHoldTips(url);
+    if (!legacy.ok()) return legacy.status();
+    events_.set_legacy_tips_possible(*legacy);
     TableSpec checkpoints_spec;
     checkpoints_spec.name = checkpoints_table_;
     checkpoints_spec.hash_key = kNameKey;
@@ -103,6 +140,7 @@ class DynamoDbStore final : public Store {
     indexer_options.owner = RandomOwner();
     indexer_options.poll_interval = url.index_poll;
     indexer_options.lease = url.index_lease;
+    indexer_options.batch = url.index_batch;
     indexer_options.follow_only = !url.indexer;
     indexer_ = std::make_unique<Indexer>(*streams_, index_writer_, std::move(indexer_options));
     follower_ = !url.indexer;
@@ -155,32 +193,42 @@ class DynamoDbStore final : public Store {
     return events_.ReadState(stream);
   }
 
-  // One GetItem of the tip: the state record and, in the common case, every
-  // event after it (the tip holds the newest appends).
+  // Converts every stream that still has a tip to append items, then marks
+  // the table as holding none (StreamTable::ConvertStream; online).
+  Result<std::size_t> UpgradeLayout(const std::function<void(std::size_t, std::size_t)>& progress) {
+    auto tips = events_.ListTips();
+    if (!tips.ok()) return tips.status();
+    std::size_t done = 0;
+    for (const auto& stream : *tips) {
+      auto converted = events_.ConvertStream(stream);
+      if (!converted.ok()) return converted.status();
+      ++done;
+      if (progress) progress(done, tips->size());
+    }
+    if (Status s = MarkLayout(*client_, all_.table()); !s.ok()) return s;
+    events_.set_legacy_tips_possible(false);
+    return done;
+  }
+
+  // The newest items, read newest first until the state record: one Query
+  // when the record is recent (an entity writes it every N events).
   Result<StateAndEvents> ReadStateAndEvents(std::string_view stream) override {
     if (Status valid = ValidateStreamName(stream, /*allow_reserved=*/true); !valid.ok())
       return valid;
-    auto tip = events_.ReadTip(stream);
-    if (!tip.ok()) return tip.status();
-    // A record past what the tip holds is in snapshot items: one Query more.
-    if (Status loaded = events_.LoadSnapshot(stream, *tip); !loaded.ok()) return loaded;
-    if (tip->head.deleted)
+    auto load = events_.LoadEntity(stream);
+    if (!load.ok()) return load.status();
+    if (load->head.deleted)
       return Status::NotFound(fmt::format("stream '{}' is deleted", Printable(stream)), true);
-    const std::int64_t low = tip->head.first_version.value();
-    const std::int64_t high = tip->head.version.value();
-    const std::int64_t from =
-        std::max(low, tip->state ? tip->state->version.value() + 1 : std::int64_t{0});
+    const std::int64_t low = load->head.first_version.value();
+    const std::int64_t high = load->head.version.value();
+    const std::int64_t from = load->events_from;
     std::vector<RecordedEvent> held;
-    const bool all_held = from > high || (!tip->appends.empty() && tip->appends[0].first <= from);
-    if (all_held)
-      for (auto& append : tip->appends)
-        for (auto& event : append.events)
-          if (event.version.value() >= from) held.push_back(std::move(event));
+    if (load->complete) held = std::move(load->events);
     ReadStreamOptions read;
     read.from = StreamVersion(from);
-    // Events the tip no longer holds are read by the cursor: one Query more.
+    // Events the load did not meet are read by the cursor: one Query more.
     return StateAndEvents{
-        std::move(tip->state),
+        std::move(load->state),
         MakeStreamCursor(events_, std::string(stream), read, from, low, high, std::move(held))};
   }
 
@@ -334,7 +382,15 @@ class DynamoDbStore final : public Store {
       } else {
         stats.index_units += c.read_units + c.write_units;  // the streams client reports none
       }
+      for (const aws::OperationCounters& op : c.operations) {
+        if (client == streams_.get() && op.operation == "GetRecords") stats.index_polls += op.calls;
+        AddOperation(stats.operations, own ? "store" : "index", op);
+      }
     }
+    std::sort(stats.operations.begin(), stats.operations.end(),
+              [](const StoreOperationStats& a, const StoreOperationStats& b) {
+                return std::tie(a.caller, a.operation) < std::tie(b.caller, b.operation);
+              });
     if (indexer_) stats.index_lag_ms = indexer_->stats().lag_ms;
     return stats;
   }
@@ -359,12 +415,38 @@ class DynamoDbStore final : public Store {
   }
 
  private:
+  // Whether the events table may hold tips of the earlier layout: it was
+  // written before append items (no layout marker) and has items. A new,
+  // empty table gets the marker at once. The marker is an item of the $all
+  // table (block -2), which the index never reads.
+  Result<bool> MayHoldTips(const StoreUrl& url) {
+    const std::string table = url.table_prefix + "all";
+    const json::object key{{"block", N(-2)}, {"position", N(0)}};
+    aws::Reply got =
+        client_->Call("GetItem", {{"TableName", table}, {"Key", key}, {"ConsistentRead", true}});
+    if (!got.ok()) return got.status;
+    const auto* item = got.body.if_contains("Item");
+    if (item != nullptr && item->is_object() &&
+        GetN(item->get_object(), "layout").value_or(0) >= kAppendItemsLayout)
+      return false;
+    aws::Reply scan = client_->Call(
+        "Scan", {{"TableName", events_.table()}, {"Limit", 1}, {"ConsistentRead", true}});
+    if (!scan.ok()) return scan.status;
+    const auto* items = scan.body.if_contains("Items");
+    const bool empty = items != nullptr && items->is_array() && items->get_array().empty() &&
+                       scan.body.if_contains("LastEvaluatedKey") == nullptr;
+    if (!empty) return true;
+    if (Status s = MarkLayout(*client_, table); !s.ok()) return s;
+    return false;
+  }
+
   static StreamTableOptions TableOptions(const StoreUrl& url, const StoreOptions& options) {
     StreamTableOptions table;
     table.table = url.table_prefix + "events";
     table.spill_appends = url.tip_appends;
     table.spill_bytes = url.tip_bytes;
     table.limits = options.limits;
+    table.head_cache_streams = url.head_cache;
     return table;
   }
 
@@ -450,6 +532,21 @@ Result<std::unique_ptr<Store>> OpenDynamoDbStore(std::string_view url, const Sto
   return std::unique_ptr<Store>(std::move(store));
 }
 
+Result<std::size_t> UpgradeDynamoDbLayout(
+    std::string_view url, const std::function<void(std::size_t, std::size_t)>& progress,
+    const aws::EnvLookup& env) {
+  auto parsed = ParseStoreUrl(url, env);
+  if (!parsed.ok()) return parsed.status();
+  parsed->indexer = false;  // a short-lived process: the servers index
+  auto clients = MakeClients(*parsed, env);
+  if (!clients.ok()) return clients.status();
+  auto store = std::make_unique<DynamoDbStore>(StoreOptions{}, std::move(clients->store),
+                                               std::move(clients->index),
+                                               std::move(clients->streams), *parsed);
+  if (Status s = store->Open(*parsed); !s.ok()) return s;
+  return store->UpgradeLayout(progress);
+}
+
 Result<RebuildReport> RebuildDynamoDbIndex(std::string_view url, const RebuildOptions& options,
                                            const aws::EnvLookup& env) {
   auto parsed = ParseStoreUrl(url, env);
@@ -466,7 +563,7 @@ Result<RebuildReport> RebuildDynamoDbIndex(std::string_view url, const RebuildOp
                                                 "has no DynamoDB Streams): there is no $all to "
                                                 "rebuild",
                                                 clients->store->options().endpoint.url));
-  AllIndex index(*clients->index, parsed->table_prefix + "all");
+  AllIndex index(*clients->index, parsed->table_prefix + "all", parsed->table_prefix + "events");
   if (Status s = index.CreateOrCheck(); !s.ok()) return s;
   return RebuildIndex(events, index, *clients->streams, *arn, options);
 }

@@ -2,6 +2,7 @@
 // AllIndex built by an Indexer for $all, and a checkpoint table.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string_view>
 
@@ -25,5 +26,15 @@ Result<std::unique_ptr<Store>> OpenDynamoDbStore(std::string_view url, const Sto
 // RebuildIndex's.
 Result<RebuildReport> RebuildDynamoDbIndex(std::string_view url, const RebuildOptions& options,
                                            const aws::EnvLookup& env = aws::ProcessEnv);
+
+// Converts every stream of the store at a dynamodb:// URL that still has a
+// tip of the earlier layout to append items (StreamTable::ConvertStream),
+// online: writers of this release may keep writing. Then marks the table,
+// so that appends to new streams bet again. Returns the streams converted;
+// progress(done, total) after each. Errors: those of OpenDynamoDbStore and
+// the conversion's.
+Result<std::size_t> UpgradeDynamoDbLayout(
+    std::string_view url, const std::function<void(std::size_t, std::size_t)>& progress,
+    const aws::EnvLookup& env = aws::ProcessEnv);
 
 }  // namespace indelible::dynamodb

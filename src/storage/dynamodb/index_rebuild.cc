@@ -13,6 +13,7 @@
 #include "core/clock.h"
 #include "core/text.h"
 #include "storage/dynamodb/change_stream.h"
+#include "storage/dynamodb/tip.h"
 
 namespace indelible::dynamodb {
 namespace {
@@ -20,6 +21,9 @@ namespace {
 // Events read ahead per stream while merging: the rebuild holds at most this
 // many events of each stream that still has events to add.
 constexpr std::size_t kPageEvents = 256;
+// Events gathered before they are chained (as chunks of AllIndex::kInlineBytes).
+constexpr std::size_t kWriteEvents = 1000;
+constexpr std::size_t kWriteBytes = 256 << 10;
 
 std::string RandomOwner() {
   std::random_device device;
@@ -54,34 +58,70 @@ class Rebuild {
     if (!heads.ok()) return heads.status();
     report_.streams = heads->size();
     if (options_.after_scan) options_.after_scan();
-    const std::int64_t old_last = current_.next - 1;
     if (Status s = KeepValidPrefix(*heads); !s.ok()) return s;
     if (Status s = AddMissing(*heads); !s.ok()) return s;
-    if (Status s = RemoveFrom(current_.next, old_last); !s.ok()) return s;
     return Finish(*heads);
   }
 
  private:
-  // Writes `after` (and `events`) fenced on the state last written, as
+  static Status Refused() {
+    return Status::Unavailable(
+        "another $all indexer wrote the index during the rebuild: stop every process that opens "
+        "the store with indexer=1, then run the rebuild again");
+  }
+
+  // Writes `after` as the checkpoint, fenced on the one last written, as
   // this rebuild's; a lease_until other than 0 (0: hand the lease back)
   // becomes a renewed lease.
-  Status Write(IndexerState after, const std::vector<RecordedEvent>& events = {}) {
-    after.rev = current_.rev + 1;
+  Status WriteState(IndexerState after) {
     after.owner = owner_;
     if (after.lease_until != 0) after.lease_until = UnixMillisNow() + options_.lease.count();
-    Status written = index_.Write(current_, after, events);
-    if (written.code() == ErrorCode::kConflict)
-      return Status::Unavailable(
-          "another $all indexer wrote the index's state during the rebuild: stop every process "
-          "that opens the store with indexer=1, then run the rebuild again");
+    Status written = index_.WriteCheckpoint(current_, &after);
+    if (written.code() == ErrorCode::kConflict) return Refused();
     if (!written.ok()) return written;
     current_ = std::move(after);
     return Status::Ok();
   }
 
+  // Chains `events` (positions current_.next, ...) as chunks of inline
+  // events, each within AllIndex::kInlineBytes (an event at least).
+  Status WriteEvents(const std::vector<RecordedEvent>& events) {
+    std::size_t i = 0;
+    while (i < events.size()) {
+      Chunk chunk;
+      chunk.position = current_.next;
+      chunk.owner = owner_;
+      chunk.lease_until = UnixMillisNow() + options_.lease.count();
+      std::int64_t bytes = 200;  // keys, n, o, l and the attribute names
+      for (; i < events.size(); ++i) {
+        const RecordedEvent& event = events[i];
+        const std::int64_t adds = 4 + AllIndex::ItemBytes(EventItem(event)) +
+                                  static_cast<std::int64_t>(event.stream.size()) + 32;
+        if (!chunk.inline_events.empty() && bytes + adds > AllIndex::kInlineBytes) break;
+        bytes += adds;
+        // Consecutive versions of one stream make one entry.
+        if (!chunk.entries.empty() && chunk.entries.back().ref.stream == event.stream &&
+            chunk.entries.back().ref.first + chunk.entries.back().ref.count ==
+                event.version.value()) {
+          ++chunk.entries.back().ref.count;
+        } else {
+          chunk.entries.push_back(ChunkEntry{AppendRef{event.stream, event.version.value(), 1},
+                                             /*in_chunk=*/true});
+        }
+        chunk.inline_events.push_back(event);
+        ++chunk.count;
+      }
+      Status written = index_.WriteChunk(chunk);
+      if (written.code() == ErrorCode::kConflict) return Refused();
+      if (!written.ok()) return written;
+      current_.Apply(chunk);
+    }
+    return Status::Ok();
+  }
+
   Status RenewIfDue() {
     if (UnixMillisNow() < current_.lease_until - options_.lease.count() / 2) return Status::Ok();
-    return Write(current_);
+    return WriteState(current_);
   }
 
   Status TakeLease() {
@@ -96,8 +136,8 @@ class Rebuild {
           current_.owner, current_.lease_until - now));
     IndexerState after = current_;
     after.rebuilding = true;
-    after.lease_until = 1;  // set by Write
-    return Write(std::move(after));
+    after.lease_until = 1;  // set by WriteState
+    return WriteState(std::move(after));
   }
 
   // Step 3: the stored index from position 1, kept while each event is
@@ -127,12 +167,36 @@ class Rebuild {
       if (Status s = RenewIfDue(); !s.ok()) return s;
     }
     report_.kept = static_cast<std::uint64_t>(position - 1);
-    if (position - 1 == last) return Status::Ok();
-    // Cut the index at the first wrong position: readers see only the kept
-    // part until the rebuild adds the rest.
-    IndexerState cut = current_;
-    cut.next = position;
-    return Write(std::move(cut));
+    // Items past the kept part go, as far as the old chain went and a block
+    // beyond (a chunk must not find one in its place). The chunk holding
+    // the first wrong position goes too, and is written again with the
+    // kept events it held.
+    std::int64_t cut = position;
+    std::vector<RecordedEvent> kept_in_cut_chunk;
+    if (position <= last) {
+      auto start = index_.ChunkStart(position);
+      if (!start.ok()) return start.status();
+      if (*start && **start < position) {
+        cut = **start;
+        auto kept = index_.ReadAsStored(Position(static_cast<std::uint64_t>(cut)),
+                                        static_cast<std::size_t>(position - cut));
+        if (!kept.ok()) return kept.status();
+        for (RecordedEvent& event : *kept)
+          if (static_cast<std::int64_t>(event.position.value()) < position)
+            kept_in_cut_chunk.push_back(std::move(event));
+        if (static_cast<std::int64_t>(kept_in_cut_chunk.size()) != position - cut)
+          return Status::Internal("$all index: the kept part of a chunk could not be read again");
+      }
+    }
+    auto removed = index_.RemoveFrom(cut, std::max(last, cut) + (std::int64_t{1} << kBlockBits));
+    if (!removed.ok()) return removed.status();
+    report_.removed = *removed - (kept_in_cut_chunk.empty() ? 0 : 1);
+    if (cut == current_.next) return Status::Ok();
+    // Cut the index: readers see only the kept part until the rebuild adds
+    // the rest.
+    current_.next = cut;
+    if (Status s = WriteEvents(kept_in_cut_chunk); !s.ok()) return s;
+    return WriteState(current_);
   }
 
   Status Refill(Pending& p) {
@@ -179,9 +243,8 @@ class Rebuild {
     std::size_t chunk_bytes = 0;
     std::int64_t next_position = current_.next;
     auto flush = [&]() -> Status {
-      IndexerState after = current_;
-      after.next = next_position;
-      if (Status s = Write(std::move(after), chunk); !s.ok()) return s;
+      if (Status s = WriteEvents(chunk); !s.ok()) return s;
+      if (Status s = RenewIfDue(); !s.ok()) return s;
       report_.added += chunk.size();
       chunk.clear();
       chunk_bytes = 0;
@@ -200,34 +263,11 @@ class Rebuild {
       if (p.page.empty() && p.next <= p.head)
         if (Status s = Refill(p); !s.ok()) return s;
       if (!p.page.empty()) order.push(i);
-      if (chunk.size() == AllIndex::kMaxChunkEvents || chunk_bytes >= AllIndex::kMaxChunkBytes)
+      if (chunk.size() >= kWriteEvents || chunk_bytes >= kWriteBytes)
         if (Status s = flush(); !s.ok()) return s;
     }
     if (!chunk.empty()) return flush();
     return Status::Ok();
-  }
-
-  // Step 5: index items from `from` on (past the state's next: no reader
-  // reads them) are deleted, as far as the old index went and beyond.
-  Status RemoveFrom(std::int64_t from, std::int64_t old_last) {
-    std::int64_t at = from;
-    for (;;) {
-      auto page = index_.ReadAsStored(Position(static_cast<std::uint64_t>(at)), 1000);
-      if (!page.ok()) return page.status();
-      if (page->empty()) {
-        // ReadAsStored stops at an empty block; a cut index may go on past it.
-        const std::int64_t next_block = ((at >> kBlockBits) + 1) << kBlockBits;
-        if (next_block > old_last) return Status::Ok();
-        at = next_block;
-        continue;
-      }
-      std::vector<Position> positions;
-      for (const RecordedEvent& event : *page) positions.push_back(event.position);
-      if (Status s = index_.Remove(positions); !s.ok()) return s;
-      report_.removed += positions.size();
-      at = static_cast<std::int64_t>(positions.back().value()) + 1;
-      if (Status s = RenewIfDue(); !s.ok()) return s;
-    }
   }
 
   // Step 6.
@@ -255,7 +295,7 @@ class Rebuild {
       if (before != heads.end() && before->second.version == head.version) continue;
       IndexerState keep = current_;  // still rebuilding: indexers wait
       keep.lease_until = 0;
-      (void)Write(std::move(keep));
+      (void)WriteState(std::move(keep));
       return Status::Unavailable(fmt::format(
           "stream '{}' moved from version {} to {} during the rebuild: a writer is running. "
           "Stop every process that writes to the store and run the rebuild again (it keeps "
@@ -265,7 +305,7 @@ class Rebuild {
     }
     after.rebuilding = false;
     after.lease_until = 0;  // handed back: an indexer starts at once
-    if (Status s = Write(std::move(after)); !s.ok()) return s;
+    if (Status s = WriteState(std::move(after)); !s.ok()) return s;
     report_.last = current_.last_position();
     return report_;
   }

@@ -11,12 +11,15 @@
 //   3. Keep what is right: the stored index is read from position 1; it is
 //      kept up to the first position that is not the next version of its
 //      stream (a gap, a duplicate, an event the table lacks). Positions a
-//      reader or a consumer checkpoint already holds stay the same.
+//      reader or a consumer checkpoint already holds stay the same. There
+//      the chain is cut: every item from the chunk holding that position on
+//      (to a block past the old end) is deleted, and the kept events of that
+//      chunk are written again.
 //   4. Add what is missing: each stream's versions after its last indexed
 //      one, read with one Query per page, merged across streams by commit
-//      timestamp (version order within a stream), at the next positions, in
-//      the indexer's own fenced transactions of 99 events.
-//   5. Remove index items past the new end.
+//      timestamp (version order within a stream), at the next positions, as
+//      chunks of inline events chained like the indexer's (AllIndex).
+//   5. (Part of 3: nothing past the new end is left for a chunk to meet.)
 //   6. The change stream's end is read, the heads are scanned again, and
 //      the state is written with the stream's end as the indexer's place,
 //      the lease handed back, `rebuilding` cleared. If a head moved since

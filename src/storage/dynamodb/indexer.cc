@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
+#include <set>
 
 #include "core/clock.h"
 #include "core/text.h"
 #include "storage/dynamodb/attributes.h"
+#include "storage/dynamodb/change_records.h"
 #include "storage/dynamodb/change_stream.h"
 #include "storage/dynamodb/tip.h"
 
@@ -23,51 +25,21 @@ constexpr auto kShardListAge = std::chrono::seconds(10);
 // GetRecords' most records per call (the API's own maximum).
 constexpr std::int64_t kRecordsPerCall = 1000;
 
-// The events a change record of the events table adds to $all, in version
-// order: those of a tip update that moved the head (an append); none for
-// event items (moves), state-only writes and moves out of the tip.
-struct Appended {
-  std::string stream;
-  std::optional<std::int64_t> old_head;  // nullopt: a new stream
-  std::int64_t new_head = 0;
-  std::vector<RecordedEvent> events;
-};
-
-Result<std::optional<Appended>> AppendedBy(const json::object& record) {
-  const json::object* change = ObjectAt(record, "dynamodb");
-  if (change == nullptr) return Status::Internal("a change record without `dynamodb`");
-  const json::object* keys = ObjectAt(*change, "Keys");
-  const json::object* image = ObjectAt(*change, "NewImage");
-  if (keys == nullptr) return Status::Internal("a change record without Keys");
-  const json::object* version = ObjectAt(*keys, kVersionKey);
-  if (version == nullptr || StringAt(*version, "N") != std::to_string(kTipVersion) ||
-      image == nullptr)
-    return std::optional<Appended>();  // an event item, or a removal: nothing new
-  const json::object* stream_key = ObjectAt(*keys, kStreamKey);
-  if (stream_key == nullptr) return Status::Internal("a change record without a stream key");
-  Appended out;
-  out.stream = StringAt(*stream_key, "S");
-  auto after = ParseTip(out.stream, *image);
-  if (!after.ok()) return after.status();
-  out.new_head = after->head.version.value();
-  std::int64_t from = 0;
-  if (const json::object* old_image = ObjectAt(*change, "OldImage")) {
-    auto before = ParseTip(out.stream, *old_image);
-    if (!before.ok()) return before.status();
-    out.old_head = before->head.version.value();
-    from = *out.old_head + 1;
-  }
-  if (out.new_head < from) return std::optional<Appended>();  // head unchanged
-  for (auto& append : after->appends)
-    for (auto& event : append.events)
-      if (event.version.value() >= from) out.events.push_back(std::move(event));
-  // The append's own attribute is in the new image: it was written by this
-  // very update. Anything else is damage, not a race.
-  if (static_cast<std::int64_t>(out.events.size()) != out.new_head - from + 1)
-    return Status::Internal(
-        fmt::format("the change record of stream '{}' (head {} -> {}) holds {} of its events",
-                    Printable(out.stream), from - 1, out.new_head, out.events.size()));
-  return std::optional<Appended>(std::move(out));
+// What an entry adds to a chunk item: its packed reference (a
+// length-prefixed stream name and varints: AllIndex's format), and for
+// inline events their maps in `e`.
+std::int64_t VarintBytes(std::uint64_t v) {
+  std::int64_t bytes = 1;
+  for (; v >= 0x80; v >>= 7) ++bytes;
+  return bytes;
+}
+std::int64_t EntryBytes(const AppendRef& ref) {
+  return VarintBytes(ref.stream.size()) + static_cast<std::int64_t>(ref.stream.size()) +
+         VarintBytes(static_cast<std::uint64_t>(ref.first)) +
+         VarintBytes(static_cast<std::uint64_t>(ref.count) * 2 + 1);
+}
+std::int64_t InlineEventBytes(const RecordedEvent& event) {
+  return 1 + 3 + AllIndex::ItemBytes(EventItem(event));
 }
 
 }  // namespace
@@ -88,8 +60,15 @@ Status Indexer::status() const {
 }
 
 IndexerStats Indexer::stats() const {
-  return IndexerStats{events_.load(), writes_.load(), lag_ms_.load(), owner_.load(),
-                      races_lost_.load()};
+  IndexerStats stats;
+  stats.events = events_.load();
+  stats.writes = writes_.load();
+  stats.chunks = chunks_.load();
+  stats.get_records = get_records_.load();
+  stats.lag_ms = lag_ms_.load();
+  stats.owner = owner_.load();
+  stats.races_lost = races_lost_.load();
+  return stats;
 }
 
 void Indexer::Publish(const IndexerState& state) {
@@ -117,15 +96,25 @@ void Indexer::Nudge() {
   changed_.SignalAll();
 }
 
-Status Indexer::LoadState() {
+// What was read and not written is dropped: it is read again from the
+// chain's place.
+void Indexer::Forget() {
+  pending_.clear();
   iterators_.clear();
   indexed_heads_.clear();
+  read_places_.clear();
+  if (state_) read_places_ = state_->shards;
+}
+
+Status Indexer::LoadState() {
   auto loaded = index_.LoadState();
   if (!loaded.ok()) {
     state_.reset();
+    Forget();
     return loaded.status();
   }
   state_ = std::move(*loaded);
+  Forget();
   Publish(*state_);
   return Status::Ok();
 }
@@ -138,36 +127,153 @@ Status Indexer::ListShards() {
   return Status::Ok();
 }
 
-Status Indexer::Flush(IndexerState& work, std::vector<RecordedEvent>& chunk) {
-  IndexerState before = *state_;
-  work.rev = before.rev + 1;
-  work.owner = options_.owner;
-  work.lease_until = UnixMillisNow() + options_.lease.count();
-  Status written = index_.Write(before, work, chunk);
+Status Indexer::WriteCheckpoint(bool release) {
+  IndexerState after = *state_;
+  // Shards with nothing waiting: where reading reached, past records that
+  // added nothing (so that the place never falls behind the stream's 24 h).
+  for (const auto& [id, place] : read_places_) {
+    const bool waiting = std::any_of(pending_.begin(), pending_.end(),
+                                     [&](const Pending& p) { return p.shard == id; });
+    if (!waiting) after.shards[id] = place;
+  }
+  // Forget shards that are read and gone from the listing.
+  if (!shards_.empty())
+    for (auto it = after.shards.begin(); it != after.shards.end();) {
+      const bool listed = std::any_of(shards_.begin(), shards_.end(),
+                                      [&](const ShardInfo& s) { return s.id == it->first; });
+      it = it->second.done && !listed ? after.shards.erase(it) : std::next(it);
+    }
+  after.stream_arn = options_.stream_arn;
+  after.owner = options_.owner;
+  if (release) after.lease_until = 0;
+  after.rebuilding = false;
+  Status written = index_.WriteCheckpoint(*state_, &after);
   if (!written.ok()) {
-    // Another indexer wrote (conflict), or the outcome is unknown: what this
-    // pass read is dropped and the next pass starts from the stored state.
     lost_race_ = written.code() == ErrorCode::kConflict;
-    state_.reset();
     return written;
   }
   writes_.fetch_add(1);
-  events_.fetch_add(chunk.size());
-  if (!chunk.empty()) lag_ms_.store(UnixMillisNow() - chunk.back().timestamp_ms);
-  chunk.clear();
-  state_ = work;
-  owner_.store(true);
-  Publish(work);
+  state_ = std::move(after);
+  chunks_since_checkpoint_ = 0;
+  checkpointed_at_ = Clock::now();
+  return Status::Ok();
+}
+
+Status Indexer::WritePending(bool all, std::size_t* indexed) {
+  while (!pending_.empty()) {
+    Chunk chunk;
+    chunk.position = state_->next;
+    chunk.owner = options_.owner;
+    chunk.lease_until = UnixMillisNow() + options_.lease.count();
+    // The places the chunk may carry, for its size: every shard read.
+    Chunk skeleton = chunk;
+    skeleton.count = std::int64_t{1} << 40;
+    for (const auto& [id, place] : read_places_) skeleton.places[id] = place;
+    const std::int64_t base = AllIndex::ItemBytes(index_.ChunkItem(skeleton));
+    std::int64_t bytes = base;
+    bool any_inline = false;
+    std::size_t taken = 0;        // whole pieces from the front
+    std::optional<Pending> part;  // and the front part of the next, when it was split
+    for (; taken < pending_.size(); ++taken) {
+      const Pending& p = pending_[taken];
+      std::int64_t adds = EntryBytes(p.ref);
+      for (const RecordedEvent& event : p.events) adds += InlineEventBytes(event);
+      const std::int64_t limit =
+          any_inline || p.in_chunk ? AllIndex::kInlineBytes : AllIndex::kReferenceBytes;
+      if (bytes + adds <= limit || (taken == 0 && !p.in_chunk)) {
+        bytes += adds;
+        any_inline = any_inline || p.in_chunk;
+        continue;
+      }
+      // A record of more inline events than a chunk takes goes in parts,
+      // at least one event to a chunk.
+      if (p.in_chunk) {
+        std::size_t fit = 0;
+        std::int64_t part_bytes = bytes + EntryBytes(p.ref);
+        while (fit < p.events.size() &&
+               ((fit == 0 && taken == 0) ||
+                part_bytes + InlineEventBytes(p.events[fit]) <= AllIndex::kInlineBytes))
+          part_bytes += InlineEventBytes(p.events[fit++]);
+        if (fit > 0) {
+          part = p;
+          part->events.resize(fit);
+        }
+      }
+      break;
+    }
+    const bool full = taken < pending_.size();
+    if (!full && !all) return Status::Ok();  // waits for more, or for its time
+
+    // The chunk: the pieces taken, in order, and the split part.
+    std::map<std::string, ShardProgress> last_place;
+    auto add = [&](const Pending& p, bool whole) {
+      ChunkEntry entry;
+      entry.in_chunk = p.in_chunk;
+      if (p.in_chunk) {
+        entry.ref = AppendRef{p.ref.stream, p.events.front().version.value(),
+                              static_cast<std::int64_t>(p.events.size())};
+        for (const RecordedEvent& event : p.events) chunk.inline_events.push_back(event);
+      } else {
+        entry.ref = p.ref;
+      }
+      chunk.count += entry.ref.count;
+      chunk.entries.push_back(std::move(entry));
+      const std::int64_t through = p.part_from + static_cast<std::int64_t>(p.events.size());
+      last_place[p.shard] =
+          whole ? ShardProgress{p.sequence, 0, false} : ShardProgress{p.before, through, false};
+    };
+    for (std::size_t i = 0; i < taken; ++i) add(pending_[i], true);
+    if (part) add(*part, false);
+    if (chunk.entries.empty()) return Status::Internal("an empty $all chunk");
+    // Shards with nothing left waiting after this chunk: where reading
+    // reached (records after the last append that added nothing, a closed
+    // shard's end).
+    for (const auto& [id, place] : read_places_) {
+      const bool waiting =
+          std::any_of(pending_.begin() + static_cast<std::ptrdiff_t>(taken), pending_.end(),
+                      [&](const Pending& p) { return p.shard == id; });
+      if (!waiting && state_->shards[id] != place) last_place[id] = place;
+    }
+    chunk.places = std::move(last_place);
+
+    Status written = index_.WriteChunk(chunk);
+    if (!written.ok()) {
+      // Another indexer chained a chunk here (conflict), or the outcome is
+      // unknown: what this indexer read is dropped and it starts again from
+      // the chain as stored.
+      lost_race_ = written.code() == ErrorCode::kConflict;
+      if (!lost_race_) state_.reset();
+      return written;
+    }
+    writes_.fetch_add(1);
+    chunks_.fetch_add(1);
+    events_.fetch_add(static_cast<std::uint64_t>(chunk.count));
+    *indexed += static_cast<std::size_t>(chunk.count);
+    ++chunks_since_checkpoint_;
+    const std::int64_t newest = part ? part->timestamp_ms : pending_[taken - 1].timestamp_ms;
+    lag_ms_.store(UnixMillisNow() - newest);
+    state_->Apply(chunk);
+    owner_.store(true);
+    pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(taken));
+    if (part) {
+      Pending& rest = pending_.front();
+      rest.part_from += static_cast<std::int64_t>(part->events.size());
+      rest.events.erase(rest.events.begin(),
+                        rest.events.begin() + static_cast<std::ptrdiff_t>(part->events.size()));
+    }
+    Publish(*state_);
+  }
   return Status::Ok();
 }
 
 Result<std::size_t> Indexer::LostRace(std::size_t indexed) {
-  // The state's rev moved under this pass: another indexer took the lease
-  // (they found it free together, or this one's ran out). Its write is the
-  // index now; this one follows it from the stored state, as any indexer
-  // that finds the lease held does. Not a failure: nothing is retried or
-  // reported. (A write of our own applied before its answer was lost meets
-  // the same conflict; the reload then finds our lease and carries on.)
+  // Another indexer wrote first: a chunk where this one would have put its
+  // own (they found the lease free together, or this one's ran out), or a
+  // checkpoint (a claim on the lease, a rebuild). Its write stands; this one
+  // follows from the stored state, as any indexer that finds the lease held
+  // does. Not a failure: nothing is retried or reported. (A write of our
+  // own applied before its answer was lost meets the same conflict; the
+  // reload then finds our chunk and our lease and carries on.)
   lost_race_ = false;
   races_lost_.fetch_add(1);
   owner_.store(false);
@@ -176,23 +282,24 @@ Result<std::size_t> Indexer::LostRace(std::size_t indexed) {
   return indexed;
 }
 
-Result<std::size_t> Indexer::ReadShard(const ShardInfo& shard, IndexerState& work) {
-  ShardProgress& progress = work.shards[shard.id];
+Result<std::size_t> Indexer::ReadShard(const ShardInfo& shard) {
+  ShardProgress& place = read_places_[shard.id];
   std::string iterator;
   if (auto it = iterators_.find(shard.id); it != iterators_.end()) iterator = it->second;
   const bool fresh = iterator.empty();
   if (fresh) {
     json::object request{{"StreamArn", options_.stream_arn}, {"ShardId", shard.id}};
-    if (progress.sequence.empty()) {
+    if (place.sequence.empty()) {
       request["ShardIteratorType"] = "TRIM_HORIZON";
     } else {
       request["ShardIteratorType"] = "AFTER_SEQUENCE_NUMBER";
-      request["SequenceNumber"] = progress.sequence;
+      request["SequenceNumber"] = place.sequence;
     }
     aws::Reply reply = streams_.Call("GetShardIterator", request);
     if (!reply.ok()) return reply.status;
     iterator = StringAt(reply.body, "ShardIterator");
   }
+  get_records_.fetch_add(1);
   aws::Reply reply =
       streams_.Call("GetRecords", {{"ShardIterator", iterator}, {"Limit", kRecordsPerCall}});
   iterators_.erase(shard.id);
@@ -200,22 +307,19 @@ Result<std::size_t> Indexer::ReadShard(const ShardInfo& shard, IndexerState& wor
   // DynamoDB Local answers TrimmedDataAccessException for an iterator taken
   // on a shard that had no record yet (aws/aws-sdk-java#2923): only one
   // taken fresh after a stored place means the records are gone.
-  if (reply.error_type == "TrimmedDataAccessException" && (!fresh || progress.sequence.empty()))
+  if (reply.error_type == "TrimmedDataAccessException" && (!fresh || place.sequence.empty()))
     return std::size_t{0};
   if (reply.error_type == "TrimmedDataAccessException")
     return Status::Internal(fmt::format(
         "the change stream no longer holds records the $all index needs (shard {} after {}): "
         "the indexer was stopped longer than the stream keeps them (24 h); rebuild the index",
-        shard.id, progress.sequence));
+        shard.id, place.sequence));
   if (!reply.ok()) return reply.status;
   const auto* records = reply.body.if_contains("Records");
   if (records == nullptr || !records->is_array())
     return Status::Internal("GetRecords answered without Records");
 
-  std::vector<RecordedEvent> chunk;
-  std::size_t chunk_bytes = 0;
-  std::size_t indexed = 0;
-  const bool moved_before = !records->get_array().empty();
+  const auto now = Clock::now();
   for (const auto& value : records->get_array()) {
     if (!value.is_object()) return Status::Internal("GetRecords answered a non-object record");
     const json::object* change = ObjectAt(value.get_object(), "dynamodb");
@@ -225,54 +329,93 @@ Result<std::size_t> Indexer::ReadShard(const ShardInfo& shard, IndexerState& wor
     if (!appended.ok()) return appended.status();
     if (*appended) {
       Appended& a = **appended;
-      if (auto known = indexed_heads_.find(a.stream); known != indexed_heads_.end() &&
-                                                      progress.part == 0 &&
-                                                      a.old_head.value_or(-1) != known->second)
+      if (auto known = indexed_heads_.find(a.stream);
+          known != indexed_heads_.end() && place.part == 0 && a.first - 1 != known->second)
         return Status::Internal(fmt::format(
-            "gap in stream '{}': a change moves its head from {} but {} was indexed last",
-            Printable(a.stream), a.old_head.value_or(-1), known->second));
-      for (auto i = static_cast<std::size_t>(progress.part); i < a.events.size(); ++i) {
-        RecordedEvent& event = a.events[i];
-        event.position = Position(static_cast<std::uint64_t>(work.next++));
-        chunk_bytes += event.data.size() + event.metadata.size() + 256;
-        chunk.push_back(std::move(event));
-        progress.part = static_cast<std::int64_t>(i + 1);
-        ++indexed;
-        if (chunk.size() == AllIndex::kMaxChunkEvents || chunk_bytes >= AllIndex::kMaxChunkBytes) {
-          if (Status s = Flush(work, chunk); !s.ok()) return s;
-          chunk_bytes = 0;
-        }
+            "gap in stream '{}': a change appends from version {} but {} was indexed last",
+            Printable(a.stream), a.first, known->second));
+      const auto total = static_cast<std::int64_t>(a.events.size());
+      if (place.part < total) {
+        Pending p;
+        p.shard = shard.id;
+        p.sequence = sequence;
+        p.before = place.sequence;
+        p.part_from = place.part;
+        p.total = total;
+        p.ref = AppendRef{a.stream, a.first, total};
+        // A reference names a whole append item; events a tip holds, or the
+        // rest of a record indexed in part, go into the chunk.
+        p.in_chunk = !a.in_item || place.part > 0;
+        p.read_at = now;
+        p.timestamp_ms = a.events.back().timestamp_ms;
+        if (p.in_chunk)
+          p.events.assign(std::make_move_iterator(a.events.begin() + place.part),
+                          std::make_move_iterator(a.events.end()));
+        pending_.push_back(std::move(p));
       }
-      indexed_heads_[a.stream] = a.new_head;
+      indexed_heads_[a.stream] = a.last();
     }
-    progress.sequence = sequence;
-    progress.part = 0;
+    place.sequence = sequence;
+    place.part = 0;
   }
+  if (!records->get_array().empty()) read_records_ = true;
   const auto* next = reply.body.if_contains("NextShardIterator");
   const bool closed = next == nullptr || !next->is_string() || next->get_string().empty();
   if (closed) {
-    progress.done = true;
+    place.done = true;
     shards_listed_ = {};  // its children are readable now
-  }
-  if (!chunk.empty() || moved_before || closed) {
-    if (Status s = Flush(work, chunk); !s.ok()) return s;
   }
   // Not an iterator of a shard still empty to us: DynamoDB Local's would
   // fail (above) once the first record comes.
-  if (!closed && !progress.sequence.empty()) iterators_[shard.id] = std::string(next->get_string());
+  if (!closed && !place.sequence.empty()) iterators_[shard.id] = std::string(next->get_string());
+  return records->get_array().size();
+}
+
+Result<std::size_t> Indexer::Flush() {
+  std::size_t indexed = 0;
+  if (!state_ || pending_.empty()) return indexed;
+  lost_race_ = false;
+  if (Status s = WritePending(/*all=*/true, &indexed); !s.ok())
+    return lost_race_ ? LostRace(indexed) : Result<std::size_t>(s);
   return indexed;
 }
 
 Result<std::size_t> Indexer::Pass() {
+  read_records_ = false;
   if (stopped_for_good_) return status();
-  if (!state_)
+  bool loaded = false;
+  if (!state_) {
     if (Status s = LoadState(); !s.ok()) return s;
-  const std::int64_t now = UnixMillisNow();
-  if (options_.follow_only || (state_->owner != options_.owner && state_->lease_until > now)) {
+    loaded = true;
+  } else if (options_.follow_only || state_->owner != options_.owner) {
+    // Not the owner: the chain may have grown.
+    auto followed = index_.Follow(&*state_);
+    if (!followed.ok()) return followed.status();
+    if (*followed > 0) {
+      Forget();
+      Publish(*state_);
+    }
+  }
+  std::int64_t now = UnixMillisNow();
+  auto held_by_another = [&] {
+    return options_.follow_only || (state_->owner != options_.owner && state_->lease_until > now);
+  };
+  if (held_by_another()) {
     // Another indexer holds the lease: follow its progress.
     owner_.store(false);
-    if (Status s = LoadState(); !s.ok()) return s;
     return std::size_t{0};
+  }
+  if (!loaded && state_->earlier_format) {
+    // About to take the lease over from an indexer of the earlier release:
+    // from its state as stored (its items, followed one by one, moved no
+    // shard place here). Otherwise the claim's fence finds any checkpoint
+    // written since (another claim, a rebuild).
+    if (Status s = LoadState(); !s.ok()) return s;
+    now = UnixMillisNow();
+    if (held_by_another()) {
+      owner_.store(false);
+      return std::size_t{0};
+    }
   }
   if (state_->rebuilding) {
     // A rebuild stopped half-way (its lease ran out): the index may lack
@@ -291,51 +434,60 @@ Result<std::size_t> Indexer::Pass() {
     SetStatus(s);
     return s;
   }
+  std::size_t indexed = 0;
+  lost_race_ = false;
+  if (state_->owner != options_.owner || state_->earlier_format) {
+    // The lease is free: take it, with a checkpoint naming this indexer. Of
+    // several that try at once one writes; the others follow it. (A
+    // checkpoint of the earlier release's format is replaced before any
+    // chunk: that release's indexer then stops rather than write over one.)
+    IndexerState claim = *state_;
+    state_->lease_until = now + options_.lease.count();
+    if (Status s = WriteCheckpoint(/*release=*/false); !s.ok()) {
+      state_ = std::move(claim);
+      return lost_race_ ? LostRace(indexed) : Result<std::size_t>(s);
+    }
+  }
+  owner_.store(true);
   if (Clock::now() - shards_listed_ > kShardListAge)
     if (Status s = ListShards(); !s.ok()) return s;
 
-  IndexerState work = *state_;
-  work.stream_arn = options_.stream_arn;
-  std::size_t indexed = 0;
   for (const ShardInfo& shard : shards_) {
-    if (work.shards[shard.id].done) continue;
+    if (read_places_[shard.id].done) continue;
     const bool parent_listed = std::any_of(
         shards_.begin(), shards_.end(), [&](const ShardInfo& s) { return s.id == shard.parent; });
-    if (!shard.parent.empty() && parent_listed && !work.shards[shard.parent].done) continue;
-    lost_race_ = false;
-    auto read = ReadShard(shard, work);
-    if (!read.ok() && lost_race_) return LostRace(indexed);
+    if (!shard.parent.empty() && parent_listed && !read_places_[shard.parent].done) continue;
+    auto read = ReadShard(shard);
     if (!read.ok()) {
       if (read.status().code() == ErrorCode::kInternal) {
         stopped_for_good_ = true;
         SetStatus(read.status());
       }
       state_.reset();  // start again from what is stored
-      iterators_.clear();
+      Forget();
       return read.status();
     }
-    indexed += *read;
   }
-  // Keep the lease while idle: renew it when half of it has passed.
-  if (indexed == 0 && state_ && state_->lease_until - now < options_.lease.count() / 2) {
-    std::vector<RecordedEvent> none;
-    work = *state_;
-    work.stream_arn = options_.stream_arn;
-    // Forget shards that are read and gone from the listing.
-    for (auto it = work.shards.begin(); it != work.shards.end();) {
-      const bool listed = std::any_of(shards_.begin(), shards_.end(),
-                                      [&](const ShardInfo& s) { return s.id == it->first; });
-      it = it->second.done && !listed ? work.shards.erase(it) : std::next(it);
-    }
-    lost_race_ = false;
-    if (Status s = Flush(work, none); !s.ok()) return lost_race_ ? LostRace(indexed) : s;
-  }
+  const bool due = !pending_.empty() && (options_.batch.count() == 0 ||
+                                         Clock::now() - pending_.front().read_at >= options_.batch);
+  if (Status s = WritePending(/*all=*/due, &indexed); !s.ok())
+    return lost_race_ ? LostRace(indexed) : Result<std::size_t>(s);
+  // The checkpoint, now and then: after many chunks, or a while after a
+  // chunk or a place moved. Nothing is written while nothing moves.
+  bool moved = chunks_since_checkpoint_ > 0;
+  for (const auto& [id, place] : read_places_)
+    if (!moved && pending_.empty() && state_->shards[id] != place) moved = true;
+  if (chunks_since_checkpoint_ >= options_.checkpoint_chunks ||
+      (moved && Clock::now() - checkpointed_at_ >= options_.checkpoint_every))
+    if (Status s = WriteCheckpoint(/*release=*/false); !s.ok())
+      return lost_race_ ? LostRace(indexed) : Result<std::size_t>(s);
   SetStatus(Status::Ok());
   return indexed;
 }
 
 void Indexer::Loop() {
   int failures = 0;
+  auto idle_wait = options_.poll_interval;
   for (;;) {
     auto indexed = Pass();
     if (!indexed.ok()) {
@@ -350,12 +502,27 @@ void Indexer::Loop() {
     } else {
       failures = 0;
     }
-    auto wait = options_.poll_interval;
-    if (failures > 0)
-      wait = std::min(std::chrono::milliseconds(5000), wait * (1 << std::min(failures, 6)));
-    if (indexed.ok() && *indexed > 0) wait = std::chrono::milliseconds(0);
+    std::chrono::milliseconds wait = idle_wait;
+    if (failures > 0) {
+      wait = std::min(std::chrono::milliseconds(5000),
+                      options_.poll_interval * (1 << std::min(failures, 6)));
+    } else if (read_records_) {
+      idle_wait = options_.poll_interval;
+      wait = std::chrono::milliseconds(0);
+    } else {
+      // Idle: ask less and less often, up to idle_poll_max.
+      idle_wait = std::min(options_.idle_poll_max, idle_wait * 2);
+    }
+    if (!pending_.empty()) {
+      // What waits is written when its time comes.
+      const auto due = std::chrono::duration_cast<std::chrono::milliseconds>(
+          pending_.front().read_at + options_.batch - Clock::now());
+      wait = read_records_ ? std::max(std::chrono::milliseconds(0), due)
+                           : std::clamp(due, std::chrono::milliseconds(0), wait);
+    }
     MutexLock lock(&mu_);
     changed_.WaitFor(&mu_, wait, [&]() REQUIRES(mu_) { return stop_ || nudged_; });
+    if (nudged_) idle_wait = options_.poll_interval;
     nudged_ = false;
     if (stop_) return;
   }
@@ -374,14 +541,13 @@ void Indexer::Stop() {
   changed_.SignalAll();
   if (!thread_.joinable()) return;
   thread_.join();
-  // Hand the lease back, so that another store's indexer takes over at once
-  // rather than once it runs out: a short-lived process (a CLI verb) would
-  // otherwise stall $all for a lease after it exits.
-  if (state_ && state_->owner == options_.owner && state_->lease_until > 0) {
-    IndexerState released = *state_;
-    released.rev = state_->rev + 1;
-    released.lease_until = 0;
-    (void)index_.Write(*state_, released, {});
+  // Write what was read, and hand the lease back, so that another store's
+  // indexer takes over at once rather than once it runs out: a short-lived
+  // process (a CLI verb) would otherwise stall $all for a lease after it
+  // exits.
+  if (state_ && state_->owner == options_.owner && !options_.follow_only && !stopped_for_good_) {
+    (void)Flush();
+    if (state_ && state_->owner == options_.owner) (void)WriteCheckpoint(/*release=*/true);
     state_.reset();
     owner_.store(false);
   }

@@ -1,35 +1,46 @@
 // Indexer: builds `$all` on DynamoDB after the commit (docs/DYNAMODB.md,
 // "$all"). It reads the events table's change stream (DynamoDB Streams,
-// NEW_AND_OLD_IMAGES), finds in each tip update the events the append
-// added (versions old head + 1 .. new head, held in the new image), gives
-// them the next positions, and writes them to the AllIndex with its place in
-// the stream, in one transaction per chunk.
+// NEW_AND_OLD_IMAGES), finds in each record the append it made
+// (change_records.h), gives its events the next positions, and chains
+// chunks of them to the AllIndex (all_index.h): references to the append
+// items, or the events themselves for a tip of the earlier layout.
 //
 // Operation (one pass):
-//   1. Lease: the state names the indexer that wrote last and until when it
-//      keeps the work; any other waits, re-reading the state (so its
-//      last_position() moves too), and takes over once the lease ran out.
+//   1. Lease: the newest chunk (or the checkpoint) names the indexer that
+//      keeps the work and until when; any other follows the chain (so its
+//      last_position() moves too) and takes over once the lease ran out,
+//      by writing a checkpoint naming itself (fenced: one of several wins).
 //   2. Shards in order: a shard is read only after its parent is read to its
-//      end, so one stream's updates are indexed in the order they were made.
-//   3. GetRecords on each readable shard; chunks of at most 99 events are
-//      written with the state (AllIndex::Write), so after a crash the next
-//      indexer resumes exactly where the last write left off: an event is
-//      never indexed twice or skipped.
-//      Two indexers that find the lease free at once both write; the
-//      state's rev lets one through, and the other (conflict) has lost the
-//      race: it reloads the state and follows, quietly (races_lost).
-//   4. Gap check: a tip update whose old head is not the head last indexed
-//      for its stream stops the indexer with an internal error (status()).
+//      end, so one stream's appends are indexed in the order they were made.
+//   3. GetRecords on each readable shard; the appends found wait in memory
+//      until they fill a chunk (about 1 KB of references: one write unit)
+//      or the oldest has waited `batch`; then the chunk is written with the
+//      change stream's place it reached, by a PutItem at the chain's end
+//      that only succeeds if no chunk is there. An indexer that finds one
+//      there lost the race: it reloads and follows, quietly (races_lost).
+//      After a crash the next indexer reads the checkpoint and the chunks
+//      chained after it: it resumes where the last chunk left off, so an
+//      event is never indexed twice or skipped.
+//   4. Checkpoint: every checkpoint_every, or checkpoint_chunks chunks, and
+//      at Stop, the chain's end and every shard's place are written to the
+//      checkpoint, so that a start reads few chunks.
+//   5. Gap check: an append whose first version is not the one after the
+//      last indexed for its stream stops the indexer with an internal error
+//      (status()).
+//   6. Idle: a pass that finds no record doubles the wait before the next,
+//      from poll_interval up to idle_poll_max; a record or Nudge() (a commit
+//      in this process) resets it.
 //
 // Concurrency: Pass() belongs to one thread (Start()'s, or a caller's when
-// not started); last_position(), WaitFor(), Nudge() and status() are safe
-// from any thread.
+// not started); last_position(), WaitFor(), Nudge(), stats() and status()
+// are safe from any thread.
 // Lifetime: the clients and the index must outlive it; the destructor stops
 // the thread.
 #pragma once
 
 #include <atomic>
 #include <chrono>
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -47,22 +58,32 @@ namespace indelible::dynamodb {
 struct IndexerOptions {
   std::string stream_arn;  // the events table's LatestStreamArn
   std::string owner;       // this indexer's name in the lease (unique per process)
-  // How long an idle indexer waits before asking the stream again; Nudge()
-  // cuts the wait short (a commit in this process).
+  // The first wait of an idle indexer before it asks the stream again;
+  // doubled while idle up to idle_poll_max. Nudge() cuts the wait short.
   std::chrono::milliseconds poll_interval{50};
-  // Never index: passes only read the state (a store opened with indexer=0).
+  std::chrono::milliseconds idle_poll_max{1000};
+  // How long an append read waits for others to share its chunk (0: a
+  // chunk at the end of every pass that read one).
+  std::chrono::milliseconds batch{100};
+  // Never index: passes only follow the chain (a store opened with indexer=0).
   bool follow_only = false;
-  // How long a lease lasts after the owner's last write.
+  // How long a lease lasts after the owner's last chunk.
   std::chrono::milliseconds lease{10000};
+  // How often the checkpoint is written while chunks are: after this long,
+  // or after this many chunks, whichever comes first.
+  std::chrono::milliseconds checkpoint_every{30000};
+  std::size_t checkpoint_chunks = 100;
 };
 
 struct IndexerStats {
-  std::uint64_t events = 0;  // events this indexer indexed
-  std::uint64_t writes = 0;  // transactions (and state writes) it made
-  std::int64_t lag_ms = 0;   // commit-to-indexed age of the newest event it indexed
-  bool owner = false;        // holds the lease now
-  // Writes refused because another indexer wrote the state first: a race
-  // for the lease lost (indexers started together), which is no failure.
+  std::uint64_t events = 0;       // events this indexer indexed
+  std::uint64_t writes = 0;       // chunks and checkpoints it wrote
+  std::uint64_t chunks = 0;       // of which chunks
+  std::uint64_t get_records = 0;  // GetRecords calls: the change stream asked
+  std::int64_t lag_ms = 0;        // commit-to-indexed age of the newest event it indexed
+  bool owner = false;             // holds the lease now
+  // Writes refused because another indexer wrote first: a race for the
+  // lease lost (indexers started together), which is no failure.
   std::uint64_t races_lost = 0;
 };
 
@@ -78,13 +99,17 @@ class Indexer {
   // Call before Start().
   Status Prime() { return LoadState(); }
 
-  // One pass (above). Returns how many events it indexed; an error leaves
-  // the state as the last successful write made it.
+  // One pass (above). Returns how many events it indexed (wrote in chunks);
+  // an error leaves the index as the last chunk written made it.
   Result<std::size_t> Pass();
+  // Writes what the passes read and still hold (chunks), now. For callers
+  // that run passes themselves.
+  Result<std::size_t> Flush();
 
   // Runs passes on a thread of its own until Stop() or the destructor. A
   // failing pass is retried after a back-off; a gap or a replaced change
-  // stream stops it (status()). Stop hands the lease back if it holds it.
+  // stream stops it (status()). Stop writes what it holds and a checkpoint
+  // that hands the lease back, if it holds it.
   void Start();
   void Stop();
   // Asks the thread for a pass now: a commit was just made.
@@ -99,11 +124,28 @@ class Indexer {
   IndexerStats stats() const;
 
  private:
+  // An append read and not yet in a chunk, or the part of one that is not.
+  struct Pending {
+    std::string shard;
+    std::string sequence;        // its record's
+    std::string before;          // the shard's place before that record
+    std::int64_t part_from = 0;  // events of the record in earlier chunks
+    std::int64_t total = 0;      // events of the record
+    AppendRef ref;               // the whole append (ref.count == total)
+    bool in_chunk = false;
+    std::vector<RecordedEvent> events;  // in_chunk: events part_from.. of the record
+    std::chrono::steady_clock::time_point read_at;
+    std::int64_t timestamp_ms = 0;  // of its last event
+  };
+
   Status LoadState();
   Status ListShards();
-  Result<std::size_t> ReadShard(const ShardInfo& shard, IndexerState& work);
-  Status Flush(IndexerState& work, std::vector<RecordedEvent>& chunk);
+  Result<std::size_t> ReadShard(const ShardInfo& shard);
+  // Writes chunks while what waits fills one; all of it when `all`.
+  Status WritePending(bool all, std::size_t* indexed);
+  Status WriteCheckpoint(bool release);
   Result<std::size_t> LostRace(std::size_t indexed);
+  void Forget();
   void Publish(const IndexerState& state);
   void SetStatus(Status status);
   void Loop();
@@ -113,17 +155,24 @@ class Indexer {
   const IndexerOptions options_;
 
   // Pass()'s own, touched by one thread only.
-  std::optional<IndexerState> state_;
+  std::optional<IndexerState> state_;                 // as the chain stands (written)
+  std::map<std::string, ShardProgress> read_places_;  // where reading reached (pending included)
+  std::deque<Pending> pending_;
   std::vector<ShardInfo> shards_;
   std::chrono::steady_clock::time_point shards_listed_{};
-  std::map<std::string, std::string> iterators_;  // shard -> next iterator, valid for state_
-  std::unordered_map<std::string, std::int64_t> indexed_heads_;  // stream -> head indexed
+  std::map<std::string, std::string> iterators_;  // shard -> next iterator, valid for read_places_
+  std::unordered_map<std::string, std::int64_t> indexed_heads_;  // stream -> last version read
+  std::size_t chunks_since_checkpoint_ = 0;
+  std::chrono::steady_clock::time_point checkpointed_at_ = std::chrono::steady_clock::now();
+  bool read_records_ = false;  // the last pass read records
   bool stopped_for_good_ = false;
-  bool lost_race_ = false;  // the last Flush met another indexer's write
+  bool lost_race_ = false;  // the last write met another indexer's
 
   std::atomic<std::uint64_t> last_position_{0};
   std::atomic<std::uint64_t> events_{0};
   std::atomic<std::uint64_t> writes_{0};
+  std::atomic<std::uint64_t> chunks_{0};
+  std::atomic<std::uint64_t> get_records_{0};
   std::atomic<std::int64_t> lag_ms_{0};
   std::atomic<bool> owner_{false};
   std::atomic<std::uint64_t> races_lost_{0};

@@ -104,6 +104,14 @@ Result<StoreUrl> ParseStoreUrl(std::string_view url, const aws::EnvLookup& env) 
       auto n = Number(name, value, 1, 256);
       if (!n.ok()) return n.status();
       out.commit_threads = *n;
+    } else if (name == "index_batch_ms") {
+      auto n = Number(name, value, 0, 10'000);
+      if (!n.ok()) return n.status();
+      out.index_batch = std::chrono::milliseconds(*n);
+    } else if (name == "head_cache") {
+      auto n = Number(name, value, 0, 10'000'000);
+      if (!n.ok()) return n.status();
+      out.head_cache = *n;
     } else if (name == "tip_appends") {
       // At most 64: a move's REMOVE names each held append (4 KB expressions).
       auto n = Number(name, value, 1, 64);
@@ -117,7 +125,8 @@ Result<StoreUrl> ParseStoreUrl(std::string_view url, const aws::EnvLookup& env) 
       return BadUrl("url", fmt::format("unknown parameter '{}' (known: region, prefix, tls, "
                                        "connect_timeout_ms, request_timeout_ms, max_attempts, "
                                        "ca_file, indexer, index_poll_ms, index_lease_ms, "
-                                       "commit_threads, tip_appends, tip_bytes)",
+                                       "commit_threads, index_batch_ms, head_cache, tip_appends, "
+                                       "tip_bytes)",
                                        name));
     }
   }

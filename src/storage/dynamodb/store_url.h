@@ -3,7 +3,7 @@
 //   dynamodb://HOST[:PORT][?region=R&prefix=P&tls=0|1&connect_timeout_ms=N
 //                          &request_timeout_ms=N&max_attempts=N&ca_file=PATH
 //                          &indexer=0|1&index_poll_ms=N&index_lease_ms=N
-//                          &commit_threads=N&tip_appends=N&tip_bytes=N]
+//                          &commit_threads=N&index_batch_ms=N&head_cache=N]
 //
 //   dynamodb://dynamodb.eu-west-1.amazonaws.com?prefix=shop_
 //   dynamodb://127.0.0.1:8000?region=us-east-1&prefix=ib_&tls=0
@@ -47,11 +47,15 @@ struct StoreUrl {
   // commit_threads: how many commits of one Store::CommitEach (a server's
   // batch of appends) are in flight at once, each on its own connection.
   int commit_threads = 16;
-  // tip_appends, tip_bytes: how many appends, and how many bytes of their
-  // events, a stream's tip item holds before they move to items of their own
-  // (docs/DYNAMODB.md, "The size of the tip"). Larger: fewer move requests;
-  // smaller: fewer write units per append (an update is billed on the
-  // item's whole size).
+  // index_batch_ms: how long the indexer lets change records gather before
+  // it writes a chunk of $all that is not full (docs/DYNAMODB.md, "$all").
+  std::chrono::milliseconds index_batch{100};
+  // head_cache: how many streams' heads a process remembers, so that an
+  // append to a stream it knows is one PutItem (storage/dynamodb/head_cache.h).
+  int head_cache = 10000;
+  // tip_appends, tip_bytes: the tip item of the earlier layout (tip.h).
+  // This release writes no tips (it converts them); the parameters are
+  // still accepted, so that URLs written for earlier releases open.
   int tip_appends = 64;
   int tip_bytes = 64 * 1024;
 };

@@ -10,6 +10,7 @@
 #include "aws/errors.h"
 #include "core/clock.h"
 #include "core/text.h"
+#include "storage/dynamodb/append_item.h"
 #include "storage/dynamodb/attributes.h"
 #include "storage/dynamodb/tables.h"
 #include "store/decide.h"
@@ -18,180 +19,14 @@ namespace indelible::dynamodb {
 namespace json = boost::json;
 namespace {
 
-// Rounds of "write, fail, learn the actual tip, write again" before giving
-// up; only `any` appends racing on one stream take more than two.
-constexpr int kMaxRounds = 64;
-
 json::object TipKey(std::string_view stream) {
   return {{kStreamKey, S(stream)}, {kVersionKey, N(kTipVersion)}};
 }
 
 }  // namespace
 
-// One append's part of a commit: what the writer believes of the tip.
-struct StreamTable::Write {
-  AppendRequest* append = nullptr;
-  std::optional<StreamHead> head;  // nullopt: no tip
-  bool observed = false;           // head was read, not guessed
-  bool keep_timestamps = false;    // import: the events' own timestamps
-  bool state_in_items = false;     // the state record goes to snapshot items
-  std::optional<AppendResult> replayed;
-
-  std::int64_t first_version() const { return head ? head->version.value() + 1 : 0; }
-
-  // The conditional UpdateItem that appends the events (and the state
-  // record) to the tip if the tip is still as `head` says.
-  json::object Update(const std::string& table, std::int64_t now) const {
-    const StreamHead next = store::Advance(head, *append, Position(0));
-    json::object names{{"#h", "head"}, {"#d", "deleted"}};
-    json::object values;
-    std::string set;
-    std::string tail;
-    if (!append->events.empty()) {
-      const std::int64_t first = first_version();
-      json::array envelopes;
-      std::int64_t bytes = 0;
-      std::int64_t written = now;  // the last event's timestamp
-      for (const auto& event : append->events) {
-        const std::int64_t at = keep_timestamps && event.timestamp_ms ? *event.timestamp_ms : now;
-        envelopes.push_back(json::object{{"M", Envelope(event, at)}});
-        bytes += TipBytes(event);
-        written = at;
-      }
-      names["#a"] = AppendAttribute(first);
-      names["#b"] = "bytes";
-      names["#c"] = "count";
-      values[":h"] = N(next.version.value());
-      values[":d"] = json::object{{"BOOL", next.deleted}};
-      values[":a"] = json::object{{"M", json::object{{"b", N(bytes)}, {"e", {{"L", envelopes}}}}}};
-      values[":b"] = N(bytes);
-      values[":one"] = N(1);
-      // The first id of every append the tip still knows (held, or in the
-      // retry window): a retry sent with a fresh expectation, which the
-      // head alone would let through, fails on it and is answered from
-      // ALL_OLD like any other retry.
-      names["#fi"] = "firsts";
-      values[":fi"] = json::object{{"SS", json::array{append->events[0].id.ToString()}}};
-      values[":fid"] = S(append->events[0].id.ToString());
-      names["#w"] = kWrittenAttribute;
-      values[":w"] = N(written);
-      set = "SET #h = :h, #d = :d, #a = :a, #w = :w";
-      tail = " ADD #b :b, #c :one, #fi :fi";
-      // `first` changes only when a life starts (new stream, or after a
-      // tombstone); a live append need not know it.
-      if (!head || head->deleted) {
-        names["#f"] = "first";
-        values[":f"] = N(next.first_version.value());
-        set += ", #f = :f";
-      }
-    }
-    // The state record: in the tip, or in snapshot items that the commit's
-    // transaction writes (state_in_items); a delete removes it (store.h).
-    // Either way `prev` takes the snapshot the tip named before, so that
-    // the writer marks it superseded (MarkSuperseded).
-    const bool tombstone = next.deleted && !append->events.empty();
-    std::vector<std::string> removes;
-    if (append->state || tombstone) {
-      auto add_set = [&](std::string_view action) {
-        set += set.empty() ? "SET " : ", ";
-        set += action;
-      };
-      names["#st"] = "state";
-      names["#sn"] = "snap";
-      names["#pv"] = "prev";
-      values[":nosnap"] = SnapshotRefAttribute({});
-      add_set("#pv = if_not_exists(#sn, :nosnap)");
-      if (tombstone) {
-        removes = {"#st", "#sn"};
-      } else if (state_in_items) {
-        values[":sn"] = SnapshotRefAttribute({next.version.value(), SnapshotParts()});
-        add_set("#sn = :sn");
-        removes = {"#st"};
-      } else {
-        values[":st"] = StateAttribute(*append->state, next.version.value());
-        add_set("#st = :st");
-        removes = {"#sn"};
-      }
-    }
-    if (!head) {
-      // A new stream: its tip joins the listing index (the one index write
-      // a stream costs; later appends leave the index's keys alone).
-      names["#lk"] = kListKey;
-      values[":lk"] = S(kListValue);
-      set += set.empty() ? "SET " : ", ";
-      set += "#lk = :lk";
-    }
-    for (std::size_t i = 0; i < removes.size(); ++i)
-      tail += (i == 0 ? " REMOVE " : ", ") + removes[i];
-    std::string condition = "attribute_not_exists(#h)";
-    if (head) {
-      condition = "#h = :eh AND #d = :ed";
-      values[":eh"] = N(head->version.value());
-      values[":ed"] = json::object{{"BOOL", head->deleted}};
-      if (!append->events.empty()) condition += " AND NOT contains(#fi, :fid)";
-    } else {
-      values.erase(":fid");  // a tip that does not exist knows no ids
-    }
-    return {{"TableName", table},
-            {"Key", TipKey(append->stream)},
-            {"UpdateExpression", set + tail},
-            {"ConditionExpression", condition},
-            {"ExpressionAttributeNames", std::move(names)},
-            {"ExpressionAttributeValues", std::move(values)},
-            {"ReturnValuesOnConditionCheckFailure", "ALL_OLD"}};
-  }
-
-  // Writes (or removes) the state record: a state, or a tombstone.
-  bool TouchesState() const {
-    return append->state || (!append->events.empty() && store::IsTombstoneAppend(*append));
-  }
-
-  std::int64_t SnapshotParts() const {
-    const auto bytes = static_cast<std::int64_t>(append->state->data.size());
-    return std::max<std::int64_t>(1, (bytes + kSnapshotPartBytes - 1) / kSnapshotPartBytes);
-  }
-
-  // The Puts of the snapshot items, for the commit's transaction.
-  std::vector<json::object> SnapshotPuts(const std::string& table) const {
-    std::vector<json::object> puts;
-    if (!state_in_items) return puts;
-    const std::int64_t version = store::Advance(head, *append, Position(0)).version.value();
-    for (auto& item : SnapshotItems(append->stream, *append->state, version))
-      puts.push_back(json::object{{"Put", {{"TableName", table}, {"Item", std::move(item)}}}});
-    return puts;
-  }
-
-  AppendResult Result() const {
-    if (append->events.empty()) return store::StateOnlyResult(*append, *head);
-    const auto first = first_version();
-    const auto count = static_cast<std::int64_t>(append->events.size());
-    return AppendResult{append->stream, StreamVersion(first), StreamVersion(first + count - 1),
-                        Position(0),    Position(0),          false};
-  }
-
-  // Learns the actual tip (nullopt: none) from a failed write. Returns ok to
-  // write again, the original result of a retry (replayed), or the conflict.
-  Status Learn(const std::optional<Tip>& tip) {
-    observed = true;
-    head.reset();
-    if (tip) {
-      auto retry = store::ClassifyRetry(*append, KnownIds(*tip, *append));
-      if (!retry.ok()) return retry.status();
-      if (*retry) {
-        replayed = **retry;
-        // KnownIds put first version + 1 in the positions to tell appends
-        // apart; DynamoDB positions come later, from the indexer.
-        replayed->first_position = replayed->position = Position(0);
-        return Status::Ok();
-      }
-      head = tip->head;
-    }
-    return store::CheckExpectation(*append, head);
-  }
-};
-
 StreamTable::StreamTable(aws::Client& client, StreamTableOptions options)
-    : client_(client), options_(std::move(options)) {}
+    : client_(client), options_(std::move(options)), cache_(options_.head_cache_streams) {}
 
 TableSpec StreamTable::Spec() const {
   return TableSpec{
@@ -217,201 +52,6 @@ Result<AppendResult> StreamTable::Append(std::string stream, Expected expected,
   auto result = Commit(std::move(appends));
   if (!result.ok()) return result.status();
   return std::move(result->appends[0]);
-}
-
-Result<CommitResult> StreamTable::Commit(std::vector<AppendRequest> appends,
-                                         const CommitOptions& options) {
-  std::vector<Write> writes(appends.size());
-  bool any_state_in_items = false;
-  for (std::size_t i = 0; i < appends.size(); ++i) {
-    AppendRequest& append = appends[i];
-    if (append.state && static_cast<std::int64_t>(append.state->data.size()) >
-                            kSnapshotPartsMax * kSnapshotPartBytes)
-      return Status::TooLarge(
-          "state", fmt::format("a state record of {} bytes is more than the {} DynamoDB snapshot "
-                               "items hold",
-                               append.state->data.size(), kSnapshotPartsMax * kSnapshotPartBytes));
-    std::int64_t bytes = 0;
-    for (const auto& e : append.events) bytes += TipBytes(e);
-    if (bytes > options_.max_append_bytes)
-      return Status::TooLarge("events", fmt::format("an append of {} bytes is more than the {} "
-                                                    "a DynamoDB tip item takes (for now)",
-                                                    bytes, options_.max_append_bytes));
-    writes[i].append = &append;
-    writes[i].keep_timestamps = options.keep_timestamps;
-    // A record past what the tip holds beside its events goes to snapshot
-    // items, written in the same transaction as the tip.
-    writes[i].state_in_items =
-        append.state &&
-        static_cast<std::int64_t>(append.state->data.size()) > options_.max_state_bytes;
-    any_state_in_items = any_state_in_items || writes[i].state_in_items;
-    // The guess that makes the common case one request: exactly(N) is
-    // believed, no_stream and any bet on a new stream. exists cannot bet
-    // (a new stream would be created), so it reads the tip first, and so
-    // does a delete (a tombstone on a missing stream is not_found).
-    // So does exactly(N) past any version a stream can reach (a probe that
-    // only asks whether the append was written already, as entities send).
-    const bool impossible_version =
-        append.expected.kind() == Expected::Kind::kExactly &&
-        append.expected.version().value() >=
-            kTipVersion - 1 - static_cast<std::int64_t>(options_.limits.max_append_events);
-    const bool must_read =
-        append.expected.kind() == Expected::Kind::kExists || impossible_version ||
-        (store::IsTombstoneAppend(append) && append.expected.kind() != Expected::Kind::kExactly);
-    switch (must_read ? Expected::Kind::kExists : append.expected.kind()) {
-      case Expected::Kind::kExactly:
-        writes[i].head = StreamHead{append.expected.version(), Position(0), false, {}};
-        break;
-      case Expected::Kind::kExists: {
-        auto tip = ReadTip(append.stream);
-        if (!tip.ok() && tip.status().code() != ErrorCode::kNotFound) return tip.status();
-        if (Status s = writes[i].Learn(tip.ok() ? std::optional(*tip) : std::nullopt); !s.ok())
-          return s;
-        break;
-      }
-      default:
-        break;
-    }
-  }
-
-  bool moved_for_size = false;
-  for (int round = 0; round < kMaxRounds; ++round) {
-    std::vector<Write*> pending;
-    for (auto& w : writes)
-      if (!w.replayed) pending.push_back(&w);
-    if (pending.size() != writes.size() && !pending.empty()) {
-      auto retried = std::find_if(writes.begin(), writes.end(),
-                                  [](const Write& w) { return w.replayed.has_value(); });
-      return store::MixedRetryConflict(*retried->append);
-    }
-    if (pending.empty()) {
-      CommitResult result;
-      for (auto& w : writes) result.appends.push_back(*w.replayed);
-      return result;
-    }
-
-    const std::int64_t now = UnixMillisNow();
-    aws::Reply reply;
-    const bool single_update = writes.size() == 1 && !any_state_in_items;
-    std::vector<Write*> update_of_item;  // the transaction's items: whose Update (or null)
-    if (single_update) {
-      json::object update = writes[0].Update(options_.table, now);
-      // The tip's size comes back with the write: no read to decide a move.
-      update["ReturnValues"] = "UPDATED_NEW";
-      reply = client_.Call("UpdateItem", update);
-    } else {
-      json::array items;
-      for (auto& w : writes) {
-        items.push_back(json::object{{"Update", w.Update(options_.table, now)}});
-        update_of_item.push_back(&w);
-        for (auto& put : w.SnapshotPuts(options_.table)) {
-          items.push_back(std::move(put));
-          update_of_item.push_back(nullptr);
-        }
-      }
-      reply = client_.Call("TransactWriteItems", {{"TransactItems", std::move(items)}});
-      if (reply.error_type == "UnknownOperationException")
-        return aws::Annotate(
-            reply.status, any_state_in_items
-                              ? fmt::format("a state record past {} bytes is written as snapshot "
-                                            "items with TransactWriteItems (DynamoDB, DynamoDB "
-                                            "Local); this endpoint (dynalite?) has no transactions",
-                                            options_.max_state_bytes)
-                              : "a commit to several streams needs TransactWriteItems (DynamoDB, "
-                                "DynamoDB Local); this endpoint (dynalite?) has no transactions");
-    }
-
-    if (reply.ok()) {
-      CommitResult result;
-      for (auto& w : writes) result.appends.push_back(w.Result());
-      AfterCommit(writes, single_update ? reply.body.if_contains("Attributes") : nullptr);
-      return result;
-    }
-
-    if (reply.status.code() == ErrorCode::kTooLarge && !moved_for_size) {
-      // The tip outgrew an item (a move was missed, or transactions, which
-      // return no sizes, grew it): move its events out and write again.
-      moved_for_size = true;
-      for (auto& w : writes) {
-        auto moved = MoveOutOfTip(w.append->stream);
-        if (!moved.ok() && moved.status().code() != ErrorCode::kNotFound) return moved.status();
-      }
-      continue;
-    }
-    if (reply.status.code() != ErrorCode::kConflict) return reply.status;
-
-    // Which writes failed their condition, with the actual tips (ALL_OLD).
-    std::vector<aws::CancellationReason> reasons;  // owns the transaction's items
-    std::vector<std::pair<Write*, const json::object*>> failed;
-    if (single_update) {
-      const auto* item = reply.body.if_contains("Item");
-      failed.emplace_back(&writes[0],
-                          item != nullptr && item->is_object() ? &item->get_object() : nullptr);
-    } else {
-      reasons = aws::CancellationReasons(reply.body);
-      for (std::size_t i = 0; i < reasons.size() && i < update_of_item.size(); ++i)
-        if (reasons[i].code == "ConditionalCheckFailed" && update_of_item[i] != nullptr)
-          failed.emplace_back(update_of_item[i], &reasons[i].item);
-      if (failed.empty()) return reply.status;
-    }
-    for (auto& [w, item] : failed) {
-      std::optional<Tip> tip;
-      if (item != nullptr && !item->empty()) {
-        auto parsed = ParseTip(w->append->stream, *item);
-        if (!parsed.ok()) return parsed.status();
-        tip = std::move(*parsed);
-      } else {
-        // No Item: the tip is missing, or the endpoint ignores ALL_OLD
-        // (dynalite). One read tells which.
-        auto read = ReadTip(w->append->stream);
-        if (!read.ok() && read.status().code() != ErrorCode::kNotFound) return read.status();
-        if (read.ok()) tip = std::move(*read);
-      }
-      if (Status s = w->Learn(tip); !s.ok()) return s;
-    }
-  }
-  return Status::Unavailable(
-      fmt::format("{} rounds of conflicting writers on the same streams; "
-                  "try again",
-                  kMaxRounds));
-}
-
-void StreamTable::AfterCommit(std::vector<Write>& writes, const json::value* attributes) {
-  for (auto& w : writes) {
-    json::object read;
-    const json::object* attrs = nullptr;
-    if (attributes != nullptr && attributes->is_object()) {
-      attrs = &attributes->get_object();
-    } else if (w.TouchesState() || writes.size() == 1) {
-      aws::Reply reply = client_.Call(
-          "GetItem",
-          {{"TableName", options_.table},
-           {"Key", TipKey(w.append->stream)},
-           {"ConsistentRead", true},
-           {"ProjectionExpression", "#b, #c, #pv"},
-           {"ExpressionAttributeNames", {{"#b", "bytes"}, {"#c", "count"}, {"#pv", "prev"}}}});
-      const auto* item = reply.ok() ? reply.body.if_contains("Item") : nullptr;
-      if (item != nullptr && item->is_object()) {
-        read = item->get_object();
-        attrs = &read;
-      }
-    }
-    if (attrs == nullptr) continue;
-    // Multi-stream commits learn of a tip too large from the write that
-    // fails (Commit moves then); a single append moves as soon as it grew.
-    if (writes.size() == 1 && (GetN(*attrs, "bytes").value_or(0) > options_.spill_bytes ||
-                               GetN(*attrs, "count").value_or(0) > options_.spill_appends))
-      (void)MoveOutOfTip(w.append->stream);
-    if (!w.TouchesState()) continue;
-    auto prev = ParseSnapshotRef(*attrs, "prev");
-    if (!prev || prev->version < 0) continue;
-    // A state rewritten at the same version into snapshot items overwrote
-    // the same keys: only parts past the new count are left over.
-    const std::int64_t version = store::Advance(w.head, *w.append, Position(0)).version.value();
-    const std::int64_t from_part =
-        w.state_in_items && prev->version == version ? w.SnapshotParts() : 0;
-    MarkSuperseded(w.append->stream, *prev, from_part);
-  }
 }
 
 void StreamTable::MarkSuperseded(std::string_view stream, SnapshotRef ref, std::int64_t from_part) {
@@ -456,41 +96,6 @@ Status StreamTable::LoadSnapshot(std::string_view stream, Tip& tip) {
   return Status::Ok();
 }
 
-Result<StreamHead> StreamTable::Head(std::string_view stream) {
-  aws::Reply reply = client_.Call(
-      "GetItem",
-      {{"TableName", options_.table},
-       {"Key", TipKey(stream)},
-       {"ConsistentRead", true},
-       {"ProjectionExpression", "#h, #f, #d"},
-       {"ExpressionAttributeNames", {{"#h", "head"}, {"#f", "first"}, {"#d", "deleted"}}}});
-  if (!reply.ok()) return reply.status;
-  const auto* item = reply.body.if_contains("Item");
-  if (item == nullptr || !item->is_object())
-    return Status::NotFound(fmt::format("stream '{}' does not exist", Printable(stream)));
-  auto tip = ParseTip(stream, item->get_object());
-  if (!tip.ok()) return tip.status();
-  return StreamHead{tip->head.version, Position(0), tip->head.deleted, tip->head.first_version};
-}
-
-Result<std::optional<StateRecord>> StreamTable::ReadState(std::string_view stream) {
-  aws::Reply reply = client_.Call(
-      "GetItem",
-      {{"TableName", options_.table},
-       {"Key", TipKey(stream)},
-       {"ConsistentRead", true},
-       {"ProjectionExpression", "#h, #f, #d, #st, #sn"},
-       {"ExpressionAttributeNames",
-        {{"#h", "head"}, {"#f", "first"}, {"#d", "deleted"}, {"#st", "state"}, {"#sn", "snap"}}}});
-  if (!reply.ok()) return reply.status;
-  const auto* item = reply.body.if_contains("Item");
-  if (item == nullptr || !item->is_object()) return std::optional<StateRecord>();
-  auto tip = ParseTip(stream, item->get_object());
-  if (!tip.ok()) return tip.status();
-  if (Status s = LoadSnapshot(stream, *tip); !s.ok()) return s;
-  return std::move(tip->state);
-}
-
 Result<Tip> StreamTable::ReadTip(std::string_view stream) {
   aws::Reply reply = client_.Call(
       "GetItem",
@@ -502,19 +107,237 @@ Result<Tip> StreamTable::ReadTip(std::string_view stream) {
   return ParseTip(stream, item->get_object());
 }
 
+Result<std::vector<json::object>> StreamTable::NewestItems(std::string_view stream,
+                                                           std::size_t limit) {
+  // Versions >= 0: the snapshot items (below 0) are not the stream's.
+  json::object request{{"TableName", options_.table},
+                       {"ConsistentRead", true},
+                       {"ScanIndexForward", false},
+                       {"Limit", limit},
+                       {"KeyConditionExpression", "#s = :s AND #v >= :zero"},
+                       {"ExpressionAttributeNames", {{"#s", kStreamKey}, {"#v", kVersionKey}}},
+                       {"ExpressionAttributeValues", {{":s", S(stream)}, {":zero", N(0)}}}};
+  aws::Reply reply = client_.Call("Query", request);
+  if (!reply.ok()) return reply.status;
+  const auto* items = reply.body.if_contains("Items");
+  if (items == nullptr || !items->is_array())
+    return Status::Internal("a Query answered without Items");
+  std::vector<json::object> out;
+  for (const auto& value : items->get_array()) {
+    if (!value.is_object()) return Status::Internal("a Query answered a non-object item");
+    out.push_back(value.get_object());
+  }
+  return out;
+}
+
+namespace {
+
+StreamHead HeadOf(const AppendItem& newest) {
+  return StreamHead{StreamVersion(newest.last()), Position(0),
+                    newest.events.back().type == kDeletedEventType,
+                    StreamVersion(newest.life_first)};
+}
+
+}  // namespace
+
+Result<StreamView> StreamTable::ViewOf(std::string_view stream,
+                                       const std::vector<json::object>& items) {
+  StreamView view;
+  if (items.empty()) return view;
+  view.exists = true;
+  if (GetN(items.front(), kVersionKey) == kTipVersion) {
+    auto tip = ParseTip(stream, items.front());
+    if (!tip.ok()) return tip.status();
+    view.legacy = true;
+    view.head =
+        StreamHead{tip->head.version, Position(0), tip->head.deleted, tip->head.first_version};
+    return view;
+  }
+  bool record_seen = false;
+  for (const auto& item : items) {  // newest first
+    auto parsed = ParseAppendItem(item);
+    if (!parsed.ok()) return parsed.status();
+    if (view.window.empty()) {
+      view.head = HeadOf(*parsed);
+      view.last_first = parsed->first;
+    }
+    WindowAppend append{parsed->first, {}};
+    for (const auto& e : parsed->events) append.ids.push_back(e.id);
+    view.window.push_back(std::move(append));
+    if (!record_seen && (parsed->state || parsed->snapshot)) {
+      record_seen = true;
+      view.snapshot = parsed->state ? std::nullopt : parsed->snapshot;
+    }
+  }
+  std::reverse(view.window.begin(), view.window.end());  // newest last
+  TrimWindow(view.window);
+  return view;
+}
+
+void StreamTable::TrimWindow(std::vector<WindowAppend>& window) const {
+  // The newest appends that fit both bounds; an append of more ids than
+  // the window holds is not kept at all.
+  std::size_t kept = 0, ids = 0;
+  while (kept < window.size() && kept < options_.retry_window_appends &&
+         ids + window[window.size() - 1 - kept].ids.size() <= options_.retry_window_ids) {
+    ids += window[window.size() - 1 - kept].ids.size();
+    ++kept;
+  }
+  window.erase(window.begin(), window.end() - static_cast<std::ptrdiff_t>(kept));
+}
+
+Result<StreamView> StreamTable::Observe(std::string_view stream) {
+  auto items = NewestItems(stream, std::max<std::size_t>(1, options_.retry_window_appends));
+  if (!items.ok()) return items.status();
+  auto view = ViewOf(stream, *items);
+  if (view.ok()) cache_.Put(std::string(stream), *view);
+  return view;
+}
+
+Result<StreamHead> StreamTable::Head(std::string_view stream) {
+  auto items = NewestItems(stream, 1);
+  if (!items.ok()) return items.status();
+  auto view = ViewOf(stream, *items);
+  if (!view.ok()) return view.status();
+  if (!view->exists)
+    return Status::NotFound(fmt::format("stream '{}' does not exist", Printable(stream)));
+  return view->head;
+}
+
+Result<std::optional<StateRecord>> StreamTable::LoadSnapshot(std::string_view stream,
+                                                             SnapshotRef ref) {
+  Tip holder;
+  holder.snapshot = ref;
+  if (Status s = LoadSnapshot(stream, holder); !s.ok()) return s;
+  return std::move(holder.state);
+}
+
+Result<StreamTable::EntityLoad> StreamTable::LoadEntity(std::string_view stream) {
+  EntityLoad load;
+  // Newest first, a few items at a time: the record is usually in the
+  // newest item or close to it, and a Query is billed on what it reads.
+  std::size_t page = 8;
+  json::object request{{"TableName", options_.table},
+                       {"ConsistentRead", true},
+                       {"ScanIndexForward", false},
+                       {"KeyConditionExpression", "#s = :s AND #v >= :zero"},
+                       {"ExpressionAttributeNames", {{"#s", kStreamKey}, {"#v", kVersionKey}}},
+                       {"ExpressionAttributeValues", {{":s", S(stream)}, {":zero", N(0)}}}};
+  std::vector<RecordedEvent> newest_first;
+  bool any = false;
+  std::optional<SnapshotRef> snapshot;
+  for (;;) {
+    request["Limit"] = page;
+    aws::Reply reply = client_.Call("Query", request);
+    if (!reply.ok()) return reply.status;
+    const auto* items = reply.body.if_contains("Items");
+    if (items == nullptr || !items->is_array())
+      return Status::Internal("a Query answered without Items");
+    for (const auto& value : items->get_array()) {
+      if (!value.is_object()) return Status::Internal("a Query answered a non-object item");
+      const json::object& item = value.get_object();
+      if (!any && GetN(item, kVersionKey) == kTipVersion) {
+        // The earlier layout: the tip has the head, the record and the
+        // newest events; the caller reads whatever it no longer holds.
+        auto tip = ParseTip(stream, item);
+        if (!tip.ok()) return tip.status();
+        if (Status s = LoadSnapshot(stream, *tip); !s.ok()) return s;
+        load.head =
+            StreamHead{tip->head.version, Position(0), tip->head.deleted, tip->head.first_version};
+        const std::int64_t low = tip->head.first_version.value();
+        const std::int64_t high = tip->head.version.value();
+        load.events_from =
+            std::max(low, tip->state ? tip->state->version.value() + 1 : std::int64_t{0});
+        load.state = std::move(tip->state);
+        load.complete = load.events_from > high ||
+                        (!tip->appends.empty() && tip->appends[0].first <= load.events_from);
+        if (load.complete)
+          for (auto& append : tip->appends)
+            for (auto& event : append.events)
+              if (event.version.value() >= load.events_from)
+                load.events.push_back(std::move(event));
+        return load;
+      }
+      auto parsed = ParseAppendItem(item);
+      if (!parsed.ok()) return parsed.status();
+      if (!any) {
+        any = true;
+        load.head = HeadOf(*parsed);
+      }
+      const std::int64_t life = load.head.first_version.value();
+      if (parsed->last() < life) break;  // an earlier life: its record is not this one's
+      if (parsed->state || parsed->snapshot) {
+        if (parsed->state) {
+          load.state = std::move(parsed->state);
+        } else {
+          snapshot = parsed->snapshot;
+        }
+        const std::int64_t covered = load.state ? load.state->version.value() : snapshot->version;
+        for (auto it = parsed->events.rbegin(); it != parsed->events.rend(); ++it)
+          if (it->version.value() > covered) newest_first.push_back(std::move(*it));
+        load.complete = true;
+        break;
+      }
+      for (auto it = parsed->events.rbegin(); it != parsed->events.rend(); ++it)
+        if (it->version.value() >= life) newest_first.push_back(std::move(*it));
+      if (parsed->first <= life) {
+        load.complete = true;
+        break;
+      }
+    }
+    const auto* next = reply.body.if_contains("LastEvaluatedKey");
+    if (load.complete || next == nullptr) break;
+    request["ExclusiveStartKey"] = *next;
+    page = std::min<std::size_t>(page * 4, 1000);
+  }
+  if (!any) return Status::NotFound(fmt::format("stream '{}' does not exist", Printable(stream)));
+  if (load.head.deleted) {
+    // A delete removes the record (store.h); the events are not the
+    // caller's either.
+    load.state.reset();
+    snapshot.reset();
+    newest_first.clear();
+  }
+  if (snapshot) {
+    auto record = LoadSnapshot(stream, *snapshot);
+    if (!record.ok()) return record.status();
+    load.state = std::move(*record);
+    if (!load.state) {
+      // Its parts are gone (an expired snapshot): the entity replays, so
+      // the events before the record are read by the caller.
+      newest_first.clear();
+      load.complete = false;
+    }
+  }
+  std::reverse(newest_first.begin(), newest_first.end());
+  load.events_from = load.state ? load.state->version.value() + 1 : load.head.first_version.value();
+  if (load.complete) load.events = std::move(newest_first);
+  return load;
+}
+
+Result<std::optional<StateRecord>> StreamTable::ReadState(std::string_view stream) {
+  auto load = LoadEntity(stream);
+  if (!load.ok() && load.status().code() == ErrorCode::kNotFound)
+    return std::optional<StateRecord>();
+  if (!load.ok()) return load.status();
+  return std::move(load->state);
+}
+
 Result<std::vector<RecordedEvent>> StreamTable::ReadStream(std::string_view stream,
                                                            StreamVersion from, std::size_t limit,
                                                            std::optional<StreamHead>* head) {
   if (head != nullptr) head->reset();
   if (limit == 0) return std::vector<RecordedEvent>();
   const std::int64_t start = from.value();
-  // A Query is not a snapshot: a move that runs while it reads could put
-  // events in items behind it and drop them from the tip before it gets
-  // there. Versions have no gaps, so a gap is seen and the Query repeated.
+  // A Query is not a snapshot: a tip's move (the earlier layout) that runs
+  // while it reads could put events in items behind it and drop them from
+  // the tip before it gets there. Versions have no gaps, so a gap is seen
+  // and the Query repeated.
   for (int attempt = 0; attempt < 5; ++attempt) {
     std::map<std::int64_t, RecordedEvent> events;  // by version: a moved event counts once
     std::optional<Tip> tip;
-    // Events [start, start + n) already in hand without a gap.
+    std::optional<StreamHead> last_head;  // the newest item's, when the Query reached it
+    bool covered_start = false;           // an item holding `start` was read
     auto contiguous = [&] {
       std::size_t n = 0;
       for (auto it = events.find(start);
@@ -522,11 +345,18 @@ Result<std::vector<RecordedEvent>> StreamTable::ReadStream(std::string_view stre
         ++n;
       return n;
     };
+    auto take = [&](AppendItem& item) {
+      if (item.first <= start && item.last() >= start) covered_start = true;
+      for (auto& e : item.events)
+        if (e.version.value() >= start) events.emplace(e.version.value(), std::move(e));
+    };
     json::object request{{"TableName", options_.table},
                          {"ConsistentRead", true},
+                         {"Limit", std::min<std::size_t>(limit + 1, 1000)},
                          {"KeyConditionExpression", "#s = :s AND #v >= :from"},
                          {"ExpressionAttributeNames", {{"#s", kStreamKey}, {"#v", kVersionKey}}},
                          {"ExpressionAttributeValues", {{":s", S(stream)}, {":from", N(start)}}}};
+    bool reached_end = false;
     for (;;) {
       aws::Reply reply = client_.Call("Query", request);
       if (!reply.ok()) return reply.status;
@@ -543,32 +373,78 @@ Result<std::vector<RecordedEvent>> StreamTable::ReadStream(std::string_view stre
           tip = std::move(*parsed);
           continue;
         }
-        auto event = ParseEventItem(item);
-        if (!event.ok()) return event.status();
-        events.emplace(event->version.value(), std::move(*event));
+        auto parsed = ParseAppendItem(item);
+        if (!parsed.ok()) return parsed.status();
+        last_head = HeadOf(*parsed);
+        take(*parsed);
       }
       const auto* next = reply.body.if_contains("LastEvaluatedKey");
-      if (next == nullptr || tip || contiguous() >= limit) break;
+      if (next == nullptr) {
+        reached_end = true;
+        break;
+      }
+      if (tip || contiguous() >= limit) break;
       request["ExclusiveStartKey"] = *next;
     }
-    if (head != nullptr && tip)
-      head->emplace(
-          StreamHead{tip->head.version, Position(0), tip->head.deleted, tip->head.first_version});
-    if (!tip && contiguous() >= limit) {
-      tip.emplace();  // enough events from items alone; the tip is not needed
-      tip->head.version = StreamVersion(start + static_cast<std::int64_t>(limit) - 1);
-    } else if (!tip) {
-      if (events.empty())
-        return Status::NotFound(fmt::format("stream '{}' does not exist", Printable(stream)));
-      continue;  // items without a tip cannot be: read again
+    if (!covered_start && !tip) {
+      // `start` is inside an append that began before it (or past the
+      // head): the newest item before it tells.
+      json::object probe{{"TableName", options_.table},
+                         {"ConsistentRead", true},
+                         {"ScanIndexForward", false},
+                         {"Limit", 1},
+                         {"KeyConditionExpression", "#s = :s AND #v BETWEEN :zero AND :before"},
+                         {"ExpressionAttributeNames", {{"#s", kStreamKey}, {"#v", kVersionKey}}},
+                         {"ExpressionAttributeValues",
+                          {{":s", S(stream)}, {":zero", N(0)}, {":before", N(start - 1)}}}};
+      if (start > 0) {
+        aws::Reply reply = client_.Call("Query", probe);
+        if (!reply.ok()) return reply.status;
+        const auto* items = reply.body.if_contains("Items");
+        if (items != nullptr && items->is_array() && !items->get_array().empty() &&
+            items->get_array()[0].is_object()) {
+          auto parsed = ParseAppendItem(items->get_array()[0].get_object());
+          if (!parsed.ok()) return parsed.status();
+          if (!last_head) last_head = HeadOf(*parsed);
+          take(*parsed);
+          covered_start = true;
+        }
+      }
     }
-    for (const auto& append : tip->appends)
-      for (const auto& event : append.events)
-        if (event.version.value() >= start) events.emplace(event.version.value(), event);
-    const auto wanted = static_cast<std::size_t>(
-        std::max<std::int64_t>(0, std::min<std::int64_t>(tip->head.version.value() - start + 1,
-                                                         static_cast<std::int64_t>(limit))));
-    if (contiguous() < wanted) continue;
+    if (tip) {
+      if (head != nullptr)
+        head->emplace(
+            StreamHead{tip->head.version, Position(0), tip->head.deleted, tip->head.first_version});
+      for (const auto& append : tip->appends)
+        for (const auto& event : append.events)
+          if (event.version.value() >= start) events.emplace(event.version.value(), event);
+      const auto wanted = static_cast<std::size_t>(
+          std::max<std::int64_t>(0, std::min<std::int64_t>(tip->head.version.value() - start + 1,
+                                                           static_cast<std::int64_t>(limit))));
+      if (contiguous() < wanted) continue;
+      std::vector<RecordedEvent> out;
+      for (auto it = events.find(start); out.size() < wanted; ++it)
+        out.push_back(std::move(it->second));
+      return out;
+    }
+    if (!last_head)
+      return Status::NotFound(fmt::format("stream '{}' does not exist", Printable(stream)));
+    if (reached_end && head != nullptr) head->emplace(*last_head);
+    const std::int64_t high =
+        reached_end ? last_head->version.value() : start + static_cast<std::int64_t>(limit) - 1;
+    const auto wanted = static_cast<std::size_t>(std::max<std::int64_t>(
+        0, std::min<std::int64_t>(high - start + 1, static_cast<std::int64_t>(limit))));
+    if (contiguous() < wanted) {
+      if (!reached_end && contiguous() > 0) {
+        // Pages ended before `limit`: what is in hand is the page.
+        std::vector<RecordedEvent> out;
+        for (auto it = events.find(start);
+             it != events.end() && it->first == start + static_cast<std::int64_t>(out.size()); ++it)
+          out.push_back(std::move(it->second));
+        return out;
+      }
+      continue;
+    }
     std::vector<RecordedEvent> out;
     for (auto it = events.find(start); out.size() < wanted; ++it)
       out.push_back(std::move(it->second));

@@ -1,19 +1,19 @@
 // StreamTable: the per-stream half of the DynamoDB backend, on one table
-// laid out as docs/DYNAMODB.md ("Table layout") says: appends with their
-// expectations and idempotent retries, reads of one stream, its head, and
-// moving events out of the tip item. The full Store (positions, $all, state
-// records) is built on it.
+// laid out as docs/DYNAMODB.md ("Append items") says: appends with their
+// expectations and idempotent retries, reads of one stream, its head, state
+// records, and the earlier layout's tips, read as they are and converted to
+// append items when a stream is next written. The full Store (positions,
+// $all) is built on it.
 //
-// Operation: an append is one conditional UpdateItem on the stream's tip
-// (condition: the tip is as the writer believes; ALL_OLD on failure), so
-// the common case is one request, and a conflict reports the actual version
-// from the failed request itself. When the tip holds more than
-// `spill_bytes` or `spill_appends`, the writer moves its events to items
-// of their own (MoveOutOfTip): event items first (idempotent puts), then a
-// conditional tip update that drops them. Readers merge both by version.
+// Operation: an append is one conditional PutItem of an item of its own at
+// the stream's next version (condition: no item there; ALL_OLD on
+// failure), so the common case is one request, billed on that item alone.
+// The writer learns the head from its HeadCache (what this process last
+// wrote or read), or, when it has none, from one Query of the stream's
+// newest items, which also yields the retry window.
 //
-// Concurrency: thread-safe (the Client is; the object holds no mutable
-// state). Any number of processes may share a table.
+// Concurrency: thread-safe (the Client and the HeadCache are). Any number
+// of processes may share a table.
 //
 // Lifetime: the Client must outlive the StreamTable.
 #pragma once
@@ -28,6 +28,8 @@
 
 #include "aws/client.h"
 #include "indelible/store.h"
+#include "storage/dynamodb/append_item.h"
+#include "storage/dynamodb/head_cache.h"
 #include "storage/dynamodb/tables.h"
 #include "storage/dynamodb/tip.h"
 
@@ -42,11 +44,24 @@ struct StreamTableOptions {
   // Appends held in the tip past which they move out: each is an attribute
   // the spill's REMOVE names, and expressions are limited to 4 KB.
   std::int64_t spill_appends = 64;
-  // The largest append the tip takes (TipBytes of its events). Larger is
-  // too_large for now (docs/DYNAMODB.md: large events, next step).
+  // The largest append (TipBytes of its events): an append item, or a tip
+  // of the earlier layout, takes no more. Larger is too_large for now
+  // (docs/DYNAMODB.md: large events, next step).
   std::int64_t max_append_bytes = 256 * 1024;
-  // Appends moved out of the tip whose ids the tip keeps for retries.
+  // The retry window: the newest appends of a stream whose first ids a
+  // writer checks before it writes (read with the head when not cached), so
+  // that a retry sent with a fresh expectation is recognised. Tips of the
+  // earlier layout kept as many moved-out appends.
   std::size_t retry_window_appends = 32;
+  // Streams whose heads a process remembers (HeadCache); 0: none (every
+  // append reads the head first).
+  std::size_t head_cache_streams = 10000;
+  // The table may hold tips of the earlier layout (it was written by an
+  // earlier release and not upgraded yet: the store reads a marker when it
+  // opens). A writer then never bets that a stream it knows nothing of is
+  // new: a stream whose first events are still in its tip has no item at
+  // version 0 to refuse the bet.
+  bool legacy_tips_possible = true;
   // ... and at most this many of their ids together, so that the window
   // stays a small part of the tip item.
   std::size_t retry_window_ids = 512;
@@ -100,15 +115,53 @@ class StreamTable {
                                                 std::size_t limit,
                                                 std::optional<StreamHead>* head = nullptr);
 
-  // The stream's head (position 0); not_found if it has no tip. One GetItem.
+  // The stream's head (position 0); not_found if it has no items. One
+  // Query (its newest item, or its tip).
   Result<StreamHead> Head(std::string_view stream);
 
+  // The stream as a writer sees it: one consistent Query of its newest
+  // items (the retry window's worth), or its tip if it still has one.
+  // Fills the cache. exists = false when the stream has nothing.
+  Result<StreamView> Observe(std::string_view stream);
+
+  // What an entity load needs (Store::ReadStateAndEvents): the head, the
+  // newest state record of the current life, and the events after it that
+  // the read met (versions from `events_from` to the head, unless
+  // `complete` is false: then the caller reads the rest). Items are read
+  // newest first, a few at a time, until a record or the life's start: one
+  // Query when the record is recent. not_found when the stream has nothing.
+  struct EntityLoad {
+    StreamHead head;
+    std::optional<StateRecord> state;
+    std::vector<RecordedEvent> events;  // ascending
+    std::int64_t events_from = 0;
+    bool complete = false;
+  };
+  Result<EntityLoad> LoadEntity(std::string_view stream);
+
   // The stream's tip, whole: head, the events it holds, the state record.
-  // not_found if the stream has none. One GetItem.
+  // not_found if the stream has none (it was made by append items, or was
+  // converted). One GetItem.
   Result<Tip> ReadTip(std::string_view stream);
 
+  // The events of appends by their items' keys (append_item.h): for the
+  // $all index, which refers to them.
+  Result<std::vector<std::vector<RecordedEvent>>> ReadAppends(const std::vector<AppendRef>& refs) {
+    return ReadAppendItems(client_, options_.table, refs);
+  }
+
+  // Converts a stream of the earlier layout to append items, online: moves
+  // every event out of its tip, hands the tip's state record, life and
+  // listing key to items, and deletes the tip on condition that no writer
+  // moved its head meanwhile (otherwise it starts again). Returns whether
+  // there was a tip. Safe beside writers of this release and readers.
+  Result<bool> ConvertStream(std::string_view stream);
+
+  // The streams that still have a tip (one Scan filtered to tips).
+  Result<std::vector<std::string>> ListTips();
+
   // The stream's state record (position 0); nullopt if none, or no stream.
-  // One GetItem (and one Query when the record is in snapshot items).
+  // LoadEntity's reads (and one Query when the record is in snapshot items).
   Result<std::optional<StateRecord>> ReadState(std::string_view stream);
 
   // Fills tip.state from the snapshot items tip.snapshot names (one Query);
@@ -116,10 +169,12 @@ class StreamTable {
   // expired snapshot a slow reader's tip still named) leave it empty: the
   // entity then replays the stream.
   Status LoadSnapshot(std::string_view stream, Tip& tip);
+  // The same for a reference found in an append item.
+  Result<std::optional<StateRecord>> LoadSnapshot(std::string_view stream, SnapshotRef ref);
 
-  // Every stream's head (position 0), from one Scan of the table that keeps
-  // the tips (paged: a request per 1 MB read, since a Scan reads the event
-  // items too). Consistent reads. For the $all rebuild.
+  // Every stream's head (position 0), from one Scan of the table (paged: a
+  // request per 1 MB read): the newest append item's end, or the tip's
+  // head. Consistent reads. For the $all rebuild.
   Result<std::map<std::string, StreamHead>> ScanHeads();
 
   // The streams whose names start with `prefix` and sort (bytewise) after
@@ -141,6 +196,8 @@ class StreamTable {
   Result<std::size_t> AddListKeys() const;
 
   const std::string& table() const { return options_.table; }
+  // Set once by the store when it opens, before any commit.
+  void set_legacy_tips_possible(bool possible) { options_.legacy_tips_possible = possible; }
 
   // Moves up to 100 of the oldest appends held in the tip to event items of
   // their own: WriteEventItems, then one conditional tip update. Returns how
@@ -155,12 +212,21 @@ class StreamTable {
 
  private:
   struct Write;
-  // After a commit: moves a tip's events out when it grew past the spill
-  // thresholds, and marks the snapshot items each state write superseded.
-  // `attributes`: the UpdateItem's UPDATED_NEW (null after a transaction,
-  // which returns none: the tip is read instead). Failures are left for
-  // the next writer (a move) or to storage (an unmarked item).
-  void AfterCommit(std::vector<Write>& writes, const boost::json::value* attributes);
+  // Reads the newest `limit` items of the stream (descending, consistent),
+  // the tip first when there is one.
+  Result<std::vector<boost::json::object>> NewestItems(std::string_view stream, std::size_t limit);
+  // The view of a stream from its newest items.
+  Result<StreamView> ViewOf(std::string_view stream, const std::vector<boost::json::object>& items);
+  // Keeps the newest appends of `window` within the retry window's bounds.
+  void TrimWindow(std::vector<WindowAppend>& window) const;
+  // The item of the append that begins at `first`, if any (GetItem).
+  Result<std::optional<AppendItem>> GetAppend(std::string_view stream, std::int64_t first);
+  // Learns what is there after a write failed its condition, or before a
+  // write with no view: reads the stream and converts a tip it finds.
+  Status Refresh(Write& w);
+  // After a write: the cache learns the new head and window, and the
+  // snapshot a new record replaced gets its TTL.
+  void Remember(Write& w);
   // Gives parts [from_part, ref.parts) of a snapshot its expires_at.
   void MarkSuperseded(std::string_view stream, SnapshotRef ref, std::int64_t from_part);
   Status PutEventItems(const std::vector<const TipAppend*>& appends);
@@ -168,6 +234,7 @@ class StreamTable {
 
   aws::Client& client_;
   StreamTableOptions options_;
+  HeadCache cache_;
 };
 
 }  // namespace indelible::dynamodb

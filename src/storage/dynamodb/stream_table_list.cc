@@ -5,10 +5,12 @@
 
 #include <boost/json.hpp>
 #include <chrono>
+#include <future>
 #include <map>
 #include <thread>
 
 #include "core/text.h"
+#include "storage/dynamodb/append_item.h"
 #include "storage/dynamodb/attributes.h"
 #include "storage/dynamodb/stream_table.h"
 
@@ -38,7 +40,7 @@ Result<std::vector<StreamInfo>> StreamTable::ListStreams(std::string_view prefix
   // 1. The names, from the index: one Query (a key condition on the name,
   // Limit = what is still wanted), more only when a page of keys ends at
   // 1 MB before the limit.
-  json::object names{{"#k", kListKey}, {"#s", kStreamKey}};
+  json::object names{{"#k", kListKey}, {"#s", kStreamKey}, {"#v", kVersionKey}};
   json::object values{{":k", S(kListValue)}};
   std::string condition = "#k = :k";
   if (!after.empty() && after >= prefix) {
@@ -54,10 +56,11 @@ Result<std::vector<StreamInfo>> StreamTable::ListStreams(std::string_view prefix
   json::object query{{"TableName", options_.table},
                      {"IndexName", kListIndex},
                      {"KeyConditionExpression", condition},
-                     {"ProjectionExpression", "#s"},
+                     {"ProjectionExpression", "#s, #v"},
                      {"ExpressionAttributeNames", std::move(names)},
                      {"ExpressionAttributeValues", std::move(values)}};
   std::vector<std::string> streams;
+  std::vector<std::string> tipped;  // the streams whose entry is a tip (the earlier layout)
   for (bool more = true; more && streams.size() < limit;) {
     query["Limit"] = std::min<std::size_t>(limit - streams.size(), 1 << 20);
     aws::Reply reply = client_.Call("Query", query);
@@ -76,7 +79,11 @@ Result<std::vector<StreamInfo>> StreamTable::ListStreams(std::string_view prefix
         more = false;
         break;
       }
-      if (streams.size() < limit) streams.emplace_back(*name);
+      // A stream being converted from the earlier layout is in the index
+      // twice for a moment (its tip and its version 0): adjacent, once here.
+      if (streams.size() < limit && (streams.empty() || streams.back() != *name))
+        streams.emplace_back(*name);
+      if (GetN(item.get_object(), kVersionKey) == kTipVersion) tipped.emplace_back(*name);
     }
     const auto* next = reply.body.if_contains("LastEvaluatedKey");
     if (next == nullptr) break;
@@ -86,10 +93,10 @@ Result<std::vector<StreamInfo>> StreamTable::ListStreams(std::string_view prefix
   // 2. Their tips: BatchGetItem, 100 keys a request, consistent, only the
   // attributes a listing shows (a read is billed on the whole item still).
   std::map<std::string, Tip, std::less<>> tips;
-  for (std::size_t begin = 0; begin < streams.size(); begin += kBatchGetKeys) {
+  for (std::size_t begin = 0; begin < tipped.size(); begin += kBatchGetKeys) {
     json::array keys;
-    for (std::size_t i = begin; i < streams.size() && i < begin + kBatchGetKeys; ++i)
-      keys.push_back(TipKey(streams[i]));
+    for (std::size_t i = begin; i < tipped.size() && i < begin + kBatchGetKeys; ++i)
+      keys.push_back(TipKey(tipped[i]));
     json::object request{{"RequestItems",
                           {{options_.table,
                             {{"Keys", std::move(keys)},
@@ -130,9 +137,37 @@ Result<std::vector<StreamInfo>> StreamTable::ListStreams(std::string_view prefix
     }
   }
 
+  // 3. Streams of append items: their newest item, one Query each, several
+  // at once (they are independent round trips).
+  std::vector<std::string> untipped;
+  for (const std::string& stream : streams)
+    if (!tips.contains(stream)) untipped.push_back(stream);
+  std::vector<Result<std::vector<json::object>>> newest(untipped.size(),
+                                                        Status::Internal("not read"));
+  constexpr std::size_t kAtOnce = 8;
+  for (std::size_t begin = 0; begin < untipped.size(); begin += kAtOnce) {
+    std::vector<std::future<void>> reads;
+    for (std::size_t i = begin; i < untipped.size() && i < begin + kAtOnce; ++i)
+      reads.push_back(
+          std::async(std::launch::async, [&, i] { newest[i] = NewestItems(untipped[i], 1); }));
+    for (auto& r : reads) r.get();
+  }
+  std::map<std::string, std::size_t, std::less<>> untipped_index;
+  for (std::size_t i = 0; i < untipped.size(); ++i) untipped_index.emplace(untipped[i], i);
+
   for (const std::string& stream : streams) {
+    if (auto u = untipped_index.find(stream); u != untipped_index.end()) {
+      auto& items = newest[u->second];
+      if (!items.ok()) return items.status();
+      if (items->empty()) continue;  // an index entry whose items are gone (removed by hand)
+      auto item = ParseAppendItem(items->front());
+      if (!item.ok()) return item.status();
+      found.push_back(StreamInfo{stream, StreamVersion(item->last()), Position(0),
+                                 item->events.back().type == kDeletedEventType,
+                                 item->events.back().timestamp_ms});
+      continue;
+    }
     auto tip = tips.find(stream);
-    if (tip == tips.end()) continue;  // an index entry whose tip is gone (removed by hand)
     const StreamHead& head = tip->second.head;
     std::int64_t written = tip->second.written_ms.value_or(0);
     if (!tip->second.written_ms) {

@@ -9,6 +9,7 @@
 #include <boost/json.hpp>
 #include <utility>
 
+#include "storage/dynamodb/attributes.h"
 #include "storage/dynamodb/stream_table.h"
 
 namespace indelible::dynamodb {
@@ -129,6 +130,98 @@ Result<std::size_t> StreamTable::Move(std::string_view stream, bool update_tip) 
   if (reply.status.code() == ErrorCode::kConflict) return std::size_t{0};  // moved by another
   if (!reply.ok()) return reply.status;
   return events;
+}
+
+}  // namespace indelible::dynamodb
+
+namespace indelible::dynamodb {
+
+Result<bool> StreamTable::ConvertStream(std::string_view stream) {
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    auto tip = ReadTip(stream);
+    if (!tip.ok() && tip.status().code() == ErrorCode::kNotFound) return attempt > 0;
+    if (!tip.ok()) return tip.status();
+    // 1. Every held event to an item of its own (the earlier layout's move,
+    //    up to 100 appends at a time).
+    if (!tip->appends.empty()) {
+      auto moved = MoveOutOfTip(stream);
+      if (!moved.ok()) return moved.status();
+      continue;
+    }
+    const std::int64_t head = tip->head.version.value();
+    // 2. What only the tip knew goes to items: the listing key to version
+    //    0's item; the life's first version and the state record to the
+    //    newest item, where a reader of append items looks for them.
+    auto update = [&](std::int64_t version, std::string expression, json::object names,
+                      json::object values) -> Status {
+      names["#v"] = kVersionKey;
+      json::object request{{"TableName", options_.table},
+                           {"Key", {{kStreamKey, S(stream)}, {kVersionKey, N(version)}}},
+                           {"UpdateExpression", std::move(expression)},
+                           {"ConditionExpression", "attribute_exists(#v)"},
+                           {"ExpressionAttributeNames", std::move(names)}};
+      if (!values.empty()) request["ExpressionAttributeValues"] = std::move(values);
+      aws::Reply reply = client_.Call("UpdateItem", request);
+      return reply.status;
+    };
+    if (Status s = update(0, "SET #lk = :lk", {{"#lk", kListKey}}, {{":lk", S(kListValue)}});
+        !s.ok())
+      return s;
+    std::string set = "SET #f = :f";
+    json::object names{{"#f", kLifeAttribute}};
+    json::object values{{":f", N(tip->head.first_version.value())}};
+    if (tip->state) {
+      set += ", #st = :st";
+      names["#st"] = "state";
+      values[":st"] = StateAttribute(StateUpdate{tip->state->data, tip->state->schema},
+                                     tip->state->version.value());
+    } else if (tip->snapshot) {
+      set += ", #sn = :sn";
+      names["#sn"] = "snap";
+      values[":sn"] = SnapshotRefAttribute(*tip->snapshot);
+    }
+    if (Status s = update(head, set, std::move(names), std::move(values)); !s.ok()) return s;
+    // 3. The tip goes, unless a writer of an earlier release appended to it
+    //    meanwhile (then round again).
+    aws::Reply reply = client_.Call(
+        "DeleteItem", {{"TableName", options_.table},
+                       {"Key", {{kStreamKey, S(stream)}, {kVersionKey, N(kTipVersion)}}},
+                       {"ConditionExpression", "#h = :h AND #c = :zero"},
+                       {"ExpressionAttributeNames", {{"#h", "head"}, {"#c", "count"}}},
+                       {"ExpressionAttributeValues", {{":h", N(head)}, {":zero", N(0)}}}});
+    if (reply.status.code() == ErrorCode::kConflict) continue;
+    if (!reply.ok()) return reply.status;
+    cache_.Forget(stream);
+    return true;
+  }
+  return Status::Unavailable(fmt::format(
+      "stream '{}' changed under its conversion 16 times: a writer of an earlier release is "
+      "still writing it (upgrade every process)",
+      stream));
+}
+
+Result<std::vector<std::string>> StreamTable::ListTips() {
+  std::vector<std::string> streams;
+  json::object request{{"TableName", options_.table},
+                       {"ConsistentRead", true},
+                       {"FilterExpression", "#v = :tip"},
+                       {"ProjectionExpression", "#s"},
+                       {"ExpressionAttributeNames", {{"#s", kStreamKey}, {"#v", kVersionKey}}},
+                       {"ExpressionAttributeValues", {{":tip", N(kTipVersion)}}}};
+  for (;;) {
+    aws::Reply reply = client_.Call("Scan", request);
+    if (!reply.ok()) return reply.status;
+    const auto* items = reply.body.if_contains("Items");
+    if (items == nullptr || !items->is_array())
+      return Status::Internal("a Scan of " + options_.table + " answered without Items");
+    for (const auto& value : items->get_array())
+      if (value.is_object())
+        if (auto name = GetS(value.get_object(), kStreamKey)) streams.emplace_back(*name);
+    const auto* next = reply.body.if_contains("LastEvaluatedKey");
+    if (next == nullptr) break;
+    request["ExclusiveStartKey"] = *next;
+  }
+  return streams;
 }
 
 }  // namespace indelible::dynamodb

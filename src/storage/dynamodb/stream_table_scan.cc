@@ -2,6 +2,7 @@
 // $all rebuild (index_rebuild.h).
 #include <boost/json.hpp>
 
+#include "storage/dynamodb/append_item.h"
 #include "storage/dynamodb/attributes.h"
 #include "storage/dynamodb/stream_table.h"
 
@@ -9,18 +10,13 @@ namespace indelible::dynamodb {
 namespace json = boost::json;
 
 Result<std::map<std::string, StreamHead>> StreamTable::ScanHeads() {
+  // Every item (a Scan reads them all anyway): a stream's head is its
+  // tip's, or else its newest append item's end. Whole items, since the
+  // head's `deleted` is the type of an append's last event.
   std::map<std::string, StreamHead> heads;
-  json::object request{{"TableName", options_.table},
-                       {"ConsistentRead", true},
-                       {"FilterExpression", "#v = :tip"},
-                       {"ProjectionExpression", "#s, #v, #h, #f, #d"},
-                       {"ExpressionAttributeNames",
-                        {{"#s", kStreamKey},
-                         {"#v", kVersionKey},
-                         {"#h", "head"},
-                         {"#f", "first"},
-                         {"#d", "deleted"}}},
-                       {"ExpressionAttributeValues", {{":tip", N(kTipVersion)}}}};
+  std::map<std::string, std::int64_t> newest_first;  // stream -> newest item's version
+  std::map<std::string, bool> has_tip;
+  json::object request{{"TableName", options_.table}, {"ConsistentRead", true}};
   for (;;) {
     aws::Reply reply = client_.Call("Scan", request);
     if (!reply.ok()) return reply.status;
@@ -29,13 +25,30 @@ Result<std::map<std::string, StreamHead>> StreamTable::ScanHeads() {
       return Status::Internal("a Scan of " + options_.table + " answered without Items");
     for (const auto& value : items->get_array()) {
       if (!value.is_object()) continue;
-      auto name = GetS(value.get_object(), kStreamKey);
-      if (!name) return Status::Internal("a tip in " + options_.table + " without a stream name");
+      const json::object& item = value.get_object();
+      auto name = GetS(item, kStreamKey);
+      auto version = GetN(item, kVersionKey);
+      if (!name || !version)
+        return Status::Internal("an item in " + options_.table + " without its keys");
       std::string stream(*name);
-      auto tip = ParseTip(stream, value.get_object());
-      if (!tip.ok()) return tip.status();
-      heads.emplace(std::move(stream), StreamHead{tip->head.version, Position(0), tip->head.deleted,
+      if (*version < 0) continue;  // a snapshot part
+      if (*version == kTipVersion) {
+        auto tip = ParseTip(stream, item);
+        if (!tip.ok()) return tip.status();
+        has_tip[stream] = true;
+        heads.insert_or_assign(stream, StreamHead{tip->head.version, Position(0), tip->head.deleted,
                                                   tip->head.first_version});
+        continue;
+      }
+      if (has_tip[stream]) continue;
+      auto known = newest_first.find(stream);
+      if (known != newest_first.end() && known->second > *version) continue;
+      auto parsed = ParseAppendItem(item);
+      if (!parsed.ok()) return parsed.status();
+      newest_first[stream] = *version;
+      heads.insert_or_assign(stream, StreamHead{StreamVersion(parsed->last()), Position(0),
+                                                parsed->events.back().type == kDeletedEventType,
+                                                StreamVersion(parsed->life_first)});
     }
     const auto* next = reply.body.if_contains("LastEvaluatedKey");
     if (next == nullptr) break;

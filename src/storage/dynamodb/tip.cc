@@ -18,7 +18,8 @@ Status Malformed(std::string_view stream, std::string_view what) {
       fmt::format("DynamoDB item of stream '{}' is malformed: {}", stream, what));
 }
 
-// The envelope attributes of `item` into *event (keys are the caller's).
+}  // namespace
+
 Status ReadEnvelope(const json::object& item, RecordedEvent* event) {
   auto id = GetS(item, "id");
   auto type = GetS(item, "type");
@@ -46,8 +47,6 @@ Status ReadEnvelope(const json::object& item, RecordedEvent* event) {
   }
   return Status::Ok();
 }
-
-}  // namespace
 
 std::string AppendAttribute(std::int64_t first) { return fmt::format("a{}", first); }
 
@@ -176,6 +175,26 @@ Result<RecordedEvent> ParseEventItem(const json::object& item) {
   return event;
 }
 
+Result<std::optional<StateRecord>> ParseStateAttribute(std::string_view stream,
+                                                       const json::object& item) {
+  const json::value* state = item.if_contains("state");
+  if (state == nullptr) return std::optional<StateRecord>();
+  {
+    const json::object* m = MapOf(*state);
+    const json::object* d = m != nullptr ? Member(*m, "d") : nullptr;
+    const json::value* b = d != nullptr ? d->if_contains("B") : nullptr;
+    auto schema = m != nullptr ? GetN(*m, "s") : std::nullopt;
+    auto version = m != nullptr ? GetN(*m, "v") : std::nullopt;
+    if (b == nullptr || !b->is_string() || !schema || !version || *schema < 0)
+      return Malformed(stream, "state is not {d: B, s: N, v: N}");
+    auto bytes = Base64Decode(b->get_string());
+    if (!bytes) return Malformed(stream, "state data is not base64");
+    return std::optional<StateRecord>(StateRecord{std::move(*bytes),
+                                                  static_cast<std::uint32_t>(*schema),
+                                                  StreamVersion(*version), Position(0)});
+  }
+}
+
 Result<Tip> ParseTip(std::string_view stream, const json::object& item) {
   Tip tip;
   auto head = GetN(item, "head");
@@ -218,19 +237,9 @@ Result<Tip> ParseTip(std::string_view stream, const json::object& item) {
   }
   std::sort(tip.appends.begin(), tip.appends.end(),
             [](const TipAppend& a, const TipAppend& b) { return a.first < b.first; });
-  if (const json::value* state = item.if_contains("state"); state != nullptr) {
-    const json::object* m = MapOf(*state);
-    const json::object* d = m != nullptr ? Member(*m, "d") : nullptr;
-    const json::value* b = d != nullptr ? d->if_contains("B") : nullptr;
-    auto schema = m != nullptr ? GetN(*m, "s") : std::nullopt;
-    auto version = m != nullptr ? GetN(*m, "v") : std::nullopt;
-    if (b == nullptr || !b->is_string() || !schema || !version || *schema < 0)
-      return Malformed(stream, "state is not {d: B, s: N, v: N}");
-    auto bytes = Base64Decode(b->get_string());
-    if (!bytes) return Malformed(stream, "state data is not base64");
-    tip.state = StateRecord{std::move(*bytes), static_cast<std::uint32_t>(*schema),
-                            StreamVersion(*version), Position(0)};
-  }
+  auto state = ParseStateAttribute(stream, item);
+  if (!state.ok()) return state.status();
+  tip.state = std::move(*state);
   tip.snapshot = ParseSnapshotRef(item, "snap");
   if (const auto* recent = Member(item, "recent"); recent != nullptr) {
     const json::array* entries = ListOf(recent);

@@ -134,6 +134,13 @@ Result<std::optional<StateRecord>> ParseSnapshotItems(std::string_view stream, S
 // The event item: Envelope plus the keys.
 boost::json::object EventItem(const RecordedEvent& event);
 
+// The envelope attributes of `item` (Envelope's) into *event; its stream
+// and version are the caller's. internal when malformed.
+Status ReadEnvelope(const boost::json::object& item, RecordedEvent* event);
+// The `state` attribute of an item ({d: B, s: N, v: N}); nullopt when absent.
+Result<std::optional<StateRecord>> ParseStateAttribute(std::string_view stream,
+                                                       const boost::json::object& item);
+
 // Reads an event item (keys and envelope). internal when malformed.
 Result<RecordedEvent> ParseEventItem(const boost::json::object& item);
 // Reads a tip item (ALL_OLD, GetItem, Query). internal when malformed.

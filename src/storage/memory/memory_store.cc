@@ -193,7 +193,10 @@ class MemoryStore final : public Store {
 
   StoreStats stats() const override {
     MutexLock lock(&mu_);
-    return {commits_, log_.size(), 0};
+    StoreStats stats;
+    stats.commits = commits_;
+    stats.events = log_.size();
+    return stats;
   }
 
   Status Check(const ProgressFn& progress) override {
