@@ -20,6 +20,11 @@ TEST(ServerOnDynamoDb, AppendsReadsAllAndMetricsOfItsRequests) {
   testutil::ServerProcess server(INDELIBLE_PATH, {"serve", "--store", url});
   ASSERT_TRUE(server.Start()) << server.output();
   HttpClient http(server.port());
+  // Opening wrote the table's layout marker and the index's first state.
+  const std::string kPutUnits =
+      "indelible_store_capacity_units_total{caller=\"store\",operation=\"PutItem\",kind="
+      "\"write\",source=\"reported\"}";
+  const double puts_at_start = Metric(http.Get("/metrics").body, kPutUnits);
 
   HttpResponse created =
       http.Post("/streams/acct-1", EventJson("Opened"), {{"If-None-Match", "*"}});
@@ -55,6 +60,32 @@ TEST(ServerOnDynamoDb, AppendsReadsAllAndMetricsOfItsRequests) {
   EXPECT_GE(Metric(metrics, "indelible_store_write_units_total"), 2) << metrics;
   EXPECT_GT(Metric(metrics, "indelible_store_read_units_total"), 0) << metrics;
   EXPECT_GT(Metric(metrics, "indelible_store_index_units_total"), 0) << metrics;
+  // By operation and caller: two puts, the first also writing the listing
+  // index's entry of the new stream; the stale append was refused from the
+  // head cache, before any write.
+  EXPECT_EQ(Metric(metrics, kPutUnits) - puts_at_start, 3) << metrics;
+  EXPECT_GE(Metric(metrics, "indelible_store_index_polls_total"), 1) << metrics;
+
+  // A second server knows nothing of acct-1: its append bets on a new
+  // stream, the put is refused by version 0's item (billed by AWS, reported
+  // by nobody: estimated), and it appends after the head it then reads.
+  testutil::ServerProcess other(INDELIBLE_PATH, {"serve", "--store", url});
+  ASSERT_TRUE(other.Start()) << other.output();
+  HttpClient other_http(other.port());
+  HttpResponse third = other_http.Post("/streams/acct-1", EventJson("Deposited"));
+  ASSERT_EQ(third.status, 201u) << third.body;
+  EXPECT_EQ(third.Header("ETag"), "\"2\"");
+  const std::string other_metrics = other_http.Get("/metrics").body;
+  EXPECT_GE(Metric(other_metrics,
+                   "indelible_store_condition_failures_total{caller=\"store\","
+                   "operation=\"PutItem\"}"),
+            1)
+      << other_metrics;
+  EXPECT_GE(Metric(other_metrics,
+                   "indelible_store_capacity_units_total{caller=\"store\","
+                   "operation=\"PutItem\",kind=\"write\",source=\"estimated\"}"),
+            1)
+      << other_metrics;
 }
 
 }  // namespace
