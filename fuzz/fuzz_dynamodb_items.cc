@@ -16,6 +16,8 @@
 #include "aws/capacity.h"
 #include "aws/errors.h"
 #include "fuzz_check.h"
+#include "storage/dynamodb/append_item.h"
+#include "storage/dynamodb/change_records.h"
 #include "storage/dynamodb/eventlog.h"
 #include "storage/dynamodb/tip.h"
 
@@ -36,8 +38,29 @@ void CheckEventRoundTrip(const indelible::RecordedEvent& event) {
              "event item: decode -> encode -> decode changed the event");
 }
 
+// An append item (append_item.h) read back from its own encoding is the same
+// append.
+void CheckAppendRoundTrip(const ddb::AppendItem& append) {
+  auto again = ddb::ParseAppendItem(ddb::MakeAppendItem(append.events, append.life_first));
+  FUZZ_CHECK(again.ok(), "an append item of our own does not parse");
+  FUZZ_CHECK(again->first == append.first && again->events.size() == append.events.size() &&
+                 again->life_first == append.life_first && again->counted,
+             "append item: decode -> encode -> decode changed the append");
+  for (std::size_t i = 0; i < append.events.size(); ++i) CheckEventRoundTrip(append.events[i]);
+}
+
 void Item(const json::object& item) {
   if (auto event = ddb::ParseEventItem(item); event.ok()) CheckEventRoundTrip(*event);
+  if (auto append = ddb::ParseAppendItem(item); append.ok()) CheckAppendRoundTrip(*append);
+  // As a change record's new image of an INSERT (the $all indexer's input).
+  (void)ddb::AppendedBy(json::object{
+      {"dynamodb",
+       json::object{
+           {"Keys",
+            json::object{
+                {"stream", item.contains("stream") ? item.at("stream") : json::value(nullptr)},
+                {"version", item.contains("version") ? item.at("version") : json::value(nullptr)}}},
+           {"NewImage", item}}}});
   auto tip = ddb::ParseTip("fuzz-1", item);
   if (!tip.ok()) return;
   indelible::AppendRequest append;

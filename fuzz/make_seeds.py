@@ -98,4 +98,8 @@ put(D, 'tx_canceled', json.dumps({"__type": "com.amazonaws.dynamodb.v20120810#Tr
 put(D, 'throttle', json.dumps({"__type": "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException", "message": "slow down"}))
 put(D, 'validation', json.dumps({"__type": "com.amazon.coral.validate#ValidationException", "message": "Item size has exceeded the maximum allowed size"}))
 put(D, 'iso_time', '2024-01-02T03:04:05.678Z')
+append_item = dict(ev, version={"N": "3"}, n={"N": "3"}, f={"N": "2"}, lk={"S": "streams"},
+                   more={"L": [{"M": env_b}, {"M": env}]},
+                   state={"M": {"d": {"B": "e30="}, "s": {"N": "1"}, "v": {"N": "5"}}})
+put(D, 'append_item', json.dumps({"Item": append_item}))
 put(D, 'not_object', '<html>502 Bad Gateway</html>')

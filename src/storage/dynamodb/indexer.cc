@@ -131,10 +131,12 @@ Status Indexer::WriteCheckpoint(bool release) {
   IndexerState after = *state_;
   // Shards with nothing waiting: where reading reached, past records that
   // added nothing (so that the place never falls behind the stream's 24 h).
-  for (const auto& [id, place] : read_places_) {
+  // (No structured bindings: clang 14 cannot capture them in a lambda.)
+  for (const auto& entry : read_places_) {
+    const std::string& id = entry.first;
     const bool waiting = std::any_of(pending_.begin(), pending_.end(),
                                      [&](const Pending& p) { return p.shard == id; });
-    if (!waiting) after.shards[id] = place;
+    if (!waiting) after.shards[id] = entry.second;
   }
   // Forget shards that are read and gone from the listing.
   if (!shards_.empty())
@@ -228,11 +230,12 @@ Status Indexer::WritePending(bool all, std::size_t* indexed) {
     // Shards with nothing left waiting after this chunk: where reading
     // reached (records after the last append that added nothing, a closed
     // shard's end).
-    for (const auto& [id, place] : read_places_) {
+    for (const auto& entry : read_places_) {
+      const std::string& id = entry.first;
       const bool waiting =
           std::any_of(pending_.begin() + static_cast<std::ptrdiff_t>(taken), pending_.end(),
                       [&](const Pending& p) { return p.shard == id; });
-      if (!waiting && state_->shards[id] != place) last_place[id] = place;
+      if (!waiting && state_->shards[id] != entry.second) last_place[id] = entry.second;
     }
     chunk.places = std::move(last_place);
 
