@@ -523,8 +523,13 @@ void Indexer::Loop() {
       wait = read_records_ ? std::max(std::chrono::milliseconds(0), due)
                            : std::clamp(due, std::chrono::milliseconds(0), wait);
     }
+    // While a chunk waits for its time, a commit's nudge does not wake the
+    // loop: what it wrote joins that chunk when the time comes, and waking
+    // for each would ask the change stream once an append (a billed
+    // Streams read each) for nothing sooner in $all.
+    const bool holding = !pending_.empty();
     MutexLock lock(&mu_);
-    changed_.WaitFor(&mu_, wait, [&]() REQUIRES(mu_) { return stop_ || nudged_; });
+    changed_.WaitFor(&mu_, wait, [&]() REQUIRES(mu_) { return stop_ || (nudged_ && !holding); });
     if (nudged_) idle_wait = options_.poll_interval;
     nudged_ = false;
     if (stop_) return;
