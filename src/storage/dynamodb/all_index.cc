@@ -39,6 +39,17 @@ json::object CheckpointKey() { return Key(-1, 0); }
 std::int64_t BlockOf(std::int64_t position) { return position >> kBlockBits; }
 std::int64_t BlockEnd(std::int64_t block) { return ((block + 1) << kBlockBits) - 1; }
 
+// A consistent Query of the items of one block at positions [from, to].
+json::object BlockRangeQuery(const std::string& table, std::int64_t block, std::int64_t from,
+                             std::int64_t to, std::int64_t limit) {
+  return {{"TableName", table},
+          {"ConsistentRead", true},
+          {"KeyConditionExpression", "#b = :b AND #p BETWEEN :from AND :to"},
+          {"ExpressionAttributeNames", {{"#b", kBlockKey}, {"#p", kPositionKey}}},
+          {"ExpressionAttributeValues", {{":b", N(block)}, {":from", N(from)}, {":to", N(to)}}},
+          {"Limit", limit}};
+}
+
 void PutVarint(std::string& out, std::uint64_t v) {
   while (v >= 0x80) {
     out.push_back(static_cast<char>((v & 0x7f) | 0x80));
@@ -395,16 +406,10 @@ Result<std::vector<Chunk>> AllIndex::ChainFrom(std::int64_t next, std::int64_t s
     const std::int64_t block = BlockOf(next);
     const std::size_t want = std::min(kChunksPerQuery, max_chunks - chunks.size());
     bool more = false;
-    auto items =
-        QueryItems(client_,
-                   {{"TableName", table_},
-                    {"ConsistentRead", true},
-                    {"KeyConditionExpression", "#b = :b AND #p BETWEEN :from AND :to"},
-                    {"ExpressionAttributeNames", {{"#b", kBlockKey}, {"#p", kPositionKey}}},
-                    {"ExpressionAttributeValues",
-                     {{":b", N(block)}, {":from", N(next)}, {":to", N(BlockEnd(block))}}},
-                    {"Limit", static_cast<std::int64_t>(want)}},
-                   &more);
+    auto items = QueryItems(
+        client_,
+        BlockRangeQuery(table_, block, next, BlockEnd(block), static_cast<std::int64_t>(want)),
+        &more);
     if (!items.ok()) return items.status();
     for (const json::object& item : *items) {
       auto chunk = ParseChunk(item, table_);
@@ -543,19 +548,16 @@ Result<std::uint64_t> AllIndex::RemoveFrom(std::int64_t from, std::int64_t throu
   std::uint64_t removed = 0;
   for (std::int64_t block = BlockOf(from); block <= BlockOf(through); ++block) {
     for (;;) {
-      auto items =
-          QueryItems(client_,
-                     {{"TableName", table_},
-                      {"ConsistentRead", true},
-                      {"KeyConditionExpression", "#b = :b AND #p BETWEEN :from AND :to"},
-                      {"ExpressionAttributeNames", {{"#b", kBlockKey}, {"#p", kPositionKey}}},
-                      {"ExpressionAttributeValues",
-                       {{":b", N(block)},
-                        {":from", N(std::max(from, block << kBlockBits))},
-                        {":to", N(std::min(through, BlockEnd(block)))}}},
-                      {"ProjectionExpression", "#b, #p"},
-                      {"Limit", 1000}},
-                     nullptr);
+      auto items = QueryItems(
+          client_,
+          [&] {
+            json::object keys_only =
+                BlockRangeQuery(table_, block, std::max(from, block << kBlockBits),
+                                std::min(through, BlockEnd(block)), 1000);
+            keys_only["ProjectionExpression"] = "#b, #p";
+            return keys_only;
+          }(),
+          nullptr);
       if (!items.ok()) return items.status();
       if (items->empty()) break;
       for (std::size_t i = 0; i < items->size(); i += 25) {

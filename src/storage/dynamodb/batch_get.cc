@@ -53,4 +53,22 @@ Result<std::vector<json::object>> BatchGetItems(aws::Client& client, const std::
   return found;
 }
 
+Status ScanItems(aws::Client& client, json::object request,
+                 const std::function<Status(const json::object&)>& each) {
+  const std::string table = StringAt(request, "TableName");
+  for (;;) {
+    aws::Reply reply = client.Call("Scan", request);
+    if (!reply.ok()) return reply.status;
+    const auto* items = reply.body.if_contains("Items");
+    if (items == nullptr || !items->is_array())
+      return Status::Internal("a Scan of " + table + " answered without Items");
+    for (const auto& value : items->get_array())
+      if (value.is_object())
+        if (Status s = each(value.get_object()); !s.ok()) return s;
+    const auto* next = reply.body.if_contains("LastEvaluatedKey");
+    if (next == nullptr) return Status::Ok();
+    request["ExclusiveStartKey"] = *next;
+  }
+}
+
 }  // namespace indelible::dynamodb

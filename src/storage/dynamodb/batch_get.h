@@ -1,10 +1,11 @@
-// Reading many items by key: BatchGetItem, 100 keys a request, keys the
-// service left unprocessed (its 16 MB answer, throttling) asked again after
-// a back-off. Thread-safe (the Client is).
+// Reading many items: by key (BatchGetItem, 100 keys a request, keys the
+// service left unprocessed, its 16 MB answer or throttling, asked again
+// after a back-off), or all a Scan finds. Thread-safe (the Client is).
 #pragma once
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,5 +29,10 @@ Result<std::vector<boost::json::object>> BatchGetItems(aws::Client& client,
                                                        const std::string& table,
                                                        const std::vector<boost::json::object>& keys,
                                                        const BatchGetOptions& options = {});
+
+// Every item a Scan `request` finds, page after page (a request per 1 MB
+// read), handed to `each` in the order read; an error from `each` stops it.
+Status ScanItems(aws::Client& client, boost::json::object request,
+                 const std::function<Status(const boost::json::object&)>& each);
 
 }  // namespace indelible::dynamodb

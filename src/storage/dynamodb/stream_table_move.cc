@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "storage/dynamodb/attributes.h"
+#include "storage/dynamodb/batch_get.h"
 #include "storage/dynamodb/stream_table.h"
 
 namespace indelible::dynamodb {
@@ -208,19 +209,11 @@ Result<std::vector<std::string>> StreamTable::ListTips() {
                        {"ProjectionExpression", "#s"},
                        {"ExpressionAttributeNames", {{"#s", kStreamKey}, {"#v", kVersionKey}}},
                        {"ExpressionAttributeValues", {{":tip", N(kTipVersion)}}}};
-  for (;;) {
-    aws::Reply reply = client_.Call("Scan", request);
-    if (!reply.ok()) return reply.status;
-    const auto* items = reply.body.if_contains("Items");
-    if (items == nullptr || !items->is_array())
-      return Status::Internal("a Scan of " + options_.table + " answered without Items");
-    for (const auto& value : items->get_array())
-      if (value.is_object())
-        if (auto name = GetS(value.get_object(), kStreamKey)) streams.emplace_back(*name);
-    const auto* next = reply.body.if_contains("LastEvaluatedKey");
-    if (next == nullptr) break;
-    request["ExclusiveStartKey"] = *next;
-  }
+  Status scanned = ScanItems(client_, std::move(request), [&](const json::object& item) -> Status {
+    if (auto name = GetS(item, kStreamKey)) streams.emplace_back(*name);
+    return Status::Ok();
+  });
+  if (!scanned.ok()) return scanned;
   return streams;
 }
 

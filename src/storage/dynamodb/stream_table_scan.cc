@@ -4,6 +4,7 @@
 
 #include "storage/dynamodb/append_item.h"
 #include "storage/dynamodb/attributes.h"
+#include "storage/dynamodb/batch_get.h"
 #include "storage/dynamodb/stream_table.h"
 
 namespace indelible::dynamodb {
@@ -17,43 +18,33 @@ Result<std::map<std::string, StreamHead>> StreamTable::ScanHeads() {
   std::map<std::string, std::int64_t> newest_first;  // stream -> newest item's version
   std::map<std::string, bool> has_tip;
   json::object request{{"TableName", options_.table}, {"ConsistentRead", true}};
-  for (;;) {
-    aws::Reply reply = client_.Call("Scan", request);
-    if (!reply.ok()) return reply.status;
-    const auto* items = reply.body.if_contains("Items");
-    if (items == nullptr || !items->is_array())
-      return Status::Internal("a Scan of " + options_.table + " answered without Items");
-    for (const auto& value : items->get_array()) {
-      if (!value.is_object()) continue;
-      const json::object& item = value.get_object();
-      auto name = GetS(item, kStreamKey);
-      auto version = GetN(item, kVersionKey);
-      if (!name || !version)
-        return Status::Internal("an item in " + options_.table + " without its keys");
-      std::string stream(*name);
-      if (*version < 0) continue;  // a snapshot part
-      if (*version == kTipVersion) {
-        auto tip = ParseTip(stream, item);
-        if (!tip.ok()) return tip.status();
-        has_tip[stream] = true;
-        heads.insert_or_assign(stream, StreamHead{tip->head.version, Position(0), tip->head.deleted,
-                                                  tip->head.first_version});
-        continue;
-      }
-      if (has_tip[stream]) continue;
-      auto known = newest_first.find(stream);
-      if (known != newest_first.end() && known->second > *version) continue;
-      auto parsed = ParseAppendItem(item);
-      if (!parsed.ok()) return parsed.status();
-      newest_first[stream] = *version;
-      heads.insert_or_assign(stream, StreamHead{StreamVersion(parsed->last()), Position(0),
-                                                parsed->events.back().type == kDeletedEventType,
-                                                StreamVersion(parsed->life_first)});
+  Status scanned = ScanItems(client_, std::move(request), [&](const json::object& item) -> Status {
+    auto name = GetS(item, kStreamKey);
+    auto version = GetN(item, kVersionKey);
+    if (!name || !version)
+      return Status::Internal("an item in " + options_.table + " without its keys");
+    std::string stream(*name);
+    if (*version < 0) return Status::Ok();  // a snapshot part
+    if (*version == kTipVersion) {
+      auto tip = ParseTip(stream, item);
+      if (!tip.ok()) return tip.status();
+      has_tip[stream] = true;
+      heads.insert_or_assign(stream, StreamHead{tip->head.version, Position(0), tip->head.deleted,
+                                                tip->head.first_version});
+      return Status::Ok();
     }
-    const auto* next = reply.body.if_contains("LastEvaluatedKey");
-    if (next == nullptr) break;
-    request["ExclusiveStartKey"] = *next;
-  }
+    if (has_tip[stream]) return Status::Ok();
+    auto known = newest_first.find(stream);
+    if (known != newest_first.end() && known->second > *version) return Status::Ok();
+    auto parsed = ParseAppendItem(item);
+    if (!parsed.ok()) return parsed.status();
+    newest_first[stream] = *version;
+    heads.insert_or_assign(stream, StreamHead{StreamVersion(parsed->last()), Position(0),
+                                              parsed->events.back().type == kDeletedEventType,
+                                              StreamVersion(parsed->life_first)});
+    return Status::Ok();
+  });
+  if (!scanned.ok()) return scanned;
   return heads;
 }
 
