@@ -31,7 +31,9 @@ Status DropTables(const std::string& url, const std::string& prefix) {
   constexpr std::string_view kTables[] = {"events", "all", "checkpoints"};
   auto parsed = dynamodb::ParseStoreUrl(url);
   if (!parsed.ok()) return parsed.status();
-  auto credentials = aws::LoadCredentials();
+  aws::ChainOptions chain;
+  chain.region = parsed->region;
+  auto credentials = aws::DefaultCredentialsChain(chain);
   if (!credentials.ok()) return credentials.status();
   auto client = aws::Client::Create(dynamodb::ClientOptionsFromUrl(*parsed, *credentials));
   if (!client.ok()) return client.status();

@@ -49,6 +49,9 @@ scripts/test-docs.sh
 
 echo "== the web console in Chromium, against the dev build's server (tests/console)"
 scripts/test-console.sh
+# deploy/aws without an AWS account: type check, cdk synth under cdk-nag's
+# AwsSolutions rules, the template's tests (docs/DEPLOY-AWS.md).
+scripts/check-deploy-aws.sh
 
 echo "== fuzz: every harness ${INDELIBLE_FUZZ_SECONDS:-15} s (clang, ASan + UBSan)"
 scripts/fuzz.sh "${INDELIBLE_FUZZ_SECONDS:-15}"

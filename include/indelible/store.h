@@ -152,6 +152,12 @@ struct StoreStats {
   std::uint64_t index_requests = 0;  // requests of the $all indexer (DynamoDB)
   std::uint64_t retries = 0;         // attempts after the first
   std::uint64_t throttles = 0;       // attempts the service refused as throttled
+  // Retries not made because the client's retry quota was spent (the AWS
+  // SDKs' "standard" mode: a throttled or failing service is not hammered).
+  std::uint64_t retry_quota_refusals = 0;
+  // Calls that gave up at their deadline with retries left (DynamoDB: an
+  // append's `append_deadline_ms`).
+  std::uint64_t deadline_failures = 0;
   // Capacity units the service reported (DynamoDB: what it bills; failed
   // conditional writes are billed but report none): the Store's calls'
   // reads and writes, and the $all indexer's reads and writes together.
@@ -175,6 +181,53 @@ struct StoreStats {
   std::uint64_t commit_cpu_ns = 0;
   std::uint64_t sync_cpu_ns = 0;
   std::uint64_t index_cpu_ns = 0;
+};
+
+// How the $all index of a backend that builds it after the commit is doing
+// (DynamoDB: its indexer; docs/DYNAMODB.md, "Watching the index"), for
+// /health and /metrics. Store::IndexerHealth.
+struct IndexShardHealth {
+  std::string id;  // the change stream's shard
+  // At most how old the oldest record of the shard this process's indexer
+  // has not read is: the time since its reads last reached the shard's end
+  // (or the creation time of the last record it read, when it is behind).
+  // The stream keeps records 24 hours; older ones are lost.
+  double unread_age_seconds = 0;
+  bool near_retention = false;  // unread_age_seconds past 20 hours
+};
+
+struct IndexHealth {
+  // "indexing": this process holds the lease and indexes; "following":
+  // another process does; "rebuilding": a rebuild holds the index, was
+  // asked for, or did not finish (reason says which); "failing": this
+  // process's passes keep failing (last_error; it retries); "stopped":
+  // nothing indexes and nothing will until an operator acts (reason).
+  std::string state;
+  std::string reason;
+  Position last_position;  // the last position in $all, as this process saw it
+  // Events this process knows were committed and $all does not hold yet:
+  // change records its indexer read and has not written in a chunk, and
+  // its own acknowledged appends not yet in a chunk it wrote or followed.
+  std::uint64_t lag_events = 0;
+  // How long the oldest of those has waited (0 when there are none): how
+  // far behind the commits this process knows of $all is.
+  double lag_seconds = 0;
+  // The commit time (Unix ms) of the newest event this process indexed; 0:
+  // none yet (or it only follows).
+  std::int64_t newest_indexed_commit_ms = 0;
+  std::string indexer_id;           // this process's indexer, as leases name it
+  bool indexes = false;             // this process runs an indexer (not indexer=0)
+  std::string lease_owner;          // the indexer (or rebuild) that holds the index
+  std::int64_t lease_until_ms = 0;  // until when (Unix ms); the holder renews it as it writes
+  bool lease_held = false;          // the holder is this process
+  std::uint64_t errors = 0;         // failed passes since the store opened
+  std::uint64_t consecutive_errors = 0;
+  std::string last_error;  // of the last failed pass
+  // The shards this process's indexer reads (none while it follows).
+  std::vector<IndexShardHealth> shards;
+  double oldest_unread_age_seconds = 0;  // the largest of the shards'
+
+  bool running() const { return state == "indexing" || state == "following"; }
 };
 
 // A cursor over events, LevelDB style: errors stay on the cursor, so a read
@@ -374,6 +427,11 @@ class Store {
   // sync of its log; the process must reopen it). Safe from any thread; for
   // /health and /metrics.
   virtual Status WriteHealth() const { return Status::Ok(); }
+
+  // The $all indexer's health, for backends that build $all after the
+  // commit (DynamoDB); nullopt for the others (memory, embedded: $all is
+  // the log). Safe from any thread; a few reads of the service at most.
+  virtual std::optional<IndexHealth> IndexerHealth() const { return std::nullopt; }
 
   // Verifies every stored record's checksum and every index against the log.
   // ok, or internal with a message naming the first problems found.

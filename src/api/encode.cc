@@ -86,14 +86,57 @@ std::string StatusToJson(const Status& status) {
   return out;
 }
 
-std::string HealthToJson(const ServerHealth& health) {
+namespace {
+
+void AppendIndexHealth(const IndexHealth& index, std::string* out) {
+  *out += R"({"state":)";
+  AppendQuoted(index.state, out);
+  if (!index.reason.empty()) {
+    *out += R"(,"reason":)";
+    AppendQuoted(index.reason, out);
+  }
+  *out += fmt::format(R"(,"lastPosition":{},"lagEvents":{},"lagSeconds":{})",
+                      index.last_position.value(), index.lag_events, index.lag_seconds);
+  if (index.newest_indexed_commit_ms > 0)
+    *out += fmt::format(R"(,"newestIndexedCommit":{})", index.newest_indexed_commit_ms);
+  *out += R"(,"indexer":)";
+  AppendQuoted(index.indexer_id, out);
+  *out += fmt::format(R"(,"indexes":{},"lease":{{"owner":)", index.indexes);
+  AppendQuoted(index.lease_owner, out);
+  *out +=
+      fmt::format(R"(,"until":{},"held":{}}},"errors":{},"consecutiveErrors":{})",
+                  index.lease_until_ms, index.lease_held, index.errors, index.consecutive_errors);
+  if (!index.last_error.empty()) {
+    *out += R"(,"lastError":)";
+    AppendQuoted(index.last_error, out);
+  }
+  *out += R"(,"shards":[)";
+  for (std::size_t i = 0; i < index.shards.size(); ++i) {
+    const IndexShardHealth& shard = index.shards[i];
+    if (i > 0) out->push_back(',');
+    *out += R"({"id":)";
+    AppendQuoted(shard.id, out);
+    *out += fmt::format(R"(,"unreadAgeSeconds":{},"nearRetention":{}}})", shard.unread_age_seconds,
+                        shard.near_retention);
+  }
+  *out += fmt::format(R"(],"oldestUnreadAgeSeconds":{}}})", index.oldest_unread_age_seconds);
+}
+
+}  // namespace
+
+std::string HealthToJson(const ServerHealth& health, const std::optional<IndexHealth>& index) {
   std::string out = R"({"status":)";
   AppendQuoted(health.status, &out);
   if (!health.reason.empty()) {
     out += R"(,"reason":)";
     AppendQuoted(health.reason, &out);
   }
-  out += fmt::format(R"(,"lastPosition":{}}})", health.last_position.value());
+  out += fmt::format(R"(,"lastPosition":{})", health.last_position.value());
+  if (index) {
+    out += R"(,"index":)";
+    AppendIndexHealth(*index, &out);
+  }
+  out += '}';
   return out;
 }
 

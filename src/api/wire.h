@@ -16,6 +16,7 @@
 // (core/json_spans.h), since re-encoding JSON would change their bytes.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,7 +52,10 @@ std::string HeadToJson(std::string_view stream, const StreamHead& head);
 Result<StreamHead> HeadFromJson(std::string_view body);
 
 // {status, reason?, lastPosition}; `reason` only when it is not empty.
-std::string HealthToJson(const ServerHealth& health);
+// `index`: the $all indexer's report (Store::IndexerHealth), as the
+// answer's `index` object; left out when the store builds no index.
+std::string HealthToJson(const ServerHealth& health,
+                         const std::optional<IndexHealth>& index = std::nullopt);
 Result<ServerHealth> HealthFromJson(std::string_view body);
 
 // One stored event: {id, stream, version, position, type, ..., timestamp}

@@ -8,6 +8,8 @@
 #include <boost/json/serialize.hpp>
 #include <map>
 #include <optional>
+#include <random>
+#include <thread>
 
 #include "aws/capacity.h"
 #include "aws/errors.h"
@@ -42,18 +44,15 @@ std::optional<boost::json::object> ParseObject(const std::string& body) {
 
 }  // namespace
 
-net::RetryPolicy DefaultRetryPolicy() {
-  net::RetryPolicy policy;
-  policy.max_attempts = 10;
-  policy.base = std::chrono::milliseconds(25);
-  policy.cap = std::chrono::milliseconds(5000);
-  return policy;
-}
+RetryOptions DefaultRetryOptions() { return RetryOptions{}; }
 
 struct Client::Impl {
   ClientOptions options;
   std::unique_ptr<net::HttpClient> http;
-  std::atomic<std::uint64_t> calls{0}, throttles{0}, failures{0};
+  std::shared_ptr<CredentialsProvider> provider;
+  std::unique_ptr<RetryQuota> quota;
+  std::atomic<std::uint64_t> calls{0}, throttles{0}, failures{0}, retries{0}, quota_refusals{0},
+      deadline_failures{0}, credential_failures{0};
   // Capacity units in thousandths: the answers report halves and tenths.
   std::atomic<std::uint64_t> read_milliunits{0}, write_milliunits{0};
   // A call is a network round trip: a lock per call costs nothing beside it.
@@ -61,7 +60,8 @@ struct Client::Impl {
   std::map<std::string, OperationCounters, std::less<>> operations GUARDED_BY(operations_mu);
 
   // Signed anew for every attempt: a signature carries the time it was made.
-  net::Request MakeRequest(std::string_view operation, const std::string& body) const {
+  net::Request MakeRequest(std::string_view operation, const std::string& body,
+                           const Credentials& credentials) const {
     net::Request request = http->MakeRequest(http::verb::post, "/");
     const std::string amz_date = AmzDate(std::chrono::system_clock::now());
     SigningRequest signing;
@@ -70,11 +70,11 @@ struct Client::Impl {
     signing.headers = {{"host", options.endpoint.host_header},
                        {"content-type", "application/x-amz-json-1.0"},
                        {"x-amz-target", options.target_prefix + std::string(operation)}};
-    for (auto& header : SigningHeaders(options.credentials, amz_date))
+    for (auto& header : SigningHeaders(credentials, amz_date))
       signing.headers.push_back(std::move(header));
     signing.body = body;
     const Signature signature =
-        Sign(signing, options.credentials, options.region, options.service, amz_date);
+        Sign(signing, credentials, options.region, options.service, amz_date);
     for (const auto& [name, value] : signing.headers) request.set(name, value);
     request.set(http::field::authorization, signature.authorization);
     request.body() = body;
@@ -82,25 +82,77 @@ struct Client::Impl {
     return request;
   }
 
-  // AWS's rule for what is worth another attempt (errors.h), counting the
+  // What kind of failure an attempt met (retry_strategy.h), counting the
   // throttles it sees on the way.
-  net::RetryPolicy Policy() {
-    net::RetryPolicy policy = options.retry;
-    policy.retry_transport = true;
-    policy.resend_on_stale_connection = true;
-    policy.retry_answer = [this](const net::Response& answer) {
-      if (!ChecksumMatches(answer)) return true;
-      const int status = static_cast<int>(answer.result_int());
-      if (status == 200) return false;
-      const auto error = ParseObject(answer.body());
-      // Neither DynamoDB nor its emulators answer anything but a JSON
-      // object; a proxy's HTML page might.
-      if (!error) return status >= 500;
-      const std::string type = ErrorType(*error);
-      if (IsThrottle(type)) throttles.fetch_add(1, std::memory_order_relaxed);
-      return IsRetryable(status, type);
-    };
-    return policy;
+  RetryKind Classify(const net::Exchange& exchange) {
+    if (!exchange.ok())
+      return exchange.status.code() == ErrorCode::kUnavailable ? RetryKind::kTransient
+                                                               : RetryKind::kNone;
+    const net::Response& answer = exchange.response;
+    if (!ChecksumMatches(answer)) return RetryKind::kOther;
+    const int status = static_cast<int>(answer.result_int());
+    if (status == 200) return RetryKind::kNone;
+    const auto error = ParseObject(answer.body());
+    // Neither DynamoDB nor its emulators answer anything but a JSON
+    // object; a proxy's HTML page might.
+    if (!error) return status >= 500 ? RetryKind::kTransient : RetryKind::kNone;
+    const std::string type = ErrorType(*error);
+    if (IsThrottle(type)) {
+      throttles.fetch_add(1, std::memory_order_relaxed);
+      return RetryKind::kThrottle;
+    }
+    if (status >= 500) return RetryKind::kTransient;
+    return IsRetryable(status, type) ? RetryKind::kOther : RetryKind::kNone;
+  }
+
+  // The attempts of one call, as retry_strategy.h has them: the last
+  // attempt's exchange, or why none was sent.
+  net::Exchange Attempts(std::string_view operation, const std::string& body, Status* refused) {
+    thread_local std::mt19937_64 random{std::random_device{}()};
+    const auto start = std::chrono::steady_clock::now();
+    net::RetryPolicy once;
+    once.max_attempts = 1;
+    once.retry_transport = false;
+    once.resend_on_stale_connection = true;
+    if (options.retry.deadline) once.deadline = start + *options.retry.deadline;
+    int last_cost = 0;
+    for (int attempt = 1;; ++attempt) {
+      auto signer = provider->Current();
+      if (!signer.ok()) {
+        credential_failures.fetch_add(1, std::memory_order_relaxed);
+        *refused = signer.status();
+        net::Exchange none;
+        none.attempts = attempt - 1;
+        return none;
+      }
+      net::Exchange exchange =
+          http->Send([&] { return MakeRequest(operation, body, **signer); }, once);
+      exchange.attempts = attempt;
+      const RetryKind kind = Classify(exchange);
+      if (kind == RetryKind::kNone) {
+        if (exchange.ok() && exchange.response.result_int() == 200) quota->Release(last_cost);
+        return exchange;
+      }
+      if (attempt >= options.retry.max_attempts) return exchange;
+      const auto delay = RetryDelay(options.retry, kind, attempt, random());
+      if (once.deadline && std::chrono::steady_clock::now() + delay >= *once.deadline) {
+        deadline_failures.fetch_add(1, std::memory_order_relaxed);
+        *refused = Status::Unavailable(fmt::format("the call's deadline of {} ms was reached",
+                                                   options.retry.deadline->count()));
+        return exchange;
+      }
+      const int cost = quota->Acquire(kind);
+      if (cost == 0) {
+        quota_refusals.fetch_add(1, std::memory_order_relaxed);
+        *refused = Status::Unavailable(
+            fmt::format("the retry quota is spent ({} tokens; the service failed too often lately)",
+                        quota->capacity()));
+        return exchange;
+      }
+      last_cost = cost;
+      retries.fetch_add(1, std::memory_order_relaxed);
+      std::this_thread::sleep_for(delay);
+    }
   }
 
   // The reply for the last attempt's answer.
@@ -172,6 +224,9 @@ Result<std::unique_ptr<Client>> Client::Create(ClientOptions options) {
   if (!client.ok()) return client.status();
   auto impl = std::make_unique<Impl>();
   if (options.retry.max_attempts < 1) options.retry.max_attempts = 1;
+  impl->provider = options.credentials_provider ? options.credentials_provider
+                                                : StaticCredentials(options.credentials);
+  impl->quota = std::make_unique<RetryQuota>(std::max(0, options.retry.quota));
   impl->options = std::move(options);
   impl->http = std::move(*client);
   return std::unique_ptr<Client>(new Client(std::move(impl)));
@@ -185,17 +240,24 @@ Reply Client::Call(std::string_view operation, const boost::json::object& reques
   const std::string body = capacity == CapacityKind::kNone
                                ? boost::json::serialize(request)
                                : AskConsumedCapacity(boost::json::serialize(request));
-  net::Exchange exchange = m.http->Send([&] { return m.MakeRequest(operation, body); }, m.Policy());
+  Status stopped;  // why retries stopped early, when they did
+  net::Exchange exchange = m.Attempts(operation, body, &stopped);
   Reply reply;
   reply.attempts = exchange.attempts;
-  // Transport errors come annotated with the attempts already.
-  reply.status =
-      exchange.ok() ? m.Decode(operation, exchange.response, &reply) : std::move(exchange.status);
+  if (reply.attempts == 0) {
+    reply.status = std::move(stopped);  // nothing was sent
+  } else {
+    reply.status =
+        exchange.ok() ? m.Decode(operation, exchange.response, &reply) : std::move(exchange.status);
+  }
   m.Count(operation, capacity, request, reply);
   if (!reply.ok()) {
     m.failures.fetch_add(1, std::memory_order_relaxed);
-    if (exchange.ok() && reply.attempts > 1)
-      reply.status = Annotate(reply.status, fmt::format(" (after {} attempts)", reply.attempts));
+    if (reply.attempts > 0 && (reply.attempts > 1 || !stopped.ok()))
+      reply.status =
+          Annotate(reply.status, fmt::format(" (after {} attempt{}{}{})", reply.attempts,
+                                             reply.attempts == 1 ? "" : "s",
+                                             stopped.ok() ? "" : "; ", stopped.message()));
   }
   return reply;
 }
@@ -206,7 +268,10 @@ ClientCounters Client::counters() const {
   ClientCounters counters;
   counters.calls = m.calls.load();
   counters.requests = http.requests;
-  counters.retries = http.retries;
+  counters.retries = m.retries.load();
+  counters.quota_refusals = m.quota_refusals.load();
+  counters.deadline_failures = m.deadline_failures.load();
+  counters.credential_failures = m.credential_failures.load();
   counters.throttles = m.throttles.load();
   counters.connects = http.connects;
   counters.failures = m.failures.load();

@@ -4,23 +4,30 @@
 // (application/x-amz-json-1.0) and a SigV4 signature (`service`, default
 // `dynamodb`). Requests and answers are boost::json objects shaped as the
 // service's API reference has them; this class knows no operation by name.
-// HTTP(S), the connection pool and the retry loop are net/'s HttpClient.
+// HTTP(S) and the connection pool are net/'s HttpClient; the retry loop,
+// AWS's own, is here.
 //
 // Concurrency: thread-safe. A call borrows a keep-alive connection from a
 // small pool, or opens one when none is idle, and hands it back after: N
 // threads calling at once use N connections, and up to
 // `max_idle_connections` stay open between calls.
 //
-// Retries: a call is tried up to `retry.max_attempts` times, waiting with
-// exponential back-off and full jitter (net/retry.h) between attempts, when
-// an attempt is throttled, meets a server error (HTTP 5xx) or a transaction
-// conflict (errors.h, IsRetryable), gets a body that fails its checksum, or
-// fails in transport (cannot connect, connection lost, no answer within
-// `request_timeout`). A request whose connection was lost may have been
-// applied before the answer was lost, so a retried write may meet its own
-// effect (a failed condition, say): callers make writes idempotent or
-// recognise their own item. Every other error is returned at once, an
-// https server whose certificate is not trusted too (unauthorized).
+// Retries: the AWS SDKs' "standard" mode (retry_strategy.h): throttles,
+// transient failures (no answer within `request_timeout`, a lost
+// connection, HTTP 5xx) and passing troubles (a transaction conflict, a body
+// that fails its checksum) are tried again, up to `retry.max_attempts`
+// attempts, after a full-jitter back-off, while the client's retry quota
+// holds tokens and the call's deadline (`retry.deadline`) allows. A request
+// whose connection was lost may have been applied before the answer was
+// lost, so a retried write may meet its own effect (a failed condition,
+// say): callers make writes idempotent or recognise their own item. Every
+// other error is returned at once, an https server whose certificate is not
+// trusted too (unauthorized).
+//
+// Credentials: each attempt is signed with what the credentials provider
+// hands out at that moment (credentials.h): refreshed temporary credentials
+// take over without a pause, and a provider whose credentials expired
+// unrefreshed fails the call (unavailable) before anything is sent.
 //
 // Lifetime: a Client must outlive its calls; destroying it closes the idle
 // connections.
@@ -35,29 +42,31 @@
 #include <vector>
 
 #include "aws/credentials.h"
+#include "aws/retry_strategy.h"
 #include "indelible/result.h"
-#include "net/retry.h"
 #include "net/url.h"
 
 namespace indelible::aws {
 
-// 10 attempts, back-off from 25 ms up to 5 s: a throttled table gets a few
-// seconds to recover before the caller hears of it.
-net::RetryPolicy DefaultRetryPolicy();
+// 10 attempts (DynamoDB's in the SDKs, whose other services default to 3),
+// the SDKs' back-off and quota (retry_strategy.h), no deadline.
+RetryOptions DefaultRetryOptions();
 
 struct ClientOptions {
   net::Endpoint endpoint;  // net::ParseUrl("http://127.0.0.1:8000")
   std::string region;
   // The signing name of the service.
   std::string service = "dynamodb";
+  // What signs the requests: the provider when set (credentials.h,
+  // DefaultCredentialsChain), else these fixed credentials.
+  std::shared_ptr<CredentialsProvider> credentials_provider;
   Credentials credentials;
   // Resolving, connecting and the TLS handshake, together.
   std::chrono::milliseconds connect_timeout{3000};
   // Sending one request and reading its whole answer (each attempt).
   std::chrono::milliseconds request_timeout{10000};
-  // Attempts and back-off. Which failures are retried is AWS's rule (see
-  // Retries above): retry_answer and retry_transport are set by the client.
-  net::RetryPolicy retry = DefaultRetryPolicy();
+  // Attempts, back-off, quota and deadline (see Retries above).
+  RetryOptions retry = DefaultRetryOptions();
   std::size_t max_idle_connections = 16;
   // PEM certificates trusted besides the system's (https only): a private
   // CA, or a test server's own. Empty: the system's store alone.
@@ -105,8 +114,15 @@ struct ClientCounters {
   std::uint64_t requests = 0;   // HTTP requests sent, every attempt counted
   std::uint64_t retries = 0;    // attempts after the first
   std::uint64_t throttles = 0;  // attempts refused as throttled
-  std::uint64_t connects = 0;   // connections opened
-  std::uint64_t failures = 0;   // calls that returned an error
+  // Retries not made because the retry quota was spent, and calls that gave
+  // up at their deadline with attempts left.
+  std::uint64_t quota_refusals = 0;
+  std::uint64_t deadline_failures = 0;
+  // Calls that failed before sending anything because the credentials
+  // provider had none to sign with (expired, refresh failing).
+  std::uint64_t credential_failures = 0;
+  std::uint64_t connects = 0;  // connections opened
+  std::uint64_t failures = 0;  // calls that returned an error
   // Capacity units the answers reported (count_capacity; capacity.h): what
   // DynamoDB bills. Failed conditional writes are billed too but report
   // nothing, so they are not in these: `operations` has them by estimate.

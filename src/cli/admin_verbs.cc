@@ -141,8 +141,8 @@ void AddAdminVerbs(CLI::App& app, Cli& cli) {
 
   CLI::App* rebuild = app.add_subcommand(
       "rebuild-index",
-      "rebuild $all of a DynamoDB store (--data dynamodb://...) from its events table; stop the "
-      "store's writers first");
+      "rebuild $all of a DynamoDB store (--data dynamodb://...) from its events table, online: "
+      "writers and servers keep running");
   rebuild->callback([&cli] {
     cli.run = [&cli]() -> int {
       if (Status s = cli.RequireLocal("rebuild-index"); !s.ok()) return cli.Fail(s);
@@ -167,21 +167,23 @@ void AddAdminVerbs(CLI::App& app, Cli& cli) {
       if (cli.json) {
         std::printf(
             "{\"ok\":true,\"streams\":%llu,\"kept\":%llu,\"added\":%llu,\"removed\":%llu,"
-            "\"last\":%llu}\n",
+            "\"caught_up\":%llu,\"last\":%llu}\n",
             static_cast<unsigned long long>(report->streams),
             static_cast<unsigned long long>(report->kept),
             static_cast<unsigned long long>(report->added),
             static_cast<unsigned long long>(report->removed),
+            static_cast<unsigned long long>(report->caught_up),
             static_cast<unsigned long long>(report->last.value()));
       } else {
         std::printf(
             "rebuilt $all: %llu events of %llu streams (%llu kept, %llu added, %llu "
-            "stale items removed)\n",
+            "stale items removed; %llu appended meanwhile, indexed by its catch-up)\n",
             static_cast<unsigned long long>(report->last.value()),
             static_cast<unsigned long long>(report->streams),
             static_cast<unsigned long long>(report->kept),
             static_cast<unsigned long long>(report->added),
-            static_cast<unsigned long long>(report->removed));
+            static_cast<unsigned long long>(report->removed),
+            static_cast<unsigned long long>(report->caught_up));
       }
       return 0;
 #endif

@@ -60,6 +60,7 @@ void AddServeVerb(CLI::App& app, Cli& cli);      // serve
 void AddConsumerVerbs(CLI::App& app, Cli& cli);  // consumers ...
 void AddRelayVerb(CLI::App& app, Cli& cli);      // relay nats
 void AddKeyVerbs(CLI::App& app, Cli& cli);       // keys ...
+void AddDynamoDbVerbs(CLI::App& app, Cli& cli);  // dynamodb create-tables, policy
 
 // One line per event: text "#position stream@version type data" or JSON.
 void PrintEvent(const Cli& cli, const EventView& event);

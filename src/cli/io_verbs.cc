@@ -133,7 +133,9 @@ int RunEventLogImport(const Cli& cli, const std::string& url, const std::string&
 #else
   auto parsed = dynamodb::ParseStoreUrl(url);
   if (!parsed.ok()) return cli.Fail(parsed.status());
-  auto credentials = aws::LoadCredentials();
+  aws::ChainOptions chain;
+  chain.region = parsed->region;
+  auto credentials = aws::DefaultCredentialsChain(chain);
   if (!credentials.ok()) return cli.Fail(credentials.status());
   auto client = aws::Client::Create(dynamodb::ClientOptionsFromUrl(*parsed, *credentials));
   if (!client.ok()) return cli.Fail(client.status());

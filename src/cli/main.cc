@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
   indelible::cli::AddConsumerVerbs(app, cli);
   indelible::cli::AddRelayVerb(app, cli);
   indelible::cli::AddKeyVerbs(app, cli);
+  indelible::cli::AddDynamoDbVerbs(app, cli);
   // No projections of its own: list, retry and skip work on any read store.
   static const std::vector<indelible::Projection> kNoProjections;
   indelible::cli::AddProjectVerbs(app, cli, &kNoProjections);

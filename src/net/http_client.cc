@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <random>
 #include <thread>
 
@@ -44,7 +45,20 @@ Exchange HttpClient::Send(const std::function<Request()>& make_request, const Re
   const milliseconds timeout = options_.request_timeout + extra;
   thread_local std::mt19937_64 random{std::random_device{}()};
   for (int attempt = 1;; ++attempt) {
-    Exchange exchange = Attempt(make_request(), policy, timeout);
+    milliseconds attempt_timeout = timeout;
+    if (policy.deadline) {
+      const auto left = std::chrono::duration_cast<milliseconds>(*policy.deadline -
+                                                                 std::chrono::steady_clock::now());
+      if (left <= milliseconds(0)) {
+        Exchange late;
+        late.attempts = attempt - 1;
+        late.status = Status::Unavailable(fmt::format(
+            "{}: the call's deadline passed before attempt {}", options_.endpoint.url, attempt));
+        return late;
+      }
+      attempt_timeout = std::min(attempt_timeout, left);
+    }
+    Exchange exchange = Attempt(make_request(), policy, attempt_timeout);
     exchange.attempts = attempt;
     const bool retry =
         exchange.ok() ? policy.retry_answer && policy.retry_answer(exchange.response)
@@ -55,8 +69,15 @@ Exchange HttpClient::Send(const std::function<Request()>& make_request, const Re
             fmt::format("{} (after {} attempts)", exchange.status.message(), attempt));
       return exchange;
     }
+    const milliseconds delay = BackoffDelay(policy, attempt, random());
+    if (policy.deadline && std::chrono::steady_clock::now() + delay >= *policy.deadline) {
+      if (!exchange.ok())
+        exchange.status = Status::Unavailable(fmt::format("{} (deadline reached after {} attempts)",
+                                                          exchange.status.message(), attempt));
+      return exchange;
+    }
     retries_.fetch_add(1, std::memory_order_relaxed);
-    std::this_thread::sleep_for(BackoffDelay(policy, attempt, random()));
+    std::this_thread::sleep_for(delay);
   }
 }
 

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 
 namespace indelible::net {
 
@@ -37,6 +38,10 @@ struct RetryPolicy {
   // (its idle timeout) fails before the server read the request: send it
   // once more at once, on a new connection. Not counted as an attempt.
   bool resend_on_stale_connection = true;
+  // No attempt starts after it, an attempt's answer is waited for until it
+  // at the latest, and no back-off is waited that would end past it (the
+  // call then fails unavailable, "deadline"). Unset: none.
+  std::optional<std::chrono::steady_clock::time_point> deadline{};
 };
 
 // The wait before retry `retry` (1-based), drawn with `random` (any 64-bit

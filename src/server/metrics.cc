@@ -169,12 +169,39 @@ std::string Metrics::Render(const Store& store) const {
             stats.retries);
     counter("indelible_store_throttles_total", "Storage requests refused as throttled.",
             stats.throttles);
+    counter("indelible_store_retry_quota_refusals_total",
+            "Retries not made because the retry quota was spent (AWS standard retry mode).",
+            stats.retry_quota_refusals);
+    counter("indelible_store_deadline_failures_total",
+            "Storage calls that failed at their deadline with attempts left.",
+            stats.deadline_failures);
     gauge("indelible_store_index_lag_seconds",
           "Commit-to-$all age of the newest event this process indexed.",
           static_cast<double>(stats.index_lag_ms) / 1000.0);
     counter("indelible_store_index_polls_total",
             "Times the $all indexer asked the change stream for records (DynamoDB: GetRecords).",
             stats.index_polls);
+    if (const auto index = store.IndexerHealth()) {
+      // docs/DYNAMODB.md, "Watching the index".
+      gauge("indelible_index_lag_events",
+            "Events this process knows were committed and $all does not hold yet.",
+            static_cast<double>(index->lag_events));
+      gauge("indelible_index_lag_seconds",
+            "How long the oldest commit $all lacks (as this process knows) has waited.",
+            index->lag_seconds);
+      gauge("indelible_index_lease_held", "1 while this process holds the $all indexer's lease.",
+            index->lease_held ? 1.0 : 0.0);
+      gauge("indelible_index_running",
+            "1 while an indexer (this process's or another's) builds $all; 0 while it is "
+            "rebuilding, failing or stopped (/health says why).",
+            index->running() ? 1.0 : 0.0);
+      gauge("indelible_index_oldest_unread_record_age_seconds",
+            "At most how old the oldest change record this process's indexer has not read is "
+            "(the stream keeps records 24 hours).",
+            index->oldest_unread_age_seconds);
+      counter("indelible_index_errors_total", "Failed passes of this process's $all indexer.",
+              index->errors);
+    }
     RenderOperations(stats.operations, out);
   }
 

@@ -55,6 +55,11 @@ void AddOpsRoutes(Router& router, ServerContext& context) {
   // Live and ready while serving; 503 "failed" with the reason once the
   // store stopped writing (a failed sync: only a restart recovers), 503
   // "stopping" once shutdown began, so a load balancer drains this instance.
+  // The $all indexer's health (`index`, DynamoDB) is reported, never failed
+  // on: the index is shared by every server of the store, so a stopped or
+  // lagging one would make every instance unready at once, while appends
+  // and stream reads, which do not need it, still work
+  // (docs/DYNAMODB.md, "Watching the index").
   router.Add(http::verb::get, "/health", Access::Open(),
              [&context](std::shared_ptr<Exchange> exchange) {
                const Status writable = context.store.WriteHealth();
@@ -65,7 +70,7 @@ void AddOpsRoutes(Router& router, ServerContext& context) {
                if (!writable.ok()) health.reason = writable.message();
                exchange->RespondJson(
                    health.status == "ok" ? http::status::ok : http::status::service_unavailable,
-                   api::HealthToJson(health));
+                   api::HealthToJson(health, context.store.IndexerHealth()));
              });
   // /metrics tells which streams are busy and who calls: the metrics right,
   // unless the operator opened it (--metrics-open) for a scraper without

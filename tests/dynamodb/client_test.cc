@@ -31,7 +31,7 @@ class DynamoDbTest : public ::testing::TestWithParam<std::string> {
 
   static std::unique_ptr<Client> MakeClient(const std::string& endpoint,
                                             std::string target_prefix = "DynamoDB_20120810.",
-                                            net::RetryPolicy retry = DefaultRetryPolicy()) {
+                                            RetryOptions retry = DefaultRetryOptions()) {
     ClientOptions o;
     o.endpoint = *net::ParseUrl(endpoint);
     o.region = "us-east-1";
@@ -301,8 +301,9 @@ TEST_P(DynamoDbRestart, CallsRideOutARestart) {
   testutil::DynamoDbServer server(kind(), /*in_memory=*/false);
   ASSERT_TRUE(server.Start()) << server.output();
   // Enough attempts to span a JVM's start (seconds) many times over.
-  net::RetryPolicy patient = DefaultRetryPolicy();
+  RetryOptions patient = DefaultRetryOptions();
   patient.max_attempts = 40;
+  patient.quota = 0;  // 40 transient retries would spend it
   patient.cap = std::chrono::milliseconds(500);
   client_ = MakeClient(server.endpoint(), "DynamoDB_20120810.", patient);
   CreateTable();

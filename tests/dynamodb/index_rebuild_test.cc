@@ -7,11 +7,17 @@
 #include <gtest/gtest.h>
 #include <indelible/store.h>
 
+#include <atomic>
+#include <functional>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "aws/credentials.h"
+#include "core/clock.h"
+#include "core/mutex.h"
 #include "storage/dynamodb/all_index.h"
+#include "storage/dynamodb/change_stream.h"
 #include "storage/dynamodb/dynamodb_store.h"
 #include "storage/dynamodb/store_url.h"
 #include "testutil/dynamodb_server.h"
@@ -38,14 +44,54 @@ class IndexRebuildTest : public ::testing::Test {
     return dynamodb::RebuildDynamoDbIndex(url_, options);
   }
 
-  // A raw client on the store's endpoint, for damaging the index.
-  std::unique_ptr<aws::Client> RawClient() {
+  // A raw client on the store's endpoint, for damaging the index; with
+  // `streams`, one of the change stream's API.
+  std::unique_ptr<aws::Client> RawClient(bool streams = false) {
     auto parsed = dynamodb::ParseStoreUrl(url_);
     auto credentials = aws::LoadCredentials();
     EXPECT_TRUE(parsed.ok() && credentials.ok());
-    auto client = aws::Client::Create(dynamodb::ClientOptionsFromUrl(*parsed, *credentials));
+    auto options = dynamodb::ClientOptionsFromUrl(*parsed, *credentials);
+    if (streams) options.target_prefix = "DynamoDBStreams_20120810.";
+    auto client = aws::Client::Create(options);
     EXPECT_TRUE(client.ok());
     return client.ok() ? std::move(*client) : nullptr;
+  }
+
+  // Writes the index's state as `change` makes it, as another process
+  // would (a holder of the lease, a rebuild that died).
+  void RewriteState(const std::function<void(dynamodb::IndexerState&)>& change) {
+    auto client = RawClient();
+    ASSERT_TRUE(client);
+    dynamodb::AllIndex index(*client, Prefix() + "all");
+    auto state = index.LoadState();
+    ASSERT_TRUE(state.ok()) << state.status().ToString();
+    dynamodb::IndexerState after = *state;
+    change(after);
+    ASSERT_TRUE(index.WriteCheckpoint(*state, &after).ok());
+  }
+
+  // Moves the indexer's place in the change stream to its end, with $all
+  // left as it is: as if the records after the old place were lost (an
+  // indexer stopped past the stream's 24 hours).
+  void LoseTheChangeRecords() {
+    auto client = RawClient();
+    auto streams = RawClient(/*streams=*/true);
+    ASSERT_TRUE(client && streams);
+    aws::Reply table = client->Call("DescribeTable", {{"TableName", Prefix() + "events"}});
+    ASSERT_TRUE(table.ok()) << table.status.ToString();
+    const std::string arn = std::string(table.body.at("Table").at("LatestStreamArn").as_string());
+    auto shards = dynamodb::ListShards(*streams, arn);
+    ASSERT_TRUE(shards.ok()) << shards.status().ToString();
+    std::map<std::string, dynamodb::ShardProgress> end;
+    for (const auto& shard : *shards) {
+      auto place = dynamodb::ReadShardToEnd(*streams, arn, shard.id, {});
+      ASSERT_TRUE(place.ok()) << place.status().ToString();
+      end[shard.id] = *place;
+    }
+    RewriteState([&](dynamodb::IndexerState& state) {
+      state.stream_arn = arn;
+      state.shards = end;
+    });
   }
   std::string Prefix() const { return url_.substr(url_.find("&prefix=") + 8); }
 
@@ -65,8 +111,11 @@ class IndexRebuildTest : public ::testing::Test {
   }
 
   // $all holds every version of every stream once, at 1..N, each stream in
-  // version order, timestamps never going back; returns it.
-  static std::vector<RecordedEvent> ExpectWhole(Store& store, std::uint64_t total) {
+  // version order, timestamps never going back (unless `appended_online`:
+  // appends made during a rebuild come after what it took from the table);
+  // returns it.
+  static std::vector<RecordedEvent> ExpectWhole(Store& store, std::uint64_t total,
+                                                bool appended_online = false) {
     auto all = ReadAllEvents(store);
     EXPECT_TRUE(all.ok()) << all.status().ToString();
     if (!all.ok()) return {};
@@ -76,7 +125,7 @@ class IndexRebuildTest : public ::testing::Test {
       const RecordedEvent& e = (*all)[i];
       EXPECT_EQ(e.position.value(), i + 1);
       EXPECT_EQ(e.version.value(), next_version[e.stream]++) << e.stream;
-      if (i > 0) {
+      if (i > 0 && !appended_online) {
         EXPECT_GE(e.timestamp_ms, (*all)[i - 1].timestamp_ms) << "position " << i + 1;
       }
     }
@@ -230,48 +279,162 @@ TEST_F(IndexRebuildTest, CutsADamagedIndexAtTheFirstWrongPositionAndRemovesStale
   ExpectWhole(*store, total);
 }
 
-TEST_F(IndexRebuildTest, RefusesWhileAnIndexerHoldsTheLease) {
+TEST_F(IndexRebuildTest, TakesTheIndexOverFromALiveIndexerWhichGoesOnAfterIt) {
   auto store = Open();
   ASSERT_TRUE(store);
   ASSERT_TRUE(store->Append("s", Expected::any(), {Event()}).ok());
   Settle(*store, 1);
+  auto health = store->IndexerHealth();
+  ASSERT_TRUE(health);
+  EXPECT_TRUE(health->lease_held) << health->state;
+  const auto started = std::chrono::steady_clock::now();
   auto report = Rebuild();
-  ASSERT_EQ(report.status().code(), ErrorCode::kUnavailable) << report.status().ToString();
-  EXPECT_NE(report.status().message().find("stop every process"), std::string::npos)
-      << report.status().ToString();
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->kept, 1u);
+  EXPECT_EQ(report->last.value(), 1u);
+  // Asked through the state, the indexer hands over within about a second.
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(30));
   ASSERT_TRUE(store->Append("s", Expected::any(), {Event()}).ok());
-  Settle(*store, 2);  // the store goes on as if nothing happened
+  Settle(*store, 2);  // it took the lease back and goes on
+  ExpectWhole(*store, 2);
 }
 
-TEST_F(IndexRebuildTest, AWriterDuringTheRebuildFailsItAndIndexersWaitForAWholeOne) {
+TEST_F(IndexRebuildTest, GivesUpOnAHolderThatDoesNotHandOverAndTakesItsRequestBack) {
+  { ASSERT_TRUE(Open("&indexer=0")); }  // the tables
+  // A holder that never reads the state (an indexer of an earlier release).
+  RewriteState([](dynamodb::IndexerState& state) {
+    state.owner = "earlier-release";
+    state.lease_until = UnixMillisNow() + 60000;
+  });
+  dynamodb::RebuildOptions options;
+  options.handover_timeout = milliseconds(1500);
+  auto report = Rebuild(options);
+  ASSERT_EQ(report.status().code(), ErrorCode::kUnavailable) << report.status().ToString();
+  EXPECT_NE(report.status().message().find("'earlier-release' did not hand the index over"),
+            std::string::npos)
+      << report.status().ToString();
+  auto client = RawClient();
+  ASSERT_TRUE(client);
+  dynamodb::AllIndex index(*client, Prefix() + "all");
+  auto state = index.LoadState();
+  ASSERT_TRUE(state.ok());
+  EXPECT_FALSE(state->rebuilding) << "the request is taken back";
+  EXPECT_EQ(state->owner, "earlier-release");
+}
+
+TEST_F(IndexRebuildTest, AnAppendAfterTheScanIsIndexedOnceByTheCatchUp) {
   auto writer = Open("&indexer=0");
   ASSERT_TRUE(writer);
   std::uint64_t total = Write(*writer, 5);
   dynamodb::RebuildOptions options;
   options.after_scan = [&] {
-    EXPECT_TRUE(writer->Append("late", Expected::any(), {Event()}).ok());
-    ++total;
+    EXPECT_TRUE(writer->Append("late", Expected::any(), {Event(), Event()}).ok());
+    EXPECT_TRUE(writer->Append("order-0", Expected::any(), {Event()}).ok());
+    total += 3;
   };
   auto report = Rebuild(options);
-  ASSERT_EQ(report.status().code(), ErrorCode::kUnavailable) << report.status().ToString();
-  EXPECT_NE(report.status().message().find("'late' moved"), std::string::npos)
-      << report.status().ToString();
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->caught_up, 3u);
+  EXPECT_EQ(report->last.value(), total);
+  auto store = Open();
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->Append("late", Expected::any(), {Event()}).ok());
+  Settle(*store, total + 1);
+  ExpectWhole(*store, total + 1, /*appended_online=*/true);
+}
 
-  // The state says a rebuild is unfinished: an indexer does not index.
+TEST_F(IndexRebuildTest, AnUnfinishedRebuildHoldsIndexersBackUntilAWholeOne) {
+  auto writer = Open("&indexer=0");
+  ASSERT_TRUE(writer);
+  std::uint64_t total = Write(*writer, 3);
+  // A rebuild that died half-way: its mark stays, its lease ran out.
+  RewriteState([](dynamodb::IndexerState& state) {
+    state.owner = "rebuild-died";
+    state.lease_until = UnixMillisNow() - 1;
+    state.rebuilding = true;
+  });
   auto store = Open();
   ASSERT_TRUE(store);
   const Position seen = store->LastPosition();
   ASSERT_TRUE(store->Append("late", Expected::any(), {Event()}).ok());
   ++total;
   EXPECT_EQ(store->WaitForCommit(seen, milliseconds(1500)), seen);
+  auto health = store->IndexerHealth();
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->state, "rebuilding");
+  EXPECT_NE(health->reason.find("did not finish"), std::string::npos) << health->reason;
+  EXPECT_EQ(health->lag_events, 1u);
 
-  // A whole rebuild (no writer this time) lets it go on.
   auto again = Rebuild();
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_EQ(again->last.value(), total);
   ASSERT_TRUE(store->Append("late", Expected::any(), {Event()}).ok());
   Settle(*store, total + 1);
   ExpectWhole(*store, total + 1);
+}
+
+// The test: writers append throughout a rebuild, through the store
+// whose indexer holds the lease and through a writer that does not index,
+// to streams old and new; $all ends with every event once.
+TEST_F(IndexRebuildTest, RebuildsOnlineWhileWritersAppendThroughout) {
+  std::set<std::string> streams;
+  {
+    auto writer = Open("&indexer=0");
+    ASSERT_TRUE(writer);
+    Write(*writer, 20);
+    for (int s = 0; s < 4; ++s) streams.insert("order-" + std::to_string(s));
+    streams.insert({"pair-a", "pair-b", "gone"});
+  }
+  LoseTheChangeRecords();  // what the table holds is not in $all: only a rebuild repairs it
+  auto server = Open();    // indexes what comes next
+  auto writer = Open("&indexer=0");
+  ASSERT_TRUE(server && writer);
+
+  std::atomic<bool> stop{false};
+  std::atomic<std::uint64_t> acknowledged{0};
+  Mutex mu;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      Store& through = t % 2 == 0 ? *server : *writer;
+      for (int i = 0; !stop.load(); ++i) {
+        // An old stream, and now and then a stream made during the rebuild.
+        const std::string stream = i % 5 == 4
+                                       ? "new-" + std::to_string(t) + "-" + std::to_string(i / 5)
+                                       : "order-" + std::to_string((t + i) % 4);
+        if (through.Append(stream, Expected::any(), {Event(), Event()}).ok())
+          acknowledged.fetch_add(2);
+        {
+          MutexLock lock(&mu);
+          streams.insert(stream);
+        }
+        std::this_thread::sleep_for(milliseconds(5));  // a steady load, not a flood
+      }
+    });
+  }
+  std::this_thread::sleep_for(milliseconds(500));
+  auto report = Rebuild();
+  std::this_thread::sleep_for(milliseconds(500));
+  stop.store(true);
+  for (auto& thread : threads) thread.join();
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_GT(report->added, 0u);
+  EXPECT_GT(report->caught_up, 0u) << "appends made during the rebuild were caught up";
+
+  // Every version of every stream written is in $all once.
+  std::uint64_t total = 0;
+  for (const std::string& stream : streams) {
+    auto head = server->Head(stream);
+    ASSERT_TRUE(head.ok()) << stream << ": " << head.status().ToString();
+    total += static_cast<std::uint64_t>(head->version.value() + 1);
+  }
+  EXPECT_GE(total, acknowledged.load());
+  Settle(*server, total);
+  ExpectWhole(*server, total, /*appended_online=*/true);
+  auto health = server->IndexerHealth();
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->state, "indexing") << health->reason;
+  EXPECT_EQ(health->lag_events, 0u);
 }
 
 TEST_F(IndexRebuildTest, TheCliRebuildsAndRefusesAnEmbeddedStore) {

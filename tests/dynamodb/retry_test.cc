@@ -24,8 +24,115 @@ std::unique_ptr<Client> MakeClient(
   o.request_timeout = request_timeout;
   o.retry.max_attempts = max_attempts;
   o.retry.base = std::chrono::milliseconds(1);
+  o.retry.throttle_base = std::chrono::milliseconds(2);
   o.retry.cap = std::chrono::milliseconds(10);
   return Client::Create(o).value();
+}
+
+std::unique_ptr<Client> MakeClient(const std::string& endpoint, RetryOptions retry) {
+  ClientOptions o;
+  o.endpoint = *net::ParseUrl(endpoint);
+  o.region = "us-east-1";
+  o.credentials = {"AKID", "secret", "", "test"};
+  o.connect_timeout = std::chrono::milliseconds(1000);
+  o.request_timeout = std::chrono::milliseconds(5000);
+  o.retry = retry;
+  return Client::Create(o).value();
+}
+
+RetryOptions Quick() {
+  RetryOptions retry;
+  retry.base = std::chrono::milliseconds(1);
+  retry.throttle_base = std::chrono::milliseconds(2);
+  retry.cap = std::chrono::milliseconds(10);
+  return retry;
+}
+
+// The standard mode's quota (retry_strategy.h): 5xx retries take 10 tokens
+// each, throttle retries 5; with the bucket empty, the error is returned
+// after one attempt; successes fill it again.
+TEST(Retry, TheQuotaStopsRetriesWhenSpentAndSuccessesRefillIt) {
+  FakeDynamoDb server;
+  std::deque<FakeDynamoDb::Answer> script(5, FakeDynamoDb::ServerError());
+  server.Script(script);
+  RetryOptions retry = Quick();
+  retry.quota = 25;
+  auto client = MakeClient(server.endpoint(), retry);
+  // 25 tokens: two retries (10 each), then the third is refused.
+  Reply first = client->Call("PutItem", {});
+  ASSERT_FALSE(first.ok());
+  EXPECT_EQ(first.attempts, 3);
+  EXPECT_NE(first.status.message().find("the retry quota is spent"), std::string::npos)
+      << first.status.message();
+  // 5 tokens left: a 5xx retry costs 10, so no retry at all.
+  Reply second = client->Call("PutItem", {});
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.attempts, 1);
+  auto c = client->counters();
+  EXPECT_EQ(c.quota_refusals, 2u);
+  EXPECT_EQ(c.retries, 2u);
+  // The script's last error, then successes: each success without a retry
+  // gives a token back; 5 of them make 10, enough for one more retry.
+  Reply third = client->Call("PutItem", {});
+  EXPECT_FALSE(third.ok());
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(client->Call("PutItem", {}).ok());
+  server.Script({FakeDynamoDb::ServerError()});
+  Reply fourth = client->Call("PutItem", {});
+  ASSERT_TRUE(fourth.ok()) << fourth.status.ToString();
+  EXPECT_EQ(fourth.attempts, 2);
+}
+
+TEST(Retry, ThrottlesCostLessThanTransientFailures) {
+  FakeDynamoDb server;
+  server.Script(std::deque<FakeDynamoDb::Answer>(10, FakeDynamoDb::Throttled()));
+  RetryOptions retry = Quick();
+  retry.quota = 25;
+  auto client = MakeClient(server.endpoint(), retry);
+  Reply reply = client->Call("GetItem", {});
+  ASSERT_FALSE(reply.ok());
+  EXPECT_EQ(reply.attempts, 6);  // 25 tokens: five throttle retries of 5
+  EXPECT_EQ(client->counters().throttles, 6u);
+}
+
+TEST(Retry, TheDeadlineBoundsTheWholeCall) {
+  FakeDynamoDb server;
+  FakeDynamoDb::Answer silent;
+  silent.no_answer = true;
+  server.Script({silent, silent, silent});
+  RetryOptions retry = Quick();
+  retry.deadline = std::chrono::milliseconds(400);
+  auto client = MakeClient(server.endpoint(), retry);  // request timeout 5 s
+  const auto start = std::chrono::steady_clock::now();
+  Reply reply = client->Call("PutItem", {});
+  const auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(reply.ok());
+  EXPECT_EQ(reply.status.code(), ErrorCode::kUnavailable);
+  EXPECT_NE(reply.status.message().find("deadline of 400 ms"), std::string::npos)
+      << reply.status.message();
+  EXPECT_LT(took, std::chrono::seconds(3));
+  EXPECT_EQ(client->counters().deadline_failures, 1u);
+}
+
+TEST(Retry, ExpiredCredentialsSendNothing) {
+  FakeDynamoDb server;
+  class Expired final : public CredentialsProvider {
+   public:
+    Result<std::shared_ptr<const Credentials>> Current() const override {
+      return Status::Unavailable("the AWS credentials from test expired");
+    }
+    std::string source() const override { return "test"; }
+  };
+  ClientOptions o;
+  o.endpoint = *net::ParseUrl(server.endpoint());
+  o.region = "us-east-1";
+  o.credentials_provider = std::make_shared<Expired>();
+  auto client = Client::Create(o).value();
+  Reply reply = client->Call("PutItem", {});
+  ASSERT_FALSE(reply.ok());
+  EXPECT_EQ(reply.status.code(), ErrorCode::kUnavailable);
+  EXPECT_EQ(reply.attempts, 0);
+  EXPECT_EQ(server.requests(), 0);
+  EXPECT_EQ(client->counters().credential_failures, 1u);
 }
 
 TEST(Retry, ThrottlesAreRetriedAndCounted) {

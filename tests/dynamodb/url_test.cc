@@ -6,7 +6,12 @@
 namespace indelible::dynamodb {
 namespace {
 
-std::optional<std::string> NoEnv(const char*) { return std::nullopt; }
+// No environment, and instance metadata off: a test machine on EC2 would
+// otherwise give its region.
+std::optional<std::string> NoEnv(const char* name) {
+  if (std::string_view(name) == "AWS_EC2_METADATA_DISABLED") return "true";
+  return std::nullopt;
+}
 
 TEST(StoreUrl, LocalEmulator) {
   auto u = ParseStoreUrl("dynamodb://127.0.0.1:8000?region=us-east-1&prefix=ib_&tls=0", NoEnv);
@@ -64,6 +69,7 @@ TEST(StoreUrl, MistakesAreInvalidAndSaySo) {
            {"dynamodb://localhost/table?region=x", "no path"},
            {"dynamodb://key:secret@localhost?region=x", "credentials come from the environment"},
            {"dynamodb://localhost?region=x&max_attempts=0", "max_attempts=0"},
+           {"dynamodb://localhost?region=x&deadline_ms=0", "deadline_ms=0"},
            {"dynamodb://localhost?region=x&commit_threads=0", "commit_threads=0"},
            {"dynamodb://localhost?region=x&commit_threads=many", "commit_threads=many"},
            {"dynamodb://localhost?region=x&tip_appends=65", "tip_appends=65"},

@@ -286,7 +286,7 @@ Status AllIndex::CreateOrCheck() {
   return reply.status;
 }
 
-Result<IndexerState> AllIndex::LoadState() {
+Result<IndexerState> AllIndex::LoadState(const std::function<void(const Chunk&)>& seen) {
   aws::Reply reply = client_.Call(
       "GetItem", {{"TableName", table_}, {"Key", CheckpointKey()}, {"ConsistentRead", true}});
   if (!reply.ok()) return reply.status;
@@ -303,17 +303,34 @@ Result<IndexerState> AllIndex::LoadState() {
         table_));
   auto state = ParseCheckpoint(*text, *rev);
   if (!state.ok()) return state.status();
-  auto followed = Follow(&*state);
+  auto followed = Follow(&*state, seen);
   if (!followed.ok()) return followed.status();
   return state;
 }
 
-Result<std::size_t> AllIndex::Follow(IndexerState* state) {
+Result<std::int64_t> AllIndex::ReadRev() {
+  aws::Reply reply = client_.Call("GetItem", {{"TableName", table_},
+                                              {"Key", CheckpointKey()},
+                                              {"ProjectionExpression", "#r"},
+                                              {"ExpressionAttributeNames", {{"#r", "rev"}}}});
+  if (!reply.ok()) return reply.status;
+  const auto* item = reply.body.if_contains("Item");
+  std::optional<std::int64_t> rev;
+  if (item != nullptr && item->is_object()) rev = GetN(item->get_object(), "rev");
+  if (!rev) return Status::Internal("table " + table_ + " has no $all indexer state");
+  return *rev;
+}
+
+Result<std::size_t> AllIndex::Follow(IndexerState* state,
+                                     const std::function<void(const Chunk&)>& seen) {
   std::size_t applied = 0;
   for (;;) {
     auto chunks = ChainFrom(state->next, std::numeric_limits<std::int64_t>::max(), 1000);
     if (!chunks.ok()) return chunks.status();
-    for (const Chunk& chunk : *chunks) state->Apply(chunk);
+    for (const Chunk& chunk : *chunks) {
+      state->Apply(chunk);
+      if (seen) seen(chunk);
+    }
     applied += chunks->size();
     if (chunks->size() < 1000) return applied;
   }

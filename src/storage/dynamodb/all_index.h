@@ -43,6 +43,7 @@
 
 #include <boost/json/object.hpp>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -123,10 +124,19 @@ class AllIndex {
 
   // The checkpoint and the chunks chained after it, read consistently: one
   // GetItem and a Query per block the chain crosses after it.
-  Result<IndexerState> LoadState();
+  // `seen` (optional) is called with each chunk applied.
+  Result<IndexerState> LoadState(const std::function<void(const Chunk&)>& seen = nullptr);
   // Applies to *state the chunks chained after state->next (none: nothing
   // changes). Returns how many there were.
-  Result<std::size_t> Follow(IndexerState* state);
+  Result<std::size_t> Follow(IndexerState* state,
+                             const std::function<void(const Chunk&)>& seen = nullptr);
+  // The checkpoint's rev, read eventually consistent (an owner's cheap look
+  // for another's checkpoint: a stale answer is only older).
+  Result<std::int64_t> ReadRev();
+  // Chunks chained from `next` (the first at exactly `next`), until one ends
+  // past `stop` or `max_chunks` were read or the chain ends.
+  Result<std::vector<Chunk>> ChainFrom(std::int64_t next, std::int64_t stop,
+                                       std::size_t max_chunks);
 
   // Writes `chunk` at its position, if no item is there. conflict: another
   // writer chained a chunk there first.
@@ -174,10 +184,6 @@ class AllIndex {
  private:
   // The chunk whose key is the greatest <= position in `block`.
   Result<std::optional<Chunk>> LastChunkAtOrBefore(std::int64_t block, std::int64_t position);
-  // Chunks chained from `next` (the first at exactly `next`), until one ends
-  // past `stop` or `max_chunks` were read or the chain ends.
-  Result<std::vector<Chunk>> ChainFrom(std::int64_t next, std::int64_t stop,
-                                       std::size_t max_chunks);
   // The events of `chunks` at positions [from, through], references resolved.
   Result<std::vector<RecordedEvent>> Resolve(const std::vector<Chunk>& chunks, std::int64_t from,
                                              std::int64_t through,

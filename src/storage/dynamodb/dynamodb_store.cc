@@ -21,12 +21,14 @@
 #include <tuple>
 
 #include "aws/client.h"
+#include "core/clock.h"
 #include "core/event_json.h"
 #include "core/mutex.h"
 #include "core/text.h"
 #include "storage/dynamodb/all_index.h"
 #include "storage/dynamodb/attributes.h"
 #include "storage/dynamodb/cursors.h"
+#include "storage/dynamodb/deploy.h"
 #include "storage/dynamodb/indexer.h"
 #include "storage/dynamodb/store_url.h"
 #include "storage/dynamodb/stream_table.h"
@@ -40,7 +42,7 @@ namespace indelible::dynamodb {
 namespace json = boost::json;
 namespace {
 
-constexpr std::string_view kNameKey = "name";
+constexpr std::string_view kNameKey = kCheckpointNameKey;
 
 // The change stream's endpoint: AWS serves it on a host of its own
 // (streams.dynamodb.REGION.amazonaws.com); emulators on the same one.
@@ -115,17 +117,12 @@ class DynamoDbStore final : public Store {
   }
 
   Status Open(const StoreUrl& url) {
-    auto arn = CreateOrCheckTable(*client_, events_.Spec());
+    // Made if missing, or only checked with create_tables=0 (deploy.h).
+    auto arn = SetUpStoreTables(*client_, events_, all_, url);
     if (!arn.ok()) return arn.status();
-    if (Status s = all_.CreateOrCheck(); !s.ok()) return s;
     auto legacy = MayHoldTips(url);
     if (!legacy.ok()) return legacy.status();
     events_.set_legacy_tips_possible(*legacy);
-    TableSpec checkpoints_spec;
-    checkpoints_spec.name = checkpoints_table_;
-    checkpoints_spec.hash_key = kNameKey;
-    auto checkpoints = CreateOrCheckTable(*client_, checkpoints_spec);
-    if (!checkpoints.ok()) return checkpoints.status();
     if (arn->empty()) {
       // dynalite: streams work, $all cannot be built. Say so where it is used.
       no_index_ = Status::Invalid(
@@ -160,6 +157,11 @@ class DynamoDbStore final : public Store {
         if (result->appends[i].replayed || sizes[i] == 0) continue;
         wrote = true;
         events_written_.fetch_add(sizes[i]);
+        if (indexer_) {
+          const AppendResult& a = result->appends[i];
+          indexer_->Committed(a.stream, a.first_version.value(), a.last_version.value(),
+                              UnixMillisNow());
+        }
       }
       if (wrote) commits_.fetch_add(1);
       if (wrote && indexer_ && !follower_) indexer_->Nudge();
@@ -376,6 +378,8 @@ class DynamoDbStore final : public Store {
       (own ? stats.requests : stats.index_requests) += c.requests;
       stats.retries += c.retries;
       stats.throttles += c.throttles;
+      stats.retry_quota_refusals += c.quota_refusals;
+      stats.deadline_failures += c.deadline_failures;
       if (own) {
         stats.read_units = c.read_units;
         stats.write_units = c.write_units;
@@ -393,6 +397,14 @@ class DynamoDbStore final : public Store {
               });
     if (indexer_) stats.index_lag_ms = indexer_->stats().lag_ms;
     return stats;
+  }
+
+  // The indexer's report; a follower reads the index's state first (at
+  // most every 20 ms), as LastPosition does.
+  std::optional<IndexHealth> IndexerHealth() const override {
+    if (!indexer_) return std::nullopt;
+    if (follower_) Follow();
+    return indexer_->Health();
   }
 
   Status Check(const ProgressFn& progress) override {
@@ -503,11 +515,19 @@ struct Clients {
 };
 
 Result<Clients> MakeClients(const StoreUrl& url, const aws::EnvLookup& env) {
-  auto credentials = aws::LoadCredentials(env);
+  // One provider for the three clients: one refresh thread, one set of
+  // temporary credentials.
+  aws::ChainOptions chain;
+  chain.env = env;
+  chain.region = url.region;
+  auto credentials = aws::DefaultCredentialsChain(chain);
   if (!credentials.ok()) return credentials.status();
   aws::ClientOptions client_options = ClientOptionsFromUrl(url, *credentials);
   auto client = aws::Client::Create(client_options);
   if (!client.ok()) return client.status();
+  // The indexer's work has no caller waiting on it: it retries on its own
+  // schedule rather than against a deadline.
+  client_options.retry.deadline.reset();
   auto index_client = aws::Client::Create(client_options);
   if (!index_client.ok()) return index_client.status();
   client_options.endpoint = StreamsEndpoint(client_options.endpoint);
@@ -556,16 +576,25 @@ Result<RebuildReport> RebuildDynamoDbIndex(std::string_view url, const RebuildOp
   StreamTableOptions table;
   table.table = parsed->table_prefix + "events";
   StreamTable events(*clients->store, table);
-  auto arn = CreateOrCheckTable(*clients->store, events.Spec());
+  AllIndex index(*clients->index, parsed->table_prefix + "all", parsed->table_prefix + "events");
+  auto arn = SetUpStoreTables(*clients->store, events, index, *parsed);
   if (!arn.ok()) return arn.status();
   if (arn->empty())
     return Status::Invalid("store", fmt::format("the endpoint {} keeps no change stream (dynalite "
                                                 "has no DynamoDB Streams): there is no $all to "
                                                 "rebuild",
                                                 clients->store->options().endpoint.url));
-  AllIndex index(*clients->index, parsed->table_prefix + "all", parsed->table_prefix + "events");
-  if (Status s = index.CreateOrCheck(); !s.ok()) return s;
   return RebuildIndex(events, index, *clients->streams, *arn, options);
+}
+
+Result<std::vector<TableReport>> CreateDynamoDbTables(std::string_view url,
+                                                      const CreateTablesOptions& options,
+                                                      const aws::EnvLookup& env) {
+  auto parsed = ParseStoreUrl(url, env);
+  if (!parsed.ok()) return parsed.status();
+  auto clients = MakeClients(*parsed, env);
+  if (!clients.ok()) return clients.status();
+  return CreateStoreTables(*clients->store, *parsed, options);
 }
 
 }  // namespace indelible::dynamodb

@@ -7,12 +7,14 @@
 #include <map>
 #include <queue>
 #include <random>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include "core/clock.h"
 #include "core/text.h"
 #include "storage/dynamodb/change_stream.h"
+#include "storage/dynamodb/indexer.h"
 #include "storage/dynamodb/tip.h"
 
 namespace indelible::dynamodb {
@@ -24,6 +26,14 @@ constexpr std::size_t kPageEvents = 256;
 // Events gathered before they are chained (as chunks of AllIndex::kInlineBytes).
 constexpr std::size_t kWriteEvents = 1000;
 constexpr std::size_t kWriteBytes = 256 << 10;
+// How long a change record may take to reach the stream after its write:
+// the catch-up reads past what arrived this long after the scan. Records
+// reach the stream in well under a second.
+constexpr auto kRecordsArrive = std::chrono::seconds(2);
+// How long an indexer whose lease ran out has to hand the index over
+// before the rebuild takes it (an idle one notices within its state_check,
+// 1 s by default).
+constexpr auto kIdleHandover = std::chrono::seconds(3);
 
 std::string RandomOwner() {
   std::random_device device;
@@ -54,20 +64,25 @@ class Rebuild {
 
   Result<RebuildReport> Run() {
     if (Status s = TakeLease(); !s.ok()) return s;
+    // Where the change stream ends before the scan: every append whose
+    // record comes before it is in the scan; the catch-up reads the rest.
+    auto end = StreamEnd();
+    if (!end.ok()) return end.status();
     auto heads = events_.ScanHeads();
     if (!heads.ok()) return heads.status();
+    const auto scanned = std::chrono::steady_clock::now();
     report_.streams = heads->size();
     if (options_.after_scan) options_.after_scan();
     if (Status s = KeepValidPrefix(*heads); !s.ok()) return s;
     if (Status s = AddMissing(*heads); !s.ok()) return s;
-    return Finish(*heads);
+    return CatchUp(*heads, std::move(*end), scanned);
   }
 
  private:
   static Status Refused() {
     return Status::Unavailable(
-        "another $all indexer wrote the index during the rebuild: stop every process that opens "
-        "the store with indexer=1, then run the rebuild again");
+        "another $all indexer wrote the index during the rebuild (one that did not notice the "
+        "rebuild in time, or of an earlier release): run the rebuild again");
   }
 
   // Writes `after` as the checkpoint, fenced on the one last written, as
@@ -124,20 +139,88 @@ class Rebuild {
     return WriteState(current_);
   }
 
+  // Step 1: the lease, from a live indexer by asking it to hand the index
+  // over: the state is marked `rebuilding` with the holder's lease left as
+  // it is; the holder notices within its state_check (indexer.h), writes no
+  // more, and hands the lease back; an indexer that crashed lets it run out.
   Status TakeLease() {
-    auto state = index_.LoadState();
-    if (!state.ok()) return state.status();
-    current_ = std::move(*state);
-    const std::int64_t now = UnixMillisNow();
-    if (current_.owner != owner_ && current_.lease_until > now)
-      return Status::Unavailable(fmt::format(
-          "the $all indexer '{}' holds the index for {} ms more: stop every process using the "
-          "store (servers, tools) before rebuilding, then run the rebuild again",
-          current_.owner, current_.lease_until - now));
-    IndexerState after = current_;
-    after.rebuilding = true;
-    after.lease_until = 1;  // set by WriteState
-    return WriteState(std::move(after));
+    const auto deadline = std::chrono::steady_clock::now() + options_.handover_timeout;
+    std::string asked;  // the holder asked to hand over
+    std::chrono::steady_clock::time_point asked_at;
+    for (;;) {
+      auto state = index_.LoadState();
+      if (!state.ok()) return state.status();
+      current_ = std::move(*state);
+      const std::int64_t now = UnixMillisNow();
+      const bool held = current_.owner != owner_ && current_.lease_until > now;
+      // An indexer whose lease ran out without handing it back may only be
+      // idle (a lease lasts from its last chunk): it is asked too, and has
+      // kIdleHandover to answer before it is taken for gone.
+      const bool may_be_alive =
+          !current_.owner.empty() && current_.owner != owner_ && current_.lease_until != 0 &&
+          !current_.owner.starts_with("rebuild-") &&
+          (asked != current_.owner || std::chrono::steady_clock::now() - asked_at < kIdleHandover);
+      if (!held && !may_be_alive) {
+        IndexerState after = current_;
+        after.rebuilding = true;
+        after.owner = owner_;
+        after.lease_until = now + options_.lease.count();
+        Status written = index_.WriteCheckpoint(current_, &after);
+        if (written.code() == ErrorCode::kConflict) continue;  // another wrote: look again
+        if (!written.ok()) return written;
+        current_ = std::move(after);
+        return Status::Ok();
+      }
+      if (held && current_.owner.starts_with("rebuild-"))
+        return Status::Unavailable(fmt::format(
+            "another rebuild of $all ('{}') holds the index for {} ms more: wait for it to "
+            "finish",
+            current_.owner, current_.lease_until - now));
+      if (asked != current_.owner || !current_.rebuilding) {
+        IndexerState request = current_;
+        request.rebuilding = true;
+        Status written = index_.WriteCheckpoint(current_, &request);
+        if (written.code() == ErrorCode::kConflict) continue;
+        if (!written.ok()) return written;
+        if (asked != current_.owner) asked_at = std::chrono::steady_clock::now();
+        asked = current_.owner;
+      }
+      if (std::chrono::steady_clock::now() >= deadline) {
+        // Take the request back, unless the state moved on since.
+        IndexerState after = current_;
+        if (current_.rebuilding) {
+          after.rebuilding = false;
+          (void)index_.WriteCheckpoint(current_, &after);
+        }
+        return Status::Unavailable(fmt::format(
+            "the $all indexer '{}' did not hand the index over in {} s (an indexer of an earlier "
+            "release does not): stop the processes that index the store (indexer=1), or upgrade "
+            "them, and run the rebuild again",
+            current_.owner,
+            std::chrono::duration_cast<std::chrono::seconds>(options_.handover_timeout).count()));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+
+  // The place after the last record of every shard, read from the index's
+  // own places when they are of this stream (less to read).
+  Result<std::map<std::string, ShardProgress>> StreamEnd() {
+    auto shards = ListShards(streams_, stream_arn_);
+    if (!shards.ok()) return shards.status();
+    const bool same_stream = current_.stream_arn == stream_arn_;
+    std::map<std::string, ShardProgress> end;
+    for (const ShardInfo& shard : *shards) {
+      ShardProgress from;
+      if (auto known = current_.shards.find(shard.id);
+          same_stream && known != current_.shards.end())
+        from = known->second;
+      auto read = ReadShardToEnd(streams_, stream_arn_, shard.id, from);
+      if (!read.ok()) return read.status();
+      end[shard.id] = *read;
+      if (Status s = RenewIfDue(); !s.ok()) return s;
+    }
+    return end;
   }
 
   // Step 3: the stored index from position 1, kept while each event is
@@ -270,43 +353,71 @@ class Rebuild {
     return Status::Ok();
   }
 
-  // Step 6.
-  Result<RebuildReport> Finish(const Heads& heads) {
-    auto shards = ListShards(streams_, stream_arn_);
-    if (!shards.ok()) return shards.status();
+  // Step 6: from the stream's end as it was before the scan, the
+  // indexer's own passes under this rebuild's lease, skipping the appends
+  // the rebuild took from the table, until they reach the stream's end at
+  // least kRecordsArrive after the scan; then a second scan checks that
+  // every head is in $all, and the lease goes back with the catch-up's place.
+  Result<RebuildReport> CatchUp(const Heads& heads, std::map<std::string, ShardProgress> end,
+                                std::chrono::steady_clock::time_point scanned) {
     IndexerState after = current_;
-    const bool same_stream = current_.stream_arn == stream_arn_;
     after.stream_arn = stream_arn_;
-    after.shards.clear();
-    for (const ShardInfo& shard : *shards) {
-      ShardProgress from;
-      if (auto known = current_.shards.find(shard.id);
-          same_stream && known != current_.shards.end())
-        from = known->second;  // saves reading what was indexed already
-      auto end = ReadShardToEnd(streams_, stream_arn_, shard.id, from);
-      if (!end.ok()) return end.status();
-      after.shards[shard.id] = *end;
-      if (Status s = RenewIfDue(); !s.ok()) return s;
-    }
+    after.shards = std::move(end);
+    after.lease_until = 1;  // renewed by WriteState
+    if (Status s = WriteState(std::move(after)); !s.ok()) return s;
+    IndexerOptions catch_up;
+    catch_up.stream_arn = stream_arn_;
+    catch_up.owner = owner_;
+    catch_up.lease = options_.lease;
+    catch_up.batch = std::chrono::milliseconds(0);
+    catch_up.finish_rebuild = true;
+    for (const auto& [stream, head] : heads) catch_up.skip_through[stream] = head.version.value();
+    Indexer indexer(streams_, index_, std::move(catch_up));
+    auto run_until_caught_up = [&](std::chrono::steady_clock::time_point not_before) -> Status {
+      for (int failures = 0;;) {
+        auto pass = indexer.Pass();
+        if (!pass.ok()) {
+          // Retried like the indexer's, but not for ever.
+          if (pass.status().code() == ErrorCode::kInternal || ++failures == 20)
+            return pass.status();
+          std::this_thread::sleep_for(std::chrono::milliseconds(100) * failures);
+          continue;
+        }
+        failures = 0;
+        if (Status s = indexer.Flush().status(); !s.ok()) return s;
+        if (indexer.caught_up() && std::chrono::steady_clock::now() >= not_before)
+          return Status::Ok();
+        if (*pass == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    };
+    if (Status s = run_until_caught_up(scanned + kRecordsArrive); !s.ok()) return s;
+    // Every append made before the second scan has its record read by now:
+    // a head $all lacks reached the table without a change record (the
+    // stream was off), which no catch-up can repair.
     auto again = events_.ScanHeads();
     if (!again.ok()) return again.status();
+    const auto rescanned = std::chrono::steady_clock::now();
+    if (Status s = run_until_caught_up(rescanned + kRecordsArrive); !s.ok()) return s;
     for (const auto& [stream, head] : *again) {
-      auto before = heads.find(stream);
-      if (before != heads.end() && before->second.version == head.version) continue;
-      IndexerState keep = current_;  // still rebuilding: indexers wait
-      keep.lease_until = 0;
-      (void)WriteState(std::move(keep));
+      std::int64_t indexed = -1;
+      if (auto rebuilt = heads.find(stream); rebuilt != heads.end())
+        indexed = rebuilt->second.version.value();
+      if (auto caught = indexer.written_heads().find(stream);
+          caught != indexer.written_heads().end())
+        indexed = std::max(indexed, caught->second);
+      if (indexed >= head.version.value()) continue;
       return Status::Unavailable(fmt::format(
-          "stream '{}' moved from version {} to {} during the rebuild: a writer is running. "
-          "Stop every process that writes to the store and run the rebuild again (it keeps "
-          "what this run added)",
-          Printable(stream), before == heads.end() ? -1 : before->second.version.value(),
-          head.version.value()));
+          "stream '{}' is at version {} and $all holds it to {} after the rebuild: appends "
+          "reached the table without change records (was the stream off?). The index stays "
+          "marked `rebuilding`; run the rebuild again",
+          Printable(stream), head.version.value(), indexed));
     }
-    after.rebuilding = false;
-    after.lease_until = 0;  // handed back: an indexer starts at once
-    if (Status s = WriteState(std::move(after)); !s.ok()) return s;
-    report_.last = current_.last_position();
+    if (Status s = indexer.FinishRebuild(); !s.ok()) {
+      if (s.code() == ErrorCode::kConflict) return Refused();
+      return s;
+    }
+    report_.caught_up = indexer.stats().events;
+    report_.last = indexer.last_position();
     return report_;
   }
 

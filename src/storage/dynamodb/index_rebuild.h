@@ -1,37 +1,46 @@
 // Rebuilding `$all` on DynamoDB from the events table itself
 // (docs/DYNAMODB.md, "Rebuilding $all"), for what the change stream cannot
 // repair: a stream that was off, an indexer stopped longer than the stream
-// keeps records (24 h), a replaced stream, or a damaged index.
+// keeps records (24 h), a replaced stream, or a damaged index. Online:
+// writers keep writing, and the servers' indexers hand the index over and
+// take it back.
 //
 // Operation:
-//   1. Lease: the rebuild takes the indexer's lease (refused while a live
-//      indexer holds it) and marks the state `rebuilding`, so that no
-//      indexer works until a rebuild completes, even if this one dies.
-//   2. Heads: one Scan of the tips gives every stream's head.
-//   3. Keep what is right: the stored index is read from position 1; it is
+//   1. Lease: the state is marked `rebuilding`. A live indexer holding the
+//      lease notices (it reads the checkpoint's rev every second,
+//      indexer.h), writes no more and hands the lease back; one whose lease
+//      ran out gets a few seconds to do so. Then the rebuild takes the
+//      lease. While the mark is there no indexer indexes, even if this
+//      rebuild dies.
+//   2. The change stream's end, per shard, before the scan: every append
+//      whose change record comes before it is in the scan.
+//   3. Heads: one Scan of the table gives every stream's head.
+//   4. Keep what is right: the stored index is read from position 1; it is
 //      kept up to the first position that is not the next version of its
 //      stream (a gap, a duplicate, an event the table lacks). Positions a
 //      reader or a consumer checkpoint already holds stay the same. There
 //      the chain is cut: every item from the chunk holding that position on
 //      (to a block past the old end) is deleted, and the kept events of that
 //      chunk are written again.
-//   4. Add what is missing: each stream's versions after its last indexed
-//      one, read with one Query per page, merged across streams by commit
-//      timestamp (version order within a stream), at the next positions, as
-//      chunks of inline events chained like the indexer's (AllIndex).
-//   5. (Part of 3: nothing past the new end is left for a chunk to meet.)
-//   6. The change stream's end is read, the heads are scanned again, and
-//      the state is written with the stream's end as the indexer's place,
-//      the lease handed back, `rebuilding` cleared. If a head moved since
-//      step 2, a writer ran during the rebuild: the state stays
-//      `rebuilding` and the rebuild fails, saying to stop the writers and
-//      run it again (which keeps what this run added).
+//   5. Add what is missing: each stream's versions after its last indexed
+//      one up to its scanned head, read with one Query per page, merged
+//      across streams by commit timestamp (version order within a stream),
+//      at the next positions, as chunks of inline events chained like the
+//      indexer's (AllIndex).
+//   6. Catch up: still holding the lease, the indexer's own passes read
+//      the change stream from step 2's place and index what was appended
+//      since, skipping records of appends at or below the scanned heads
+//      (step 5 indexed those), until they reach the stream's end at least
+//      2 s after the scan (records reach the stream in well under a second).
+//      A second scan then checks that $all holds every head it finds (a head
+//      it lacks reached the table without a change record: the stream was
+//      off), and the state is written with the catch-up's place, the lease
+//      handed back and `rebuilding` cleared: the servers' indexers go on
+//      from there, and nothing is indexed twice.
 //
-// Offline: writers and other indexers must be stopped, since an append
-// made during the rebuild could be indexed twice (by the scan and by the
-// change stream). Step 6 detects that case instead of finishing.
-//
-// Concurrency: one rebuild at a time per index (the lease).
+// Concurrency: one rebuild at a time per index (the lease); writers and
+// indexers of this release may run. An indexer of an earlier release does
+// not hand over: the rebuild gives up after handover_timeout, saying so.
 #pragma once
 
 #include <chrono>
@@ -53,25 +62,29 @@ struct RebuildOptions {
   std::string owner;
   // How long the lease lasts after each write; renewed as the rebuild goes.
   std::chrono::milliseconds lease{60000};
+  // How long a live indexer may take to hand the index over (step 1).
+  std::chrono::milliseconds handover_timeout{60000};
   ProgressFn progress;  // (events added so far, events to add)
-  // Called after the heads were scanned (step 2): tests append here to
-  // play a writer that was not stopped.
+  // Called after the heads were scanned (step 3): tests append here to
+  // play a writer whose appends only the catch-up indexes.
   std::function<void()> after_scan;
 };
 
 struct RebuildReport {
-  std::uint64_t streams = 0;  // streams in the table
-  std::uint64_t kept = 0;     // positions of the old index kept as they were
-  std::uint64_t added = 0;    // events given positions by this rebuild
-  std::uint64_t removed = 0;  // index items past the new end, deleted
-  Position last;              // the last position of $all now
+  std::uint64_t streams = 0;    // streams in the table
+  std::uint64_t kept = 0;       // positions of the old index kept as they were
+  std::uint64_t added = 0;      // events given positions by this rebuild
+  std::uint64_t removed = 0;    // index items past the new end, deleted
+  std::uint64_t caught_up = 0;  // events appended during the rebuild, indexed by its catch-up
+  Position last;                // the last position of $all now
 };
 
 // The rebuild above, on these tables. `stream_arn`: the events table's
-// change stream (CreateOrCheckTable's answer); the place after its last
-// record becomes the indexer's. Errors: unavailable (a live indexer holds
-// the lease; a writer ran during the rebuild; another indexer wrote), the
-// clients' errors, internal (the events table itself is damaged).
+// change stream (CreateOrCheckTable's answer); the catch-up's place in it
+// becomes the indexer's. Errors: unavailable (an indexer did not hand the
+// index over; another rebuild holds it; another indexer wrote; a head
+// reached the table without a change record), the clients' errors,
+// internal (the events table itself is damaged, a gap in the stream).
 Result<RebuildReport> RebuildIndex(StreamTable& events, AllIndex& index, aws::Client& streams,
                                    const std::string& stream_arn, const RebuildOptions& options);
 

@@ -42,7 +42,82 @@ std::int64_t InlineEventBytes(const RecordedEvent& event) {
   return 1 + 3 + AllIndex::ItemBytes(EventItem(event));
 }
 
+// A shard whose unread records are older than this is near the stream's
+// 24-hour retention (docs/DYNAMODB.md, "Watching the index").
+constexpr std::int64_t kNearRetentionMs = 20 * 3600 * 1000;
+// Failed passes in a row before the health report says "failing".
+constexpr std::uint64_t kFailingAfter = 3;
+
+// When a change record was made (Unix ms): DynamoDB Streams' approximate
+// creation time, in seconds; else its append's commit time.
+std::int64_t RecordMillis(const json::object* change, std::int64_t fallback) {
+  const json::value* at = change ? change->if_contains("ApproximateCreationDateTime") : nullptr;
+  double seconds = 0;
+  if (at != nullptr && at->is_double()) seconds = at->get_double();
+  if (at != nullptr && at->is_int64()) seconds = static_cast<double>(at->get_int64());
+  return seconds > 0 ? static_cast<std::int64_t>(seconds * 1000) : fallback;
+}
+
 }  // namespace
+
+void CommitTracker::Committed(const std::string& stream, std::int64_t first, std::int64_t last,
+                              std::int64_t commit_ms) {
+  MutexLock lock(&mu_);
+  auto it = waiting_.find(stream);
+  if (it == waiting_.end()) {
+    std::int64_t indexed = first - 1;
+    if (auto recent = recent_.find(stream); recent != recent_.end())
+      indexed = std::max(indexed, recent->second);
+    if (last <= indexed || waiting_.size() >= kMaxStreams) return;
+    it = waiting_.emplace(stream, Waiting{indexed, {}}).first;
+  }
+  if (last <= it->second.indexed) return;
+  it->second.commits.emplace(last, commit_ms);  // the first report of an append keeps its time
+}
+
+void CommitTracker::Indexed(const std::string& stream, std::int64_t last) {
+  MutexLock lock(&mu_);
+  auto [recent, added] = recent_.try_emplace(stream, last);
+  if (!added) {
+    recent->second = std::max(recent->second, last);
+  } else {
+    recent_order_.push_back(stream);
+    if (recent_order_.size() > kRecent) {
+      recent_.erase(recent_order_.front());
+      recent_order_.pop_front();
+    }
+  }
+  auto it = waiting_.find(stream);
+  if (it == waiting_.end()) return;
+  Waiting& w = it->second;
+  w.indexed = std::max(w.indexed, last);
+  w.commits.erase(w.commits.begin(), w.commits.upper_bound(last));
+  if (w.commits.empty()) waiting_.erase(it);
+}
+
+void CommitTracker::Clear() {
+  MutexLock lock(&mu_);
+  waiting_.clear();
+}
+
+bool CommitTracker::empty() const {
+  MutexLock lock(&mu_);
+  return waiting_.empty();
+}
+
+CommitTracker::Lag CommitTracker::lag() const {
+  MutexLock lock(&mu_);
+  Lag out;
+  for (const auto& entry : waiting_) {
+    const Waiting& w = entry.second;
+    if (w.commits.empty()) continue;
+    out.events += static_cast<std::uint64_t>(w.commits.rbegin()->first - w.indexed);
+    std::int64_t oldest = w.commits.begin()->second;
+    for (const auto& commit : w.commits) oldest = std::min(oldest, commit.second);
+    if (out.oldest_commit_ms == 0 || oldest < out.oldest_commit_ms) out.oldest_commit_ms = oldest;
+  }
+  return out;
+}
 
 Indexer::Indexer(aws::Client& streams, AllIndex& index, IndexerOptions options)
     : streams_(streams), index_(index), options_(std::move(options)) {}
@@ -107,16 +182,44 @@ void Indexer::Forget() {
 }
 
 Status Indexer::LoadState() {
-  auto loaded = index_.LoadState();
+  auto seen = [this](const Chunk& chunk) { SeeChunk(chunk); };
+  auto loaded = index_.LoadState(seen);
   if (!loaded.ok()) {
     state_.reset();
     Forget();
     return loaded.status();
   }
+  // Chunks between what the lag last saw and the checkpoint: read them
+  // only when commits of this process wait (rare: after a lost race, a
+  // rebuild), else they would wait for ever. A chain that is not there
+  // (a rebuild cut it) or too long to read forgets them.
+  // A rebuild moves positions (it may cut the chain and write it again)
+  // while this process follows: once it completed, every commit this
+  // process knew of before is indexed, in chunks it may not have seen.
+  if (loaded->rebuilding) saw_rebuilding_ = true;
+  if (loaded->next < seen_next_ || (saw_rebuilding_ && !loaded->rebuilding)) {
+    tracker_.Clear();
+    saw_rebuilding_ = loaded->rebuilding;
+  }
+  if (!tracker_.empty() && seen_next_ > 0 && seen_next_ < loaded->checkpoint_next) {
+    auto skipped = index_.ChainFrom(seen_next_, loaded->checkpoint_next - 1, 1000);
+    if (skipped.ok() && !skipped->empty() && skipped->back().end() >= loaded->checkpoint_next) {
+      for (const Chunk& chunk : *skipped) SeeChunk(chunk);
+    } else {
+      tracker_.Clear();
+    }
+  }
+  seen_next_ = loaded->next;
   state_ = std::move(*loaded);
   Forget();
   Publish(*state_);
   return Status::Ok();
+}
+
+void Indexer::SeeChunk(const Chunk& chunk) {
+  for (const ChunkEntry& entry : chunk.entries)
+    tracker_.Indexed(entry.ref.stream, entry.ref.first + entry.ref.count - 1);
+  seen_next_ = std::max(seen_next_, chunk.end());
 }
 
 Status Indexer::ListShards() {
@@ -127,7 +230,7 @@ Status Indexer::ListShards() {
   return Status::Ok();
 }
 
-Status Indexer::WriteCheckpoint(bool release) {
+Status Indexer::WriteCheckpoint(bool release, bool end_rebuild) {
   IndexerState after = *state_;
   // Shards with nothing waiting: where reading reached, past records that
   // added nothing (so that the place never falls behind the stream's 24 h).
@@ -148,7 +251,9 @@ Status Indexer::WriteCheckpoint(bool release) {
   after.stream_arn = options_.stream_arn;
   after.owner = options_.owner;
   if (release) after.lease_until = 0;
-  after.rebuilding = false;
+  // A rebuild's mark stays until its catch-up ends it; an owner handing the
+  // index over to a rebuild keeps it too.
+  after.rebuilding = end_rebuild ? false : state_->rebuilding;
   Status written = index_.WriteCheckpoint(*state_, &after);
   if (!written.ok()) {
     lost_race_ = written.code() == ErrorCode::kConflict;
@@ -255,7 +360,14 @@ Status Indexer::WritePending(bool all, std::size_t* indexed) {
     ++chunks_since_checkpoint_;
     const std::int64_t newest = part ? part->timestamp_ms : pending_[taken - 1].timestamp_ms;
     lag_ms_.store(UnixMillisNow() - newest);
+    newest_indexed_ms_.store(std::max(newest_indexed_ms_.load(), newest));
     state_->Apply(chunk);
+    SeeChunk(chunk);
+    if (options_.finish_rebuild)
+      for (const ChunkEntry& entry : chunk.entries) {
+        std::int64_t& head = written_heads_[entry.ref.stream];
+        head = std::max(head, entry.ref.first + entry.ref.count - 1);
+      }
     owner_.store(true);
     pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(taken));
     if (part) {
@@ -303,6 +415,7 @@ Result<std::size_t> Indexer::ReadShard(const ShardInfo& shard) {
     iterator = StringAt(reply.body, "ShardIterator");
   }
   get_records_.fetch_add(1);
+  const std::int64_t asked_at = UnixMillisNow();
   aws::Reply reply =
       streams_.Call("GetRecords", {{"ShardIterator", iterator}, {"Limit", kRecordsPerCall}});
   iterators_.erase(shard.id);
@@ -323,22 +436,40 @@ Result<std::size_t> Indexer::ReadShard(const ShardInfo& shard) {
     return Status::Internal("GetRecords answered without Records");
 
   const auto now = Clock::now();
+  std::int64_t last_record_ms = asked_at;
   for (const auto& value : records->get_array()) {
     if (!value.is_object()) return Status::Internal("GetRecords answered a non-object record");
     const json::object* change = ObjectAt(value.get_object(), "dynamodb");
     const std::string sequence = change ? StringAt(*change, "SequenceNumber") : "";
     if (sequence.empty()) return Status::Internal("a change record without a SequenceNumber");
+    last_record_ms = RecordMillis(change, last_record_ms);
     auto appended = AppendedBy(value.get_object());
     if (!appended.ok()) return appended.status();
+    // A rebuild's catch-up: an append the rebuild took from the table.
+    if (*appended && options_.finish_rebuild) {
+      auto rebuilt = options_.skip_through.find((*appended)->stream);
+      if (rebuilt != options_.skip_through.end() && (*appended)->last() <= rebuilt->second)
+        appended->reset();
+    }
     if (*appended) {
       Appended& a = **appended;
-      if (auto known = indexed_heads_.find(a.stream);
-          known != indexed_heads_.end() && place.part == 0 && a.first - 1 != known->second)
+      // The last version indexed before: read in this pass, else written by
+      // this catch-up, else the rebuild's.
+      std::optional<std::int64_t> before;
+      if (auto known = indexed_heads_.find(a.stream); known != indexed_heads_.end())
+        before = known->second;
+      else if (auto written = written_heads_.find(a.stream); written != written_heads_.end())
+        before = written->second;
+      else if (auto rebuilt = options_.skip_through.find(a.stream);
+               options_.finish_rebuild && rebuilt != options_.skip_through.end())
+        before = rebuilt->second;
+      if (before && place.part == 0 && a.first - 1 != *before)
         return Status::Internal(fmt::format(
             "gap in stream '{}': a change appends from version {} but {} was indexed last",
-            Printable(a.stream), a.first, known->second));
+            Printable(a.stream), a.first, *before));
       const auto total = static_cast<std::int64_t>(a.events.size());
       if (place.part < total) {
+        tracker_.Committed(a.stream, a.first + place.part, a.last(), a.events.back().timestamp_ms);
         Pending p;
         p.shard = shard.id;
         p.sequence = sequence;
@@ -361,12 +492,20 @@ Result<std::size_t> Indexer::ReadShard(const ShardInfo& shard) {
     place.sequence = sequence;
     place.part = 0;
   }
-  if (!records->get_array().empty()) read_records_ = true;
+  const std::size_t read = records->get_array().size();
+  if (read > 0) read_records_ = true;
+  // Unread records are at most as old as the last one read, when more wait;
+  // else as old as this read.
+  unread_since_ms_[shard.id] =
+      read >= static_cast<std::size_t>(kRecordsPerCall) ? last_record_ms : asked_at;
+  if (read >= static_cast<std::size_t>(kRecordsPerCall)) caught_up_ = false;
   const auto* next = reply.body.if_contains("NextShardIterator");
   const bool closed = next == nullptr || !next->is_string() || next->get_string().empty();
   if (closed) {
     place.done = true;
     shards_listed_ = {};  // its children are readable now
+    unread_since_ms_.erase(shard.id);
+    caught_up_ = false;  // the children come next
   }
   // Not an iterator of a shard still empty to us: DynamoDB Local's would
   // fail (above) once the first record comes.
@@ -383,20 +522,88 @@ Result<std::size_t> Indexer::Flush() {
   return indexed;
 }
 
+Status Indexer::Prime() {
+  Status loaded = LoadState();
+  Observe(loaded.ok() ? Result<std::size_t>(std::size_t{0}) : Result<std::size_t>(loaded));
+  return loaded;
+}
+
 Result<std::size_t> Indexer::Pass() {
+  auto result = PassOnce();
+  Observe(result);
+  return result;
+}
+
+void Indexer::ViewState() {
+  if (!state_) return;
+  MutexLock lock(&mu_);
+  view_.known = true;
+  view_.owner = state_->owner;
+  view_.lease_until = state_->lease_until;
+  view_.rebuilding = state_->rebuilding;
+}
+
+void Indexer::Observe(const Result<std::size_t>& result) {
+  if (!owner_.load()) unread_since_ms_.clear();  // only the owner reads the stream
+  ViewState();
+  MutexLock lock(&mu_);
+  view_.stopped = stopped_for_good_;
+  if (!result.ok() && !waiting_for_rebuild_) {
+    ++view_.errors;
+    ++view_.consecutive_errors;
+    view_.last_error = result.status().ToString();
+  } else if (result.ok()) {
+    view_.consecutive_errors = 0;
+  }
+  view_.unread_since_ms = unread_since_ms_;
+}
+
+Result<bool> Indexer::CheckpointMoved() {
+  auto rev = index_.ReadRev();
+  if (!rev.ok()) return rev.status();
+  return *rev > state_->rev;
+}
+
+void Indexer::HandOverToRebuild() {
+  Forget();
+  if (Status s = WriteCheckpoint(/*release=*/true); s.ok())
+    fmt::print(stderr,
+               "indelible: the $all indexer handed the index over to a rebuild "
+               "(`indelible rebuild-index`) at position {}\n",
+               state_->next - 1);
+  owner_.store(false);
+}
+
+Result<std::size_t> Indexer::PassOnce() {
   read_records_ = false;
+  waiting_for_rebuild_ = false;
   if (stopped_for_good_) return status();
   bool loaded = false;
   if (!state_) {
     if (Status s = LoadState(); !s.ok()) return s;
     loaded = true;
-  } else if (options_.follow_only || state_->owner != options_.owner) {
-    // Not the owner: the chain may have grown.
-    auto followed = index_.Follow(&*state_);
-    if (!followed.ok()) return followed.status();
-    if (*followed > 0) {
-      Forget();
-      Publish(*state_);
+  } else {
+    if (options_.follow_only || state_->owner != options_.owner) {
+      // Not the owner: the chain may have grown.
+      auto seen = [this](const Chunk& chunk) { SeeChunk(chunk); };
+      auto followed = index_.Follow(&*state_, seen);
+      if (!followed.ok()) return followed.status();
+      if (*followed > 0) {
+        Forget();
+        Publish(*state_);
+      }
+    }
+    if (Clock::now() - state_checked_ >= options_.state_check) {
+      // Has another written a checkpoint: a rebuild asking for the index or
+      // handing it back, an indexer that took a lease this one thought it
+      // held? Chunks alone do not say.
+      state_checked_ = Clock::now();
+      auto moved = CheckpointMoved();
+      if (!moved.ok()) return moved.status();
+      if (*moved) {
+        if (Status s = LoadState(); !s.ok()) return s;
+        loaded = true;
+      }
     }
   }
   std::int64_t now = UnixMillisNow();
@@ -420,7 +627,19 @@ Result<std::size_t> Indexer::Pass() {
       return std::size_t{0};
     }
   }
-  if (state_->rebuilding) {
+  if (state_->rebuilding && !(options_.finish_rebuild && state_->owner == options_.owner)) {
+    waiting_for_rebuild_ = true;
+    ViewState();  // for the health report: the state is dropped below
+    if (state_->owner == options_.owner && !options_.follow_only) {
+      // A rebuild asks for the index (index_rebuild.h): what was read and
+      // not written is dropped (the rebuild takes it from the table) and
+      // the lease handed back at the chain's place (once).
+      if (state_->lease_until != 0) HandOverToRebuild();
+      state_.reset();
+      return Status::Unavailable(
+          "a rebuild of the $all index (`indelible rebuild-index`) asked for the index: this "
+          "indexer handed it over and waits until the rebuild completes");
+    }
     // A rebuild stopped half-way (its lease ran out): the index may lack
     // events, and the change stream's place is the rebuild's to set.
     state_.reset();
@@ -455,13 +674,18 @@ Result<std::size_t> Indexer::Pass() {
   if (Clock::now() - shards_listed_ > kShardListAge)
     if (Status s = ListShards(); !s.ok()) return s;
 
+  caught_up_ = true;
   for (const ShardInfo& shard : shards_) {
     if (read_places_[shard.id].done) continue;
     const bool parent_listed = std::any_of(
         shards_.begin(), shards_.end(), [&](const ShardInfo& s) { return s.id == shard.parent; });
-    if (!shard.parent.empty() && parent_listed && !read_places_[shard.parent].done) continue;
+    if (!shard.parent.empty() && parent_listed && !read_places_[shard.parent].done) {
+      caught_up_ = false;
+      continue;
+    }
     auto read = ReadShard(shard);
     if (!read.ok()) {
+      caught_up_ = false;
       if (read.status().code() == ErrorCode::kInternal) {
         stopped_for_good_ = true;
         SetStatus(read.status());
@@ -486,6 +710,97 @@ Result<std::size_t> Indexer::Pass() {
       return lost_race_ ? LostRace(indexed) : Result<std::size_t>(s);
   SetStatus(Status::Ok());
   return indexed;
+}
+
+Status Indexer::FinishRebuild() {
+  const std::uint64_t races = races_lost_.load();
+  auto flushed = Flush();
+  if (!flushed.ok()) return flushed.status();
+  if (races_lost_.load() != races || !state_ || state_->owner != options_.owner)
+    return Status::Unavailable(
+        "another $all indexer wrote the index during the rebuild's catch-up: run the rebuild "
+        "again");
+  return WriteCheckpoint(/*release=*/true, /*end_rebuild=*/true);
+}
+
+IndexHealth Indexer::Health() const {
+  IndexHealth health;
+  const std::int64_t now = UnixMillisNow();
+  View view;
+  {
+    MutexLock lock(&mu_);
+    view = view_;
+  }
+  health.last_position = last_position();
+  health.indexer_id = options_.owner;
+  health.indexes = !options_.follow_only;
+  health.lease_owner = view.owner;
+  health.lease_until_ms = view.lease_until;
+  health.lease_held = !options_.follow_only && owner_.load();
+  health.errors = view.errors;
+  health.consecutive_errors = view.consecutive_errors;
+  health.last_error = view.last_error;
+  health.newest_indexed_commit_ms = newest_indexed_ms_.load();
+  const CommitTracker::Lag waiting = tracker_.lag();
+  health.lag_events = waiting.events;
+  if (waiting.oldest_commit_ms > 0)
+    health.lag_seconds =
+        static_cast<double>(std::max<std::int64_t>(0, now - waiting.oldest_commit_ms)) / 1000.0;
+  std::string near_retention;
+  for (const auto& [id, since] : view.unread_since_ms) {
+    IndexShardHealth shard;
+    shard.id = id;
+    shard.unread_age_seconds = static_cast<double>(std::max<std::int64_t>(0, now - since)) / 1000.0;
+    shard.near_retention = now - since > kNearRetentionMs;
+    if (shard.near_retention && near_retention.empty()) near_retention = id;
+    health.oldest_unread_age_seconds =
+        std::max(health.oldest_unread_age_seconds, shard.unread_age_seconds);
+    health.shards.push_back(std::move(shard));
+  }
+  const bool lease_live = view.lease_until > now;
+  if (view.stopped) {
+    health.state = "stopped";
+    health.reason = view.last_error;
+  } else if (view.rebuilding) {
+    health.state = "rebuilding";
+    if (lease_live && view.owner.starts_with("rebuild-"))
+      health.reason = fmt::format(
+          "`indelible rebuild-index` ({}) is rebuilding $all; indexing goes on when it completes",
+          view.owner);
+    else if (lease_live)
+      health.reason =
+          fmt::format("a rebuild of $all asked the indexer {} to hand the index over", view.owner);
+    else
+      health.reason =
+          "a rebuild of $all did not finish: run `indelible rebuild-index` again; nothing is "
+          "indexed until one completes";
+  } else if (view.consecutive_errors >= kFailingAfter) {
+    health.state = "failing";
+    health.reason = view.last_error;
+  } else if (!view.known) {
+    health.state = "failing";
+    health.reason =
+        view.last_error.empty() ? "the index's state was not read yet" : view.last_error;
+  } else if (health.lease_held) {
+    health.state = "indexing";
+  } else if (options_.follow_only && !lease_live && health.lag_events > 0) {
+    health.state = "stopped";
+    health.reason = fmt::format(
+        "no process indexes $all: {} and {} events of this process wait; run a process with "
+        "indexer=1 (this one has indexer=0)",
+        view.owner.empty() ? std::string("no indexer ever held its lease")
+                           : fmt::format("the lease of {} ran out {} s ago", view.owner,
+                                         std::max<std::int64_t>(0, now - view.lease_until) / 1000),
+        health.lag_events);
+  } else {
+    health.state = "following";
+  }
+  if (!near_retention.empty() && health.reason.empty())
+    health.reason = fmt::format(
+        "unread change records of shard {} are over 20 hours old: the stream keeps them 24 "
+        "hours, and past that only `indelible rebuild-index` repairs $all",
+        near_retention);
+  return health;
 }
 
 void Indexer::Loop() {

@@ -30,10 +30,25 @@
 //   6. Idle: a pass that finds no record doubles the wait before the next,
 //      from poll_interval up to idle_poll_max; a record or Nudge() (a commit
 //      in this process) resets it.
+//   7. Handover: a pass reads the checkpoint's `rev` every state_check;
+//      when another wrote a checkpoint (a rebuild asking for the index or
+//      handing it back, an indexer that took a lease this one thought it
+//      held) it reloads the state.
+//      A state marked `rebuilding` while it holds the lease makes it write
+//      what it holds no more, hand the lease back at the chain's place and
+//      wait (index_rebuild.h) until the rebuild completes.
+//
+// A rebuild's catch-up (finish_rebuild) is an indexer too: it holds the
+// rebuild's lease, indexes while the state says `rebuilding`, and skips
+// records of appends the rebuild took from the table (skip_through).
+//
+// Health (Health()): the lease, the lag this process knows of
+// (CommitTracker), each shard's unread age, failures, and why it stopped.
 //
 // Concurrency: Pass() belongs to one thread (Start()'s, or a caller's when
-// not started); last_position(), WaitFor(), Nudge(), stats() and status()
-// are safe from any thread.
+// not started), and so do caught_up(), FinishRebuild() and written_heads();
+// last_position(), WaitFor(), Nudge(), stats(), status(), Committed() and
+// Health() are safe from any thread.
 // Lifetime: the clients and the index must outlive it; the destructor stops
 // the thread.
 #pragma once
@@ -50,6 +65,7 @@
 
 #include "aws/client.h"
 #include "core/mutex.h"
+#include "indelible/store.h"
 #include "storage/dynamodb/all_index.h"
 #include "storage/dynamodb/change_stream.h"
 
@@ -73,6 +89,48 @@ struct IndexerOptions {
   // or after this many chunks, whichever comes first.
   std::chrono::milliseconds checkpoint_every{30000};
   std::size_t checkpoint_chunks = 100;
+  // How often a pass reads the checkpoint's rev (one eventually consistent
+  // GetItem) to notice a rebuild's request or hand-back, or another's claim.
+  std::chrono::milliseconds state_check{1000};
+  // A rebuild's catch-up (index_rebuild.h): indexes under the rebuild's
+  // lease while the state says `rebuilding`, and skips change records of
+  // appends whose versions are all at or below skip_through[stream] (the
+  // rebuild took them from the table).
+  bool finish_rebuild = false;
+  std::unordered_map<std::string, std::int64_t> skip_through;
+};
+
+// What this process knows was committed and $all does not hold yet: its own
+// acknowledged appends (Committed, from the store) and the change records
+// its indexer read, until a chunk holding them is written or followed
+// (Indexed). Per stream: the last version indexed and the commits after it
+// with their commit times. Thread-safe.
+class CommitTracker {
+ public:
+  void Committed(const std::string& stream, std::int64_t first, std::int64_t last,
+                 std::int64_t commit_ms);
+  void Indexed(const std::string& stream, std::int64_t last);
+  void Clear();
+  bool empty() const;
+  struct Lag {
+    std::uint64_t events = 0;
+    std::int64_t oldest_commit_ms = 0;  // 0: nothing waits
+  };
+  Lag lag() const;
+
+ private:
+  struct Waiting {
+    std::int64_t indexed = -1;                     // the last version known indexed
+    std::map<std::int64_t, std::int64_t> commits;  // last version -> commit ms
+  };
+  // The streams indexed lately, and how far: an append whose chunk came
+  // before Committed was called for it is not counted as waiting.
+  static constexpr std::size_t kRecent = 4096;
+  static constexpr std::size_t kMaxStreams = 100000;
+  mutable Mutex mu_;
+  std::unordered_map<std::string, Waiting> waiting_ GUARDED_BY(mu_);
+  std::unordered_map<std::string, std::int64_t> recent_ GUARDED_BY(mu_);
+  std::deque<std::string> recent_order_ GUARDED_BY(mu_);
 };
 
 struct IndexerStats {
@@ -97,7 +155,7 @@ class Indexer {
   // Reads the stored state once, so that last_position() is right from the
   // start (a process that reads $all at once, as `indelible export` does).
   // Call before Start().
-  Status Prime() { return LoadState(); }
+  Status Prime();
 
   // One pass (above). Returns how many events it indexed (wrote in chunks);
   // an error leaves the index as the last chunk written made it.
@@ -123,6 +181,25 @@ class Indexer {
   Status status() const;
   IndexerStats stats() const;
 
+  // The store's acknowledged appends, for the lag (CommitTracker).
+  void Committed(const std::string& stream, std::int64_t first, std::int64_t last,
+                 std::int64_t commit_ms) {
+    tracker_.Committed(stream, first, last, commit_ms);
+  }
+  // The health report (IndexHealth in store.h) as of the last pass.
+  IndexHealth Health() const;
+
+  // For a rebuild's catch-up (finish_rebuild), between its own passes:
+  // whether the last pass read every shard to its end, and nothing waits.
+  bool caught_up() const { return caught_up_ && pending_.empty(); }
+  // Writes what waits, then a checkpoint handing the lease back with
+  // `rebuilding` cleared: the index is whole from here on.
+  Status FinishRebuild();
+  // The last version of each stream a chunk of this indexer holds.
+  const std::unordered_map<std::string, std::int64_t>& written_heads() const {
+    return written_heads_;
+  }
+
  private:
   // An append read and not yet in a chunk, or the part of one that is not.
   struct Pending {
@@ -138,12 +215,23 @@ class Indexer {
     std::int64_t timestamp_ms = 0;  // of its last event
   };
 
+  Result<std::size_t> PassOnce();
+  // After each pass: the health snapshot and the failure counts.
+  void Observe(const Result<std::size_t>& result);
+  void ViewState();  // the state's lease and mark into the health snapshot
+  // Hands the lease back at the chain's place to a rebuild that asked for
+  // it, dropping what was read and not written.
+  void HandOverToRebuild();
+  // A chunk written or followed: its appends are indexed (the lag).
+  void SeeChunk(const Chunk& chunk);
+  // Whether another wrote a checkpoint since this owner's last (step 7).
+  Result<bool> CheckpointMoved();
   Status LoadState();
   Status ListShards();
   Result<std::size_t> ReadShard(const ShardInfo& shard);
   // Writes chunks while what waits fills one; all of it when `all`.
   Status WritePending(bool all, std::size_t* indexed);
-  Status WriteCheckpoint(bool release);
+  Status WriteCheckpoint(bool release, bool end_rebuild = false);
   Result<std::size_t> LostRace(std::size_t indexed);
   void Forget();
   void Publish(const IndexerState& state);
@@ -166,7 +254,18 @@ class Indexer {
   std::chrono::steady_clock::time_point checkpointed_at_ = std::chrono::steady_clock::now();
   bool read_records_ = false;  // the last pass read records
   bool stopped_for_good_ = false;
-  bool lost_race_ = false;  // the last write met another indexer's
+  bool lost_race_ = false;            // the last write met another indexer's
+  bool caught_up_ = false;            // the last pass read every shard to its end
+  bool waiting_for_rebuild_ = false;  // the last pass found the state `rebuilding`
+  std::chrono::steady_clock::time_point state_checked_ = std::chrono::steady_clock::now();
+  // Per shard: at most how old (Unix ms) its oldest unread record is.
+  std::map<std::string, std::int64_t> unread_since_ms_;
+  std::unordered_map<std::string, std::int64_t> written_heads_;  // finish_rebuild only
+
+  CommitTracker tracker_;
+  std::int64_t seen_next_ = 0;   // the chain's end as far as the tracker saw chunks
+  bool saw_rebuilding_ = false;  // a state loaded since the last Clear was `rebuilding`
+  std::atomic<std::int64_t> newest_indexed_ms_{0};
 
   std::atomic<std::uint64_t> last_position_{0};
   std::atomic<std::uint64_t> events_{0};
@@ -182,6 +281,19 @@ class Indexer {
   bool nudged_ GUARDED_BY(mu_) = false;
   bool stop_ GUARDED_BY(mu_) = false;
   Status status_ GUARDED_BY(mu_);
+  // The health snapshot, as of the last pass.
+  struct View {
+    bool known = false;  // a state was read
+    std::string owner;
+    std::int64_t lease_until = 0;
+    bool rebuilding = false;
+    bool stopped = false;
+    std::uint64_t errors = 0;
+    std::uint64_t consecutive_errors = 0;
+    std::string last_error;
+    std::map<std::string, std::int64_t> unread_since_ms;
+  };
+  View view_ GUARDED_BY(mu_);
   std::thread thread_;
 };
 

@@ -6,6 +6,9 @@
 #include <cctype>
 #include <charconv>
 
+#include "aws/metadata.h"
+#include "aws/shared_config.h"
+
 namespace indelible::dynamodb {
 namespace {
 
@@ -60,6 +63,7 @@ Result<StoreUrl> ParseStoreUrl(std::string_view url, const aws::EnvLookup& env) 
                                      "(credentials come from the environment)",
                                      url));
   StoreUrl out;
+  out.text = std::string(url);
   bool tls = true;
   std::string port = parsed->port();
   for (const auto& param : parsed->params()) {
@@ -86,6 +90,10 @@ Result<StoreUrl> ParseStoreUrl(std::string_view url, const aws::EnvLookup& env) 
       auto n = Number(name, value, 1, 100);
       if (!n.ok()) return n.status();
       out.max_attempts = *n;
+    } else if (name == "deadline_ms") {
+      auto n = Number(name, value, 1, 3'600'000);
+      if (!n.ok()) return n.status();
+      out.deadline = std::chrono::milliseconds(*n);
     } else if (name == "ca_file") {
       out.ca_file = value;
     } else if (name == "indexer") {
@@ -112,6 +120,10 @@ Result<StoreUrl> ParseStoreUrl(std::string_view url, const aws::EnvLookup& env) 
       auto n = Number(name, value, 0, 10'000'000);
       if (!n.ok()) return n.status();
       out.head_cache = *n;
+    } else if (name == "create_tables") {
+      if (value != "0" && value != "1")
+        return BadUrl("url", fmt::format("create_tables={} must be 0 or 1", value));
+      out.create_tables = value == "1";
     } else if (name == "tip_appends") {
       // At most 64: a move's REMOVE names each held append (4 KB expressions).
       auto n = Number(name, value, 1, 64);
@@ -124,9 +136,9 @@ Result<StoreUrl> ParseStoreUrl(std::string_view url, const aws::EnvLookup& env) 
     } else {
       return BadUrl("url", fmt::format("unknown parameter '{}' (known: region, prefix, tls, "
                                        "connect_timeout_ms, request_timeout_ms, max_attempts, "
-                                       "ca_file, indexer, index_poll_ms, index_lease_ms, "
-                                       "commit_threads, index_batch_ms, head_cache, tip_appends, "
-                                       "tip_bytes)",
+                                       "deadline_ms, ca_file, indexer, index_poll_ms, "
+                                       "index_lease_ms, commit_threads, index_batch_ms, "
+                                       "head_cache, create_tables, tip_appends, tip_bytes)",
                                        name));
     }
   }
@@ -134,22 +146,43 @@ Result<StoreUrl> ParseStoreUrl(std::string_view url, const aws::EnvLookup& env) 
   if (!endpoint.ok()) return endpoint.status();
   out.endpoint = std::move(*endpoint);
   if (out.region.empty()) out.region = RegionOfHost(out.endpoint.host);
+  // Then where the AWS SDKs look: the environment, the profile, and last
+  // the instance's metadata (a second at most when there is none).
+  if (out.region.empty()) out.region = aws::ConfiguredRegion(env);
+  std::string metadata_error;
+  if (out.region.empty()) {
+    aws::MetadataOptions metadata;
+    metadata.env = env;
+    const auto disabled = env("AWS_EC2_METADATA_DISABLED");
+    if (disabled && (*disabled == "true" || *disabled == "TRUE")) {
+      metadata_error = "AWS_EC2_METADATA_DISABLED=true";
+    } else if (auto region = aws::InstanceMetadataRegion(metadata); region.ok()) {
+      out.region = *region;
+    } else {
+      metadata_error = region.status().message();
+    }
+  }
   if (out.region.empty())
-    out.region = env("AWS_REGION").value_or(env("AWS_DEFAULT_REGION").value_or(""));
-  if (out.region.empty())
-    return BadUrl("url",
-                  fmt::format("'{}' names no region: add ?region=..., or set AWS_REGION", url));
+    return BadUrl("url", fmt::format("'{}' names no region: add ?region=..., set AWS_REGION, or "
+                                     "set region in the AWS profile (instance metadata: {})",
+                                     url, metadata_error));
   return out;
 }
 
 aws::ClientOptions ClientOptionsFromUrl(const StoreUrl& url, aws::Credentials credentials) {
+  return ClientOptionsFromUrl(url, aws::StaticCredentials(std::move(credentials)));
+}
+
+aws::ClientOptions ClientOptionsFromUrl(const StoreUrl& url,
+                                        std::shared_ptr<aws::CredentialsProvider> credentials) {
   aws::ClientOptions o;
   o.endpoint = url.endpoint;
   o.region = url.region;
-  o.credentials = std::move(credentials);
+  o.credentials_provider = std::move(credentials);
   if (url.connect_timeout) o.connect_timeout = *url.connect_timeout;
   if (url.request_timeout) o.request_timeout = *url.request_timeout;
   if (url.max_attempts) o.retry.max_attempts = *url.max_attempts;
+  o.retry.deadline = url.deadline;
   o.ca_file = url.ca_file;
   return o;
 }

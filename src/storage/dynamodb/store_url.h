@@ -1,9 +1,10 @@
 // Where a DynamoDB store lives: `dynamodb://` store URLs (docs/DYNAMODB.md, "Store URLs"):
 //
 //   dynamodb://HOST[:PORT][?region=R&prefix=P&tls=0|1&connect_timeout_ms=N
-//                          &request_timeout_ms=N&max_attempts=N&ca_file=PATH
+//                          &request_timeout_ms=N&max_attempts=N&deadline_ms=N&ca_file=PATH
 //                          &indexer=0|1&index_poll_ms=N&index_lease_ms=N
-//                          &commit_threads=N&index_batch_ms=N&head_cache=N]
+//                          &commit_threads=N&index_batch_ms=N&head_cache=N
+//                          &create_tables=0|1]
 //
 //   dynamodb://dynamodb.eu-west-1.amazonaws.com?prefix=shop_
 //   dynamodb://127.0.0.1:8000?region=us-east-1&prefix=ib_&tls=0
@@ -24,9 +25,11 @@
 namespace indelible::dynamodb {
 
 struct StoreUrl {
+  std::string text;        // the URL as given (it holds no credentials)
   net::Endpoint endpoint;  // tls=0: http://, else https:// (net/url.h)
   // From region=, else from an AWS host name (dynamodb.REGION.amazonaws.com),
-  // else AWS_REGION, else AWS_DEFAULT_REGION.
+  // else AWS_REGION, else AWS_DEFAULT_REGION, else the AWS profile's
+  // `region`, else the instance's metadata (IMDSv2).
   std::string region;
   // Put before the name of every table the store uses (prefix= , default
   // "indelible_"), so that several stores share one account.
@@ -35,6 +38,11 @@ struct StoreUrl {
   std::optional<std::chrono::milliseconds> connect_timeout;
   std::optional<std::chrono::milliseconds> request_timeout;
   std::optional<int> max_attempts;
+  // deadline_ms: the longest one of the store's calls (an append's write, a
+  // read's page) may take, retries and back-off included; then it fails
+  // unavailable (an append may have been written: retry it with the same
+  // event ids). Not the $all indexer's, which retries on its own.
+  std::chrono::milliseconds deadline{10000};
   std::string ca_file;  // extra trusted certificates (PEM) for https
   // indexer=1 (default): this store runs a $all indexer (one of them holds
   // the lease at a time); 0: it only follows the index others build.
@@ -53,6 +61,11 @@ struct StoreUrl {
   // head_cache: how many streams' heads a process remembers, so that an
   // append to a stream it knows is one PutItem (storage/dynamodb/head_cache.h).
   int head_cache = 10000;
+  // create_tables=1 (default): opening the store makes the tables that are
+  // missing and turns on what they lack (tables.h, CreateOrCheckTable); 0:
+  // it only checks them and fails naming `indelible dynamodb create-tables`,
+  // so that a server's role needs no CreateTable or UpdateTable (deploy.h).
+  bool create_tables = true;
   // tip_appends, tip_bytes: the tip item of the earlier layout (tip.h).
   // This release writes no tips (it converts them); the parameters are
   // still accepted, so that URLs written for earlier releases open.
@@ -66,6 +79,8 @@ Result<StoreUrl> ParseStoreUrl(std::string_view url, const aws::EnvLookup& env =
 
 // The AWS client options a store URL asks for; unset values keep their
 // defaults (aws/client.h).
+aws::ClientOptions ClientOptionsFromUrl(const StoreUrl& url,
+                                        std::shared_ptr<aws::CredentialsProvider> credentials);
 aws::ClientOptions ClientOptionsFromUrl(const StoreUrl& url, aws::Credentials credentials);
 
 }  // namespace indelible::dynamodb

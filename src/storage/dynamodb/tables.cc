@@ -47,7 +47,46 @@ const json::object* FindIndex(const json::object& table, std::string_view name) 
 }
 
 json::object StreamSpecification() {
-  return {{"StreamEnabled", true}, {"StreamViewType", "NEW_AND_OLD_IMAGES"}};
+  return {{"StreamEnabled", true}, {"StreamViewType", kStreamViewType}};
+}
+
+// The described table's keys against the spec's: invalid, naming both, when
+// they differ.
+Status CheckKeys(const json::object& table, const TableSpec& spec) {
+  const json::value* keys = table.if_contains("KeySchema");
+  const std::string key_text = keys != nullptr ? json::serialize(*keys) : "none";
+  const std::string expected_keys = json::serialize(KeySchema(spec));
+  if (key_text == expected_keys) return Status::Ok();
+  return Status::Invalid("table", fmt::format("table {} exists with keys {}, not {}", spec.name,
+                                              key_text, expected_keys));
+}
+
+// Whether the described table's change stream is on: invalid when it is on
+// with a view the indexer cannot use (without the old image it would index
+// a state record's update of an append item as another append).
+Result<bool> StreamOn(const json::object& table, const TableSpec& spec) {
+  const json::object* stream = ObjectAt(table, "StreamSpecification");
+  if (stream == nullptr || stream->if_contains("StreamEnabled") == nullptr ||
+      stream->at("StreamEnabled") != true)
+    return false;
+  const std::string view = StringAt(*stream, "StreamViewType");
+  if (!view.empty() && view != kStreamViewType)
+    return Status::Invalid(
+        "table", fmt::format("table {} has a change stream of view {}; the $all indexer needs {}: "
+                             "turn the stream off and on again with that view, then rebuild $all "
+                             "(docs/DYNAMODB.md, \"Rebuilding $all\")",
+                             spec.name, view, kStreamViewType));
+  return true;
+}
+
+// The described index's keys against the spec's.
+Status CheckIndexKeys(const json::object& index, const TableSpec& spec) {
+  const std::string expected = json::serialize(IndexDefinition(*spec.index).at("KeySchema"));
+  const json::value* keys = index.if_contains("KeySchema");
+  if (keys == nullptr || json::serialize(*keys) == expected) return Status::Ok();
+  return Status::Invalid("table",
+                         fmt::format("table {} has an index {} with keys {}, not {}", spec.name,
+                                     spec.index->name, json::serialize(*keys), expected));
 }
 
 // Whether the table's TTL is on (ENABLED or ENABLING) for spec.ttl_attribute:
@@ -69,8 +108,9 @@ Result<std::optional<bool>> TtlOn(aws::Client& client, const TableSpec& spec) {
   return std::optional<bool>(true);
 }
 
-// Turns the table's TTL on for spec.ttl_attribute unless it is on already.
-Status EnableTtl(aws::Client& client, const TableSpec& spec) {
+// Turns the table's TTL on for spec.ttl_attribute unless it is on already;
+// *turned_on when this call's request did it.
+Status EnableTtl(aws::Client& client, const TableSpec& spec, bool* turned_on) {
   auto on = TtlOn(client, spec);
   if (!on.ok()) return on.status();
   if (!on->has_value() || **on) return Status::Ok();
@@ -81,6 +121,7 @@ Status EnableTtl(aws::Client& client, const TableSpec& spec) {
   // dynalite knows DescribeTimeToLive (always DISABLED) but not this: it
   // keeps no TTL, and it cannot hold what needs one (snapshot items need
   // transactions, which it lacks either).
+  if (updated.ok()) *turned_on = true;
   if (updated.ok() || updated.error_type == "UnknownOperationException") return Status::Ok();
   // Another process turned it on between our look and our request:
   // ValidationException "TimeToLive is already enabled" (DynamoDB and
@@ -100,7 +141,10 @@ Status EnableTtl(aws::Client& client, const TableSpec& spec) {
 
 }  // namespace
 
-Result<std::string> CreateOrCheckTable(aws::Client& client, const TableSpec& spec) {
+Result<std::string> CreateOrCheckTable(aws::Client& client, const TableSpec& spec,
+                                       TableChanges* changes) {
+  TableChanges ignored;
+  if (changes == nullptr) changes = &ignored;
   aws::Reply described = client.Call("DescribeTable", {{"TableName", spec.name}});
   bool creating = false;
   if (described.status.code() == ErrorCode::kNotFound) {
@@ -123,6 +167,7 @@ Result<std::string> CreateOrCheckTable(aws::Client& client, const TableSpec& spe
     // ResourceInUseException (conflict): another process created it at the
     // same moment. Ours or theirs, the checks below judge the table.
     if (!created.ok() && created.status.code() != ErrorCode::kConflict) return created.status;
+    changes->created = created.ok();
     creating = true;
     described = client.Call("DescribeTable", {{"TableName", spec.name}});
   }
@@ -146,18 +191,12 @@ Result<std::string> CreateOrCheckTable(aws::Client& client, const TableSpec& spe
       return Status::Internal("DescribeTable answered without a Table: " +
                               json::serialize(described.body));
     const json::object& table = found->get_object();
-    const json::value* keys = table.if_contains("KeySchema");
-    const std::string key_text = keys != nullptr ? json::serialize(*keys) : "none";
-    const std::string expected_keys = json::serialize(KeySchema(spec));
-    if (key_text != expected_keys)
-      return Status::Invalid("table", fmt::format("table {} exists with keys {}, not {}", spec.name,
-                                                  key_text, expected_keys));
+    if (Status s = CheckKeys(table, spec); !s.ok()) return s;
     const bool active = StringAt(table, "TableStatus") == "ACTIVE";
     std::string arn = StringAt(table, "LatestStreamArn");
-    const auto* stream_spec = table.if_contains("StreamSpecification");
-    const bool stream_on = stream_spec != nullptr && stream_spec->is_object() &&
-                           stream_spec->get_object().if_contains("StreamEnabled") != nullptr &&
-                           stream_spec->get_object().at("StreamEnabled") == true;
+    auto stream_on_or = StreamOn(table, spec);
+    if (!stream_on_or.ok()) return stream_on_or.status();
+    const bool stream_on = *stream_on_or;
     if (active && spec.change_stream && !stream_on && !stream_requested) {
       // An existing table without its stream (made by an older version, or
       // by hand): turn it on. Commits before this are not in $all until the
@@ -173,6 +212,7 @@ Result<std::string> CreateOrCheckTable(aws::Client& client, const TableSpec& spe
           updated.status.code() != ErrorCode::kConflict)
         return updated.status;
       if (!updated.ok()) stream_refused_at = i;
+      changes->stream_turned_on = updated.ok();
       described = client.Call("DescribeTable", {{"TableName", spec.name}});
       continue;
     }
@@ -186,20 +226,12 @@ Result<std::string> CreateOrCheckTable(aws::Client& client, const TableSpec& spe
       continue;
     }
     const json::object* index = spec.index ? FindIndex(table, spec.index->name) : nullptr;
-    if (index != nullptr) {
-      const std::string expected_index_keys =
-          json::serialize(IndexDefinition(*spec.index).at("KeySchema"));
-      const json::value* index_keys = index->if_contains("KeySchema");
-      if (index_keys != nullptr && json::serialize(*index_keys) != expected_index_keys)
-        return Status::Invalid(
-            "table",
-            fmt::format("table {} has an index {} with keys {}, not {}", spec.name,
-                        spec.index->name, json::serialize(*index_keys), expected_index_keys));
-    }
+    if (index != nullptr)
+      if (Status s = CheckIndexKeys(*index, spec); !s.ok()) return s;
     const std::string result = spec.change_stream ? arn : std::string();
     if (active) {
       if (!spec.ttl_attribute.empty())
-        if (Status s = EnableTtl(client, spec); !s.ok()) return s;
+        if (Status s = EnableTtl(client, spec, &changes->ttl_turned_on); !s.ok()) return s;
       if (!spec.index || index != nullptr) return result;
       if (index_requested_at < 0) {
         // A table made before the index (an older version): give the items
@@ -218,6 +250,7 @@ Result<std::string> CreateOrCheckTable(aws::Client& client, const TableSpec& spe
                             {"AttributeDefinitions", std::move(attributes)},
                             {"GlobalSecondaryIndexUpdates",
                              json::array{json::object{{"Create", IndexDefinition(*spec.index)}}}}});
+        changes->index_added = updated.ok();
         if (updated.ok()) return result;
         // Another process asked first: ValidationException (the index
         // exists), ResourceInUseException (the table is UPDATING), or on
@@ -248,6 +281,52 @@ Result<std::string> CreateOrCheckTable(aws::Client& client, const TableSpec& spe
     if (i == 600) return Status::Unavailable("table " + spec.name + " never became ACTIVE");
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     described = client.Call("DescribeTable", {{"TableName", spec.name}});
+  }
+}
+
+Result<std::string> CheckTable(aws::Client& client, const TableSpec& spec) {
+  for (int i = 0;; ++i) {
+    aws::Reply described = client.Call("DescribeTable", {{"TableName", spec.name}});
+    if (described.status.code() == ErrorCode::kNotFound)
+      return Status::NotFound(fmt::format("table {} does not exist", spec.name));
+    if (!described.ok()) return described.status;
+    const json::object* table = ObjectAt(described.body, "Table");
+    if (table == nullptr)
+      return Status::Internal("DescribeTable answered without a Table: " +
+                              json::serialize(described.body));
+    if (Status s = CheckKeys(*table, spec); !s.ok()) return s;
+    const std::string status = StringAt(*table, "TableStatus");
+    if (status == "CREATING" && i < 600) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      continue;
+    }
+    // UPDATING serves reads and writes (an index or a stream on its way).
+    if (status != "ACTIVE" && status != "UPDATING")
+      return Status::Unavailable(fmt::format("table {} is {}", spec.name, status));
+    if (spec.change_stream) {
+      auto on = StreamOn(*table, spec);
+      if (!on.ok()) return on.status();
+      if (!*on)
+        return Status::Invalid("table", fmt::format("table {} has no change stream ({}), which the "
+                                                    "$all indexer reads",
+                                                    spec.name, kStreamViewType));
+    }
+    if (spec.index) {
+      const json::object* index = FindIndex(*table, spec.index->name);
+      if (index == nullptr)
+        return Status::Invalid("table", fmt::format("table {} lacks its global secondary index {}",
+                                                    spec.name, spec.index->name));
+      if (Status s = CheckIndexKeys(*index, spec); !s.ok()) return s;
+    }
+    if (!spec.ttl_attribute.empty()) {
+      auto on = TtlOn(client, spec);
+      if (!on.ok()) return on.status();
+      if (on->has_value() && !**on)
+        return Status::Invalid("table", fmt::format("table {} has TTL off; indelible needs it on "
+                                                    "'{}'",
+                                                    spec.name, spec.ttl_attribute));
+    }
+    return spec.change_stream ? StringAt(*table, "LatestStreamArn") : std::string();
   }
 }
 

@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "aws/client.h"
 #include "indelible/result.h"
@@ -41,6 +42,22 @@ struct TableSpec {
   std::function<Status()> before_adding_index;
 };
 
+// What CreateOrCheckTable changed, for a report (`indelible dynamodb
+// create-tables`): each is true only where this call's own request did it,
+// not a concurrent opener's.
+struct TableChanges {
+  bool created = false;
+  bool stream_turned_on = false;
+  bool ttl_turned_on = false;
+  bool index_added = false;
+
+  bool any() const { return created || stream_turned_on || ttl_turned_on || index_added; }
+};
+
+// The change stream's view the $all indexer needs: the old image tells an
+// append item's first write (its append) from a later update of it.
+inline constexpr std::string_view kStreamViewType = "NEW_AND_OLD_IMAGES";
+
 // Creates the table with on-demand billing (PAY_PER_REQUEST) and waits until
 // it is ACTIVE, or checks that an existing one has the spec's keys (invalid
 // otherwise) and, with change_stream, turns its stream on if it is off, and
@@ -54,8 +71,19 @@ struct TableSpec {
 // the open does not wait for the index to be ACTIVE: IndexStatus tells.
 // Returns the table's LatestStreamArn: empty without change_stream, or where
 // the endpoint keeps no change streams (dynalite accepts the request and
-// ignores it).
-Result<std::string> CreateOrCheckTable(aws::Client& client, const TableSpec& spec);
+// ignores it). A stream of another view than kStreamViewType is invalid.
+// `changes`, if not null, says what this call changed.
+Result<std::string> CreateOrCheckTable(aws::Client& client, const TableSpec& spec,
+                                       TableChanges* changes = nullptr);
+
+// Checks the table as CreateOrCheckTable does and changes nothing, for a
+// store that may not make or alter tables (create_tables=0): not_found when
+// it is missing; invalid when its keys differ, or (as the spec asks) its
+// change stream is off or of another view, its index is missing, or its TTL
+// is off (left alone where the endpoint has no TTL). Waits while the table
+// is CREATING. Returns its LatestStreamArn as CreateOrCheckTable does. Only
+// Describe requests: DescribeTable, DescribeTimeToLive.
+Result<std::string> CheckTable(aws::Client& client, const TableSpec& spec);
 
 // The status of the table's global secondary index `index`: "ACTIVE",
 // "CREATING", ...; "" when the table has no such index. One DescribeTable.
