@@ -342,16 +342,22 @@ Result<std::string> IndexStatus(aws::Client& client, const std::string& table,
 
 Status BatchWrite(aws::Client& client, const std::string& table, json::array requests) {
   json::object request{{"RequestItems", json::object{{table, std::move(requests)}}}};
-  for (int attempt = 0; attempt < 20; ++attempt) {
+  // Unprocessed items are DynamoDB's throttle for a batch (and DynamoDB
+  // Local's while a new index is being filled, on a loaded machine): sent
+  // again with back-off up to 1.28 s, for a minute, as AWS advises.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (int attempt = 0;; ++attempt) {
     aws::Reply reply = client.Call("BatchWriteItem", request);
     if (!reply.ok()) return reply.status;
     const auto* left = reply.body.if_contains("UnprocessedItems");
     if (left == nullptr || !left->is_object() || left->get_object().empty()) return Status::Ok();
+    if (std::chrono::steady_clock::now() >= give_up)
+      return Status::Unavailable(
+          fmt::format("BatchWriteItem on {} left items unprocessed for a minute ({} attempts)",
+                      table, attempt + 1));
     request["RequestItems"] = *left;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10 << std::min(attempt, 6)));
+    std::this_thread::sleep_for(std::chrono::milliseconds(10 << std::min(attempt, 7)));
   }
-  return Status::Unavailable(
-      fmt::format("BatchWriteItem on {} left items unprocessed after 20 attempts", table));
 }
 
 }  // namespace indelible::dynamodb
