@@ -89,8 +89,7 @@ Loader ProcessLoader(std::string command, std::string where) {
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
       return Status::Unauthorized(fmt::format("{} ({}) failed with status {}", source, command,
                                               WIFEXITED(status) ? WEXITSTATUS(status) : -1));
-    if (output.find("\"Version\"") == std::string::npos ||
-        output.find("\"Version\"") > output.size())
+    if (output.find("\"Version\"") == std::string::npos)
       return Status::Unauthorized(fmt::format("{} printed no \"Version\": 1 document", source));
     return ParseCredentialsDocument(output, source);
   };
@@ -226,9 +225,12 @@ Result<std::optional<Loader>> ProfileLoader(const SharedConfig& config, const Pr
 
 // Runs the source's loader once and wraps it: refreshing when what it gave
 // expires.
-Result<std::shared_ptr<CredentialsProvider>> Start(Loader loader,
-                                                   const std::vector<std::string>& skipped) {
-  auto first = loader();
+Result<std::shared_ptr<CredentialsProvider>> Start(
+    Loader loader, const std::vector<std::string>& skipped,
+    std::optional<Result<Credentials>> fetched = {}) {
+  // `fetched`: the source's first answer when the caller already has it
+  // (instance metadata is asked once to learn whether it is there at all).
+  Result<Credentials> first = fetched ? std::move(*fetched) : loader();
   if (!first.ok()) return WithSkipped(first.status(), skipped);
   if (!first->expiration) return StaticCredentials(std::move(*first));
   return std::shared_ptr<CredentialsProvider>(
@@ -306,24 +308,14 @@ Result<std::shared_ptr<CredentialsProvider>> DefaultCredentialsChain(const Chain
   skipped.push_back("container: AWS_CONTAINER_CREDENTIALS_RELATIVE_URI and _FULL_URI are not set");
 
   // 5. Instance metadata, configured only if it answers.
-  if (auto disabled = env("AWS_EC2_METADATA_DISABLED");
-      disabled && (*disabled == "true" || *disabled == "TRUE")) {
+  if (InstanceMetadataDisabled(env)) {
     skipped.push_back("instance metadata: AWS_EC2_METADATA_DISABLED=true");
   } else {
     const MetadataOptions metadata = Metadata(options);
     auto first = InstanceMetadataCredentials(metadata);
     if (first.ok() || first.status().code() != ErrorCode::kUnavailable)
-      return Start(
-          [metadata, first = std::move(first),
-           used = std::make_shared<bool>(false)]() mutable -> Result<Credentials> {
-            // The first answer is the one just fetched; refreshes fetch anew.
-            if (!*used) {
-              *used = true;
-              return first;
-            }
-            return InstanceMetadataCredentials(metadata);
-          },
-          skipped);
+      return Start([metadata] { return InstanceMetadataCredentials(metadata); }, skipped,
+                   std::move(first));
     skipped.push_back(fmt::format("instance metadata: {}", first.status().message()));
   }
   return Status::Unauthorized(fmt::format("no AWS credentials found: {}", Join(skipped)));

@@ -168,6 +168,11 @@ Result<Credentials> ParseCredentialsDocument(std::string_view json, const std::s
   return credentials;
 }
 
+bool InstanceMetadataDisabled(const EnvLookup& env) {
+  const auto disabled = env("AWS_EC2_METADATA_DISABLED");
+  return disabled && (*disabled == "true" || *disabled == "TRUE");
+}
+
 std::string InstanceMetadataEndpoint(const EnvLookup& env) {
   if (auto endpoint = env("AWS_EC2_METADATA_SERVICE_ENDPOINT")) return TrimSlashes(*endpoint);
   if (auto mode = env("AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE"); mode && *mode == "IPv6")

@@ -48,6 +48,8 @@ struct MetadataOptions {
   int attempts = 1;
 };
 
+// Whether AWS_EC2_METADATA_DISABLED=true turns instance metadata off.
+bool InstanceMetadataDisabled(const EnvLookup& env);
 // The instance metadata endpoint the environment selects.
 std::string InstanceMetadataEndpoint(const EnvLookup& env);
 // The instance role's credentials. Errors: unavailable when the endpoint

@@ -153,8 +153,7 @@ Result<StoreUrl> ParseStoreUrl(std::string_view url, const aws::EnvLookup& env) 
   if (out.region.empty()) {
     aws::MetadataOptions metadata;
     metadata.env = env;
-    const auto disabled = env("AWS_EC2_METADATA_DISABLED");
-    if (disabled && (*disabled == "true" || *disabled == "TRUE")) {
+    if (aws::InstanceMetadataDisabled(env)) {
       metadata_error = "AWS_EC2_METADATA_DISABLED=true";
     } else if (auto region = aws::InstanceMetadataRegion(metadata); region.ok()) {
       out.region = *region;
