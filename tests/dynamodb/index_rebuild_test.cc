@@ -273,7 +273,12 @@ TEST_F(IndexRebuildTest, CutsADamagedIndexAtTheFirstWrongPositionAndRemovesStale
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(report->kept, 19u);
   EXPECT_EQ(report->added, total - 19);
-  EXPECT_EQ(report->removed, 1u);  // the stale chunk; the damaged one is written again
+  // The stale chunk goes. The damaged chunk is written again with its kept
+  // events when it starts before position 20; when it starts at 20 (the
+  // indexer's chunk boundaries follow the change records' batching) nothing
+  // of it is kept, and it counts as removed too.
+  const bool damaged_chunk_kept_events = **start < 20;
+  EXPECT_EQ(report->removed, damaged_chunk_kept_events ? 1u : 2u) << "chunk start " << **start;
   auto store = Open();
   ASSERT_TRUE(store);
   ExpectWhole(*store, total);
