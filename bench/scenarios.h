@@ -29,6 +29,9 @@ Status RunGroup(Context& context);
 // Entity load latency per snapshot policy; entity vs plain appends
 // (entity_bench.cc).
 Status RunEntity(Context& context);
+// Event schemas: appends validated and reads upcast against a plain store,
+// same run (schemas_bench.cc).
+Status RunSchemas(Context& context);
 // NatsRelay to the NATS server of --nats (relay_bench.cc).
 Status RunRelay(Context& context);
 // WORKLOAD.md "ledger-append v1", on the embedded engine or --store

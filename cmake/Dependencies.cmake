@@ -12,6 +12,10 @@ find_package(ZLIB REQUIRED)
 # DynamoDB client.
 find_package(OpenSSL REQUIRED)
 find_package(fmt CONFIG REQUIRED)
+# Event schemas (src/schemas/): header-only, used privately, so the
+# installed package does not need them.
+find_package(valijson CONFIG REQUIRED)
+find_package(nlohmann_json 3.11 CONFIG REQUIRED)
 # libsqlite3-dev: the SQLite read store, the projections' embedded default.
 find_package(SQLite3 3.35 REQUIRED)
 # The command line of `indelible` and of the examples (header-only).

@@ -8,6 +8,10 @@ packages=(
   librocksdb-dev zlib1g-dev
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
   libfmt-dev libcli11-dev
+  # Event schemas (src/schemas/): JSON Schema validation (valijson, header
+  # only), JSON Patch for declarative upcasters (nlohmann's JSON), and the
+  # official JSON-Schema-Test-Suite the validator is held to.
+  libvalijson-dev nlohmann-json3-dev json-schema-test-suite
   libnats-dev nats-server
   # The PostgreSQL read store: the client libraries, and the server that
   # scripts/postgres.sh starts for its tests (util-linux's runuser and ipcrm,

@@ -11,6 +11,7 @@ import { asApiError } from './hooks';
 import { AppendPage } from './pages/Append';
 import { ConsumerPage } from './pages/Consumer';
 import { ConsumersPage } from './pages/Consumers';
+import { SchemasPage, SchemaTypePage } from './pages/Schemas';
 import { DashboardPage } from './pages/Dashboard';
 import { EventPage } from './pages/Event';
 import { NotFoundPage } from './pages/NotFound';
@@ -129,6 +130,7 @@ function Nav({ route, who }: { route: Route; who: WhoAmI | null }) {
     ['#/streams', 'Streams', 'streams'],
     ['#/tail', 'Live tail', 'tail'],
     ['#/consumers', 'Consumer groups', 'consumers'],
+    ['#/schemas', 'Schemas', 'schemas'],
   ];
   // Hidden while no one is signed in and when the grants say no: a link to a
   // page that can only answer 401 or 403 helps no one.
@@ -163,6 +165,8 @@ function Page({ route, theme }: { route: Route; theme: Theme }) {
       return <TailPage />;
     case 'consumers':
       return name === undefined ? <ConsumersPage /> : <ConsumerPage group={name} />;
+    case 'schemas':
+      return name === undefined ? <SchemasPage /> : <SchemaTypePage type={name} />;
     case 'append':
       return <AppendPage stream={p.get('stream') ?? ''} />;
     default:

@@ -64,3 +64,38 @@ export interface AppendResult {
   lastVersion: number;
   position: number;
 }
+
+// Event schemas (docs/SCHEMAS.md, "HTTP").
+export interface SchemaSettings {
+  mode?: 'off' | 'warn' | 'enforce';
+  compatibility?: string;
+}
+
+export interface SchemaVersion {
+  type: string;
+  version: string;
+  number: number;
+  schema: unknown;
+  registeredAt: number; // Unix ms
+}
+
+export interface SchemaUpcaster {
+  from: string;
+  to: string;
+  renames?: Record<string, string>;
+  defaults?: Record<string, unknown>;
+  patch?: unknown[];
+}
+
+export interface SchemaType {
+  type: string;
+  versions: SchemaVersion[];
+  settings: SchemaSettings;
+  upcasters: SchemaUpcaster[];
+}
+
+export interface SchemaList {
+  types: SchemaType[];
+  categories: Record<string, SchemaSettings>;
+  default: SchemaSettings;
+}

@@ -5,6 +5,7 @@
 // (ratings_read_model.h), kept up to date by runners in this process.
 #include <indelible/project_command.h>
 #include <indelible/read_store.h>
+#include <indelible/schemas.h>
 #include <indelible/serve_flags.h>
 #include <indelible/server.h>
 #include <indelible/store.h>
@@ -15,9 +16,11 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "ratings_projections.h"
 #include "ratings_read_model.h"
+#include "ratings_schemas.h"
 #include "ratings_service.h"
 #include "user.h"
 
@@ -80,8 +83,15 @@ int main(int argc, char** argv) {
     if (!beside.ok()) return Fail(beside.status().message() + " (--read-store)");
     read_store_url = *beside;
   }
-  auto store = indelible::Store::Open(store_url);
+  auto opened = indelible::Store::Open(store_url);
+  if (!opened.ok()) return Fail(opened.status().ToString());
+  // Everything reads through the SchemaStore, so the entity, the
+  // projections (and their rebuilds) and the standard API see the rating
+  // events as V2, however old they are (ratings_schemas.h).
+  auto store = indelible::SchemaStore::Wrap(std::move(*opened));
   if (!store.ok()) return Fail(store.status().ToString());
+  if (indelible::Status s = ratings::RegisterRatingSchemas((*store)->schemas()); !s.ok())
+    return Fail("schemas: " + s.ToString());
   // Declared in this order so that they go in reverse: the routes (inside
   // Serve) stop before the read model and the entity they use.
   const indelible::Rules<ratings::UserState> rules = ratings::UserRules();

@@ -45,7 +45,7 @@ Status ApplyRating(ProjectionTransaction& tx, const RecordedEvent& event) {
         "INSERT INTO {ratings} (user_id, link, rating, position) VALUES ($1, $2, $3, $4) "
         "ON CONFLICT (user_id, link) DO UPDATE SET rating = excluded.rating, "
         "position = excluded.position",
-        {user, rated->link, std::int64_t{rated->rating},
+        {user, rated->link, std::int64_t{rated->stars},
          static_cast<std::int64_t>(event.position.value())});
   }
   if (event.type == kRatingDeleted) {

@@ -15,7 +15,8 @@
 // Events are applied as tolerantly as the entity replays them (user.cc):
 // a duplicate USER_FOLLOWED is a no-op, an update of an unrated link sets
 // it. Events whose data does not decode are skipped, not blocked on: the
-// standard API on the same port can write anything into user-{id}.
+// standard API on the same port can write into user-{id} (rating events
+// only in a registered shape, ratings_schemas.h; the others anything).
 #pragma once
 
 #include <indelible/projection.h>

@@ -83,7 +83,8 @@ HttpResponse Rate(const Users& users, const HttpRequest& request, const char* ty
   if (!link.ok()) return Error(link.status());
   auto rating = RatingIn(*body);
   if (!rating.ok()) return Error(rating.status());
-  return Commit(users, *user, MakeEvent(type, Rating{*link, *rating}), status,
+  // The body keeps `rating` (the HTTP API did not change); the event is V2.
+  return Commit(users, *user, RatingEvent(type, Rating{*link, *rating}), status,
                 {{"user", *user}, {"link", *link}, {"rating", *rating}});
 }
 

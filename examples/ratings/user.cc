@@ -1,6 +1,7 @@
 #include "user.h"
 
 #include <boost/json.hpp>
+#include <utility>
 
 #include "json_fields.h"
 
@@ -17,7 +18,7 @@ using json_fields::Strings;
 
 Result<int> Stars(const json::object& o, std::string_view key) {
   const json::value* v = o.if_contains(key);
-  if (v == nullptr || !v->is_int64() || v->as_int64() < 1 || v->as_int64() > 5)
+  if (v == nullptr || !v->is_int64() || v->as_int64() < 1 || v->as_int64() > ratings::kRatingScale)
     return Status::Invalid(std::string(key), "expected an integer from 1 to 5");
   return static_cast<int>(v->as_int64());
 }
@@ -53,6 +54,12 @@ Status ValidateRating(std::string_view field, std::int64_t rating) {
                          std::string(field) + " must be an integer from 1 to 5");
 }
 
+indelible::EventData RatingEvent(std::string type, const Rating& rating) {
+  indelible::EventData event = indelible::MakeEvent(std::move(type), rating);
+  event.schema = kRatingV2;
+  return event;
+}
+
 // The rules judge new events only. A stored event is a fact, applied as
 // well as it can be when replayed (ctx.replaying()): the standard API on the
 // same port can write around the entity, and a duplicate USER_FOLLOWED
@@ -67,14 +74,14 @@ indelible::Rules<UserState> UserRules() {
       kLinkRated, [](UserState u, const Rating& r, RuleContext& ctx) -> Result<UserState> {
         if (u.ratings.contains(r.link) && !ctx.replaying())
           return Status::Rejected("already rated " + r.link + "; update the rating instead");
-        u.ratings[r.link] = r.rating;
+        u.ratings[r.link] = r.stars;
         return u;
       });
   rules.On<Rating>(kRatingUpdated,
                    [](UserState u, const Rating& r, RuleContext& ctx) -> Result<UserState> {
                      if (!u.ratings.contains(r.link) && !ctx.replaying())
                        return Status::Rejected("no rating of " + r.link + " to update");
-                     u.ratings[r.link] = r.rating;
+                     u.ratings[r.link] = r.stars;
                      return u;
                    });
   rules.On<RatingDeleted>(
@@ -110,6 +117,8 @@ indelible::Rules<UserState> UserRules() {
 
 using namespace ratings;
 
+// The state record keeps the key `rating`: it is not an event (no schema,
+// no upcasting), and records written before V2 must stay loadable.
 std::string indelible::Codec<UserState>::Encode(const UserState& u) {
   json::array following(u.following.begin(), u.following.end());
   json::array rated;
@@ -138,17 +147,23 @@ Result<UserState> indelible::Codec<UserState>::Decode(std::string_view text) {
   return u;
 }
 
+// V2 only: the store upcasts V1 events before they get here.
 std::string indelible::Codec<Rating>::Encode(const Rating& r) {
-  return json::serialize(json::object{{"link", r.link}, {"rating", r.rating}});
+  return json::serialize(
+      json::object{{"link", r.link}, {"stars", r.stars}, {"scale", kRatingScale}});
 }
 Result<Rating> indelible::Codec<Rating>::Decode(std::string_view text) {
   auto o = ParseObject(text);
   if (!o.ok()) return o.status();
   auto link = String(*o, "link");
   if (!link.ok()) return link.status();
-  auto rating = Stars(*o, "rating");
-  if (!rating.ok()) return rating.status();
-  return Rating{*link, *rating};
+  // Another scale would be a later version, which this code does not know.
+  const json::value* scale = o->if_contains("scale");
+  if (scale == nullptr || !scale->is_int64() || scale->as_int64() != kRatingScale)
+    return Status::Invalid("scale", "expected 5");
+  auto stars = Stars(*o, "stars");
+  if (!stars.ok()) return stars.status();
+  return Rating{*link, *stars};
 }
 
 std::string indelible::Codec<RatingDeleted>::Encode(const RatingDeleted& r) {

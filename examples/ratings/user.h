@@ -28,11 +28,21 @@ inline constexpr const char* kRatingDeleted = "RATING_DELETED";
 inline constexpr const char* kUserFollowed = "USER_FOLLOWED";
 inline constexpr const char* kUserUnfollowed = "USER_UNFOLLOWED";
 
-// LINK_RATED and RATING_UPDATED.
+// The schema versions of LINK_RATED and RATING_UPDATED (ratings_schemas.h):
+// V1 {link, rating}, V2 {link, stars, scale}. The store upcasts V1 events
+// on every read, so the code reads and writes V2 only.
+inline constexpr const char* kRatingV1 = "V1";
+inline constexpr const char* kRatingV2 = "V2";
+// The scale of V2's stars: the only one so far.
+inline constexpr int kRatingScale = 5;
+
+// LINK_RATED and RATING_UPDATED, V2: {link, stars, scale}.
 struct Rating {
   std::string link;
-  int rating = 0;
+  int stars = 0;  // 1..kRatingScale
 };
+// The event, labelled with the version its data has.
+indelible::EventData RatingEvent(std::string type, const Rating& rating);
 // RATING_DELETED.
 struct RatingDeleted {
   std::string link;

@@ -42,6 +42,7 @@
 #include "indelible/event.h"
 #include "indelible/options.h"
 #include "indelible/result.h"
+#include "indelible/schemas.h"
 #include "indelible/status.h"
 #include "indelible/store.h"
 #include "indelible/types.h"
@@ -171,7 +172,8 @@ class Client {
   Result<StreamList> ListStreams(const ListStreamsOptions& options = {});
 
   // GET /streams/{stream}: one page of at most min(options.limit,
-  // kMaxPageEvents) events. not_found as Store::ReadStream.
+  // kMaxPageEvents) events, upcast by the server unless options.raw
+  // (docs/SCHEMAS.md). not_found as Store::ReadStream.
   Result<StreamPage> ReadStream(std::string_view stream, const ReadStreamOptions& options = {});
 
   // GET /all: one page of at most min(options.limit, kMaxPageEvents) events.
@@ -224,6 +226,17 @@ class Client {
   Result<std::unique_ptr<RemoteSubscription>> SubscribeStream(std::string_view stream,
                                                               const SubscribeOptions& options = {});
 
+  // The server's schema registry (docs/SCHEMAS.md, "HTTP"): each call one
+  // request to /schemas or /schema-settings, as the same call on a
+  // SchemaStore's registry would answer. Changes need an admin credential
+  // when the server has authentication on (unauthorized otherwise). What
+  // differs: AddUpcaster with a C++ function is invalid (it runs in the
+  // process that reads, and the server reads); List, Find,
+  // CategorySettings and DefaultSettings answer empty when the request
+  // fails; Refresh is ok and stats() zeros (the server keeps both).
+  // Valid as long as the Client.
+  Schemas& schemas();
+
   // The URL given to Connect.
   const std::string& url() const;
 
@@ -245,8 +258,9 @@ class Client {
 // - CommitOptions::keep_timestamps is invalid: the server stamps every event
 //   with its commit time and the API has no way to ask otherwise.
 // - ReadStream and ReadAll cursors read page by page (kRemotePageEvents at a
-//   time). A ReadAll cursor stops at the last position the server reported
-//   when the cursor was made, so it too sees no later commits.
+//   time), upcast by the server, or as stored with the options' `raw`
+//   (?raw=1). A ReadAll cursor stops at the last position the server
+//   reported when the cursor was made, so it too sees no later commits.
 // - WaitForCommit long-polls GET /all?from=after+1&limit=1&waitMs=...
 // - LastPosition asks GET /health; if that fails it answers the last
 //   position it knew (it has no way to report an error).

@@ -82,6 +82,9 @@ struct ReadStreamOptions {
   std::size_t limit = SIZE_MAX;
   // Read a deleted stream anyway (audit). Off: a deleted stream is not_found.
   bool include_deleted = false;
+  // A SchemaStore (schemas.h): the events as stored, not upcast. Other
+  // stores always return them as stored.
+  bool raw = false;
 };
 
 // Filters for $all. Within a list any entry may match; across lists all must.
@@ -104,6 +107,8 @@ struct ReadAllOptions {
   // ends there and next_position() is past them, so a filter that matches
   // little costs a bounded scan per read (the server's /all).
   std::size_t max_scan = SIZE_MAX;
+  // A SchemaStore (schemas.h): the events as stored, not upcast.
+  bool raw = false;
 };
 
 // Progress of a long operation (check, import): done and total units, total

@@ -11,6 +11,7 @@
 #include "api/wire.h"
 #include "core/event_json.h"
 #include "indelible/client.h"
+#include "indelible/schemas.h"
 #include "storage/embedded/embedded_store.h"
 
 namespace indelible::cli {
@@ -139,6 +140,24 @@ void PrintEvent(const Cli& cli, const EventView& event) {
   }
   line.push_back('\n');
   std::fwrite(line.data(), 1, line.size(), stdout);
+}
+
+// A store of --data (not a server, which does both itself) wrapped in a
+// SchemaStore: reads upcast, commits checked (docs/SCHEMAS.md).
+Result<std::unique_ptr<Store>> OpenUpcastingReader(const Cli& cli) {
+  auto store = cli.OpenReader();
+  if (!store.ok() || cli.remote()) return store;  // a server upcasts itself
+  auto wrapped = SchemaStore::Wrap(std::move(*store));
+  if (!wrapped.ok()) return wrapped.status();
+  return std::unique_ptr<Store>(std::move(*wrapped));
+}
+
+Result<std::unique_ptr<Store>> OpenCheckingWriter(const Cli& cli) {
+  auto store = cli.OpenStore();
+  if (!store.ok() || cli.remote()) return store;  // a server checks itself
+  auto wrapped = SchemaStore::Wrap(std::move(*store));
+  if (!wrapped.ok()) return wrapped.status();
+  return std::unique_ptr<Store>(std::move(*wrapped));
 }
 
 }  // namespace indelible::cli

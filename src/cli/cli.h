@@ -61,6 +61,15 @@ void AddConsumerVerbs(CLI::App& app, Cli& cli);  // consumers ...
 void AddRelayVerb(CLI::App& app, Cli& cli);      // relay nats
 void AddKeyVerbs(CLI::App& app, Cli& cli);       // keys ...
 void AddDynamoDbVerbs(CLI::App& app, Cli& cli);  // dynamodb create-tables, policy
+void AddSchemaVerbs(CLI::App& app, Cli& cli);    // schemas ...
+
+// A reader that upcasts as a server does: the --data store wrapped in a
+// SchemaStore (schemas.h); with --url the server's store, which upcasts.
+Result<std::unique_ptr<Store>> OpenUpcastingReader(const Cli& cli);
+// A writer that checks appends against the registry (off/warn/enforce) as
+// a server does: the --data store wrapped in a SchemaStore; with --url the
+// server's store.
+Result<std::unique_ptr<Store>> OpenCheckingWriter(const Cli& cli);
 
 // One line per event: text "#position stream@version type data" or JSON.
 void PrintEvent(const Cli& cli, const EventView& event);

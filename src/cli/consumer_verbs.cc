@@ -181,7 +181,7 @@ Result<std::unique_ptr<Groups>> OpenGroups(const Cli& cli) {
     if (!client.ok()) return client.status();
     return std::unique_ptr<Groups>(new RemoteGroups(std::move(*client)));
   }
-  auto store = cli.OpenStore();
+  auto store = OpenCheckingWriter(cli);
   if (!store.ok()) return store.status();
   return std::unique_ptr<Groups>(new LocalGroups(std::move(*store)));
 }

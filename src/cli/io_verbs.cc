@@ -10,6 +10,7 @@
 #include "cli/progress.h"
 #include "core/event_json.h"
 #include "indelible/config.h"
+#include "indelible/schemas.h"
 #if INDELIBLE_HAVE_DYNAMODB
 #include "aws/client.h"
 #include "aws/credentials.h"
@@ -35,7 +36,11 @@ int RunExport(const Cli& cli, const ExportArgs& args) {
     if (out == nullptr)
       return cli.Fail(Status::Unavailable(fmt::format("cannot create '{}'", args.out)));
   }
-  auto cursor = (*store)->ReadAll(ReadAllOptions{Position(args.from), SIZE_MAX, args.filter});
+  ReadAllOptions options{Position(args.from), SIZE_MAX, args.filter};
+  // The stored bytes, never upcast (a server upcasts unless asked not to),
+  // so an import writes back exactly what was written (docs/SCHEMAS.md).
+  options.raw = true;
+  auto cursor = (*store)->ReadAll(options);
   if (!cursor.ok()) return cli.Fail(cursor.status());
   Progress progress("export", (*store)->LastPosition().value());
   std::uint64_t count = 0;
@@ -100,7 +105,10 @@ class Importer {
     }
     CommitOptions options;
     options.keep_timestamps = keep_timestamps_;
-    options.allow_reserved = pending_.front().type == kDeletedEventType;
+    // The store's own streams ($schemas: the schema registry) come back as
+    // they were exported; an export's events were checked when first
+    // written, so they go to the store itself, past any schema check.
+    options.allow_reserved = pending_.front().type == kDeletedEventType || stream_.starts_with('$');
     std::vector<AppendRequest> appends;
     appends.push_back(AppendRequest{stream_, expected, std::move(pending_)});
     pending_.clear();
@@ -163,6 +171,20 @@ int RunEventLogImport(const Cli& cli, const std::string& url, const std::string&
 #endif
 }
 
+// A server takes no appends to the store's own streams: the schema
+// registry of an export reaches a store only through --data.
+Status ReservedThroughServer(const ExportedEvent& event) {
+  return Status::Invalid(
+      "stream",
+      fmt::format("stream '{}' is the store's own{}; a server takes no appends to it: "
+                  "import with --data on the machine that holds the store{}",
+                  event.stream, event.stream == kSchemasStream ? " (the schema registry)" : "",
+                  event.stream == kSchemasStream
+                      ? " (or register its schemas on the server with `indelible "
+                        "schemas register`)"
+                      : ""));
+}
+
 int RunImport(const Cli& cli, const std::string& in_path) {
   std::ifstream file;
   std::istream* in = &std::cin;
@@ -191,7 +213,10 @@ int RunImport(const Cli& cli, const std::string& in_path) {
     ++number;
     if (line.empty()) continue;
     auto exported = ExportedEventFromJson(line);
-    Status s = exported.ok() ? importer.Add(std::move(*exported)) : exported.status();
+    Status s = !exported.ok() ? exported.status()
+               : cli.remote() && exported->stream.starts_with('$')
+                   ? ReservedThroughServer(*exported)
+                   : importer.Add(std::move(*exported));
     if (!s.ok()) {
       progress.Finish();
       return cli.Fail(Status::Invalid(

@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
   indelible::cli::AddRelayVerb(app, cli);
   indelible::cli::AddKeyVerbs(app, cli);
   indelible::cli::AddDynamoDbVerbs(app, cli);
+  indelible::cli::AddSchemaVerbs(app, cli);
   // No projections of its own: list, retry and skip work on any read store.
   static const std::vector<indelible::Projection> kNoProjections;
   indelible::cli::AddProjectVerbs(app, cli, &kNoProjections);

@@ -130,7 +130,7 @@ int Rebuild(Cli& cli, const ProjectArgs& args, const std::vector<Projection>& kn
   auto url = ReadStoreUrl(cli, args);
   if (!url.ok()) return cli.Fail(url.status());
   // A follower: the rebuild may run beside a server that writes the folder.
-  auto store = cli.OpenReader();
+  auto store = OpenUpcastingReader(cli);
   if (!store.ok()) return cli.Fail(store.status());
   for (const Projection* p : *chosen) {
     auto runner = ProjectionRunner::Open(**store, *url, *p);
@@ -159,7 +159,7 @@ int Run(Cli& cli, const ProjectArgs& args, const std::vector<Projection>& known)
   if (!chosen.ok()) return cli.Fail(chosen.status());
   auto url = ReadStoreUrl(cli, args);
   if (!url.ok()) return cli.Fail(url.status());
-  auto store = cli.OpenReader();
+  auto store = OpenUpcastingReader(cli);
   if (!store.ok()) return cli.Fail(store.status());
   std::vector<std::unique_ptr<ProjectionRunner>> runners;
   for (const Projection* p : *chosen) {

@@ -20,16 +20,24 @@ struct ReadArgs {
   std::size_t limit = SIZE_MAX;
   bool backward = false;
   bool include_deleted = false;
+  bool raw = false;
 };
 
+// The events upcast to their type's newest schema version, as a server
+// answers; --raw: as stored (and no registry to read).
+Result<std::unique_ptr<Store>> OpenForEvents(const Cli& cli, bool raw) {
+  return raw ? cli.OpenReader() : OpenUpcastingReader(cli);
+}
+
 int RunRead(const Cli& cli, const ReadArgs& args) {
-  auto store = cli.OpenReader();
+  auto store = OpenForEvents(cli, args.raw);
   if (!store.ok()) return cli.Fail(store.status());
   ReadStreamOptions options;
   options.direction = args.backward ? Direction::kBackward : Direction::kForward;
   if (args.from >= 0) options.from = StreamVersion(args.from);
   options.limit = args.limit;
   options.include_deleted = args.include_deleted;
+  options.raw = args.raw;
   auto cursor = (*store)->ReadStream(args.stream, options);
   if (!cursor.ok()) return cli.Fail(cursor.status());
   for (; (*cursor)->Valid(); (*cursor)->Next()) PrintEvent(cli, (*cursor)->event());
@@ -41,12 +49,15 @@ struct AllArgs {
   std::uint64_t from = 0;
   std::size_t limit = SIZE_MAX;
   AllFilter filter;
+  bool raw = false;
 };
 
 int RunAll(const Cli& cli, const AllArgs& args) {
-  auto store = cli.OpenReader();
+  auto store = OpenForEvents(cli, args.raw);
   if (!store.ok()) return cli.Fail(store.status());
-  auto cursor = (*store)->ReadAll(ReadAllOptions{Position(args.from), args.limit, args.filter});
+  ReadAllOptions options{Position(args.from), args.limit, args.filter};
+  options.raw = args.raw;
+  auto cursor = (*store)->ReadAll(options);
   if (!cursor.ok()) return cli.Fail(cursor.status());
   for (; (*cursor)->Valid(); (*cursor)->Next()) PrintEvent(cli, (*cursor)->event());
   if (!(*cursor)->status().ok()) return cli.Fail((*cursor)->status());
@@ -65,12 +76,13 @@ struct TailArgs {
   std::string stream;      // empty: $all
   std::int64_t from = -1;  // -1: what comes next
   AllFilter filter;
+  bool raw = false;
 };
 
 // Follows $all (or one stream) until SIGINT/SIGTERM: reads what is there,
 // then sleeps in WaitForCommit until more is committed.
 int RunTail(const Cli& cli, const TailArgs& args) {
-  auto store = cli.OpenReader();
+  auto store = OpenForEvents(cli, args.raw);
   if (!store.ok()) return cli.Fail(store.status());
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
@@ -80,6 +92,7 @@ int RunTail(const Cli& cli, const TailArgs& args) {
       args.from >= 0 ? static_cast<std::uint64_t>(args.from) : s.LastPosition().value() + 1;
   while (!g_stop) {
     ReadAllOptions options{Position(next), SIZE_MAX, args.filter};
+    options.raw = args.raw;
     auto cursor = s.ReadAll(options);
     if (!cursor.ok()) return cli.Fail(cursor.status());
     for (; (*cursor)->Valid() && !g_stop; (*cursor)->Next()) {
@@ -130,6 +143,9 @@ int RunStreams(const Cli& cli, const StreamsArgs& args) {
   return 0;
 }
 
+constexpr const char* kRawHelp =
+    "the events as stored: not upcast to their type's newest schema version (docs/SCHEMAS.md)";
+
 void AddReadVerbs(CLI::App& app, Cli& cli) {
   auto read = std::make_shared<ReadArgs>();
   CLI::App* r = app.add_subcommand("read", "read a stream's events");
@@ -138,6 +154,7 @@ void AddReadVerbs(CLI::App& app, Cli& cli) {
   r->add_option("--limit", read->limit, "at most this many events");
   r->add_flag("--backward", read->backward, "newest first");
   r->add_flag("--include-deleted", read->include_deleted, "read a deleted stream (audit)");
+  r->add_flag("--raw", read->raw, kRawHelp);
   r->callback([&cli, read] { cli.run = [&cli, read] { return RunRead(cli, *read); }; });
 
   auto head_stream = std::make_shared<std::string>();
@@ -175,6 +192,7 @@ void AddReadVerbs(CLI::App& app, Cli& cli) {
   a->add_option("--from", all->from, "first position (inclusive)");
   a->add_option("--limit", all->limit, "at most this many events");
   AddFilterFlags(a, &all->filter);
+  a->add_flag("--raw", all->raw, kRawHelp);
   a->callback([&cli, all] { cli.run = [&cli, all] { return RunAll(cli, *all); }; });
 
   auto tail = std::make_shared<TailArgs>();
@@ -183,6 +201,7 @@ void AddReadVerbs(CLI::App& app, Cli& cli) {
   t->add_option("--from", tail->from,
                 "start at this position, 0 for the beginning (default: what comes next)");
   AddFilterFlags(t, &tail->filter);
+  t->add_flag("--raw", tail->raw, kRawHelp);
   t->callback([&cli, tail] { cli.run = [&cli, tail] { return RunTail(cli, *tail); }; });
 }
 

@@ -122,7 +122,7 @@ int RunRelay(const Cli& cli, RelayArgs args) {
       return cli.Fail(s);
     source = std::make_unique<RemoteSource>(std::move(*client), args.group);
   } else {
-    auto opened = cli.OpenStore();
+    auto opened = OpenCheckingWriter(cli);
     if (!opened.ok()) return cli.Fail(opened.status());
     store = std::move(*opened);
     if (Status s = ConsumerGroup::Create(*store, args.group, group_options); !s.ok())

@@ -81,7 +81,7 @@ int RunAppend(const Cli& cli, const AppendArgs& args) {
     }
     events.push_back(std::move(event));
   }
-  auto store = cli.OpenStore();
+  auto store = OpenCheckingWriter(cli);
   if (!store.ok()) return cli.Fail(store.status());
   auto result = (*store)->Append(args.stream, *expected, std::move(events));
   if (!result.ok()) return cli.Fail(result.status());
@@ -120,7 +120,7 @@ void AddWriteVerbs(CLI::App& app, Cli& cli) {
     cli.run = [&cli, stream, expected]() -> int {
       auto exp = ParseExpected(*expected);
       if (!exp.ok()) return cli.Fail(exp.status());
-      auto store = cli.OpenStore();
+      auto store = OpenCheckingWriter(cli);
       if (!store.ok()) return cli.Fail(store.status());
       auto result = (*store)->Delete(*stream, *exp);
       if (!result.ok()) return cli.Fail(result.status());

@@ -75,6 +75,7 @@ Result<std::unique_ptr<Client>> Client::Connect(std::string_view url,
   // One connection now, to say at once whether the server is there.
   if (Status s = (*http)->Connect(); !s.ok()) return s;
   auto impl = std::make_unique<Impl>(std::move(*http), options);
+  impl->schemas = client::MakeRemoteSchemas(impl->http);
   return std::unique_ptr<Client>(new Client(std::move(impl)));
 }
 
@@ -82,6 +83,8 @@ Client::Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Client::~Client() = default;
 
 const std::string& Client::url() const { return impl_->http->endpoint().url; }
+
+Schemas& Client::schemas() { return *impl_->schemas; }
 
 Result<AppendResult> Client::Append(std::string_view stream, Expected expected,
                                     std::vector<EventData> events) {
@@ -194,6 +197,7 @@ Result<StreamPage> Client::ReadStream(std::string_view stream, const ReadStreamO
   AddQuery(&target, "limit", std::to_string(std::min(options.limit, kMaxPageEvents)));
   if (options.direction == Direction::kBackward) AddQuery(&target, "direction", "backward");
   if (options.include_deleted) AddQuery(&target, "includeDeleted", "true");
+  if (options.raw) AddQuery(&target, "raw", "1");
   auto answer = impl_->Call(impl_->MakeRequest(http::verb::get, target), /*retry_safe=*/true);
   if (!answer.ok()) return answer.status();
   if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
@@ -210,6 +214,7 @@ Result<AllPage> Client::ReadAll(const ReadAllOptions& options, std::chrono::mill
   AddQuery(&target, "from", std::to_string(std::max<std::uint64_t>(options.from.value(), 1)));
   AddQuery(&target, "limit", std::to_string(std::min(options.limit, kMaxPageEvents)));
   AddFilterQuery(&target, options.filter);
+  if (options.raw) AddQuery(&target, "raw", "1");
   wait = std::clamp(wait, std::chrono::milliseconds(0), api::kMaxWait);
   if (wait.count() > 0) AddQuery(&target, "waitMs", std::to_string(wait.count()));
   auto answer = impl_->Call(impl_->MakeRequest(http::verb::get, target), /*retry_safe=*/true, wait);
@@ -402,11 +407,21 @@ Result<std::unique_ptr<RemoteSubscription>> Client::SubscribeStream(
 // The requests.
 
 net::Request Client::Impl::MakeRequest(http::verb method, const std::string& target) const {
-  return http->MakeRequest(method, target, "indelible-client/0.1");
+  return client::MakeRequest(*http, method, target);
 }
 
 Result<net::Response> Client::Impl::Call(const net::Request& request, bool retry_safe,
                                          std::chrono::milliseconds extra) {
+  return client::Call(*http, request, retry_safe, extra);
+}
+
+net::Request client::MakeRequest(net::HttpClient& http, http::verb method,
+                                 const std::string& target) {
+  return http.MakeRequest(method, target, "indelible-client/0.1");
+}
+
+Result<net::Response> client::Call(net::HttpClient& http, const net::Request& request,
+                                   bool retry_safe, std::chrono::milliseconds extra) {
   // One attempt: a request the server may have handled is never sent twice
   // (an append's ids make it safe for the caller to retry, not for us to
   // guess). A keep-alive connection the server closed while it sat in the
@@ -415,7 +430,7 @@ Result<net::Response> Client::Impl::Call(const net::Request& request, bool retry
   net::RetryPolicy policy;
   policy.max_attempts = 1;
   policy.resend_on_stale_connection = retry_safe;
-  net::Exchange exchange = http->Send(request, policy, extra);
+  net::Exchange exchange = http.Send(request, policy, extra);
   if (!exchange.ok()) return exchange.status;
   return std::move(exchange.response);
 }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "indelible/client.h"
+#include "indelible/schemas.h"
 #include "net/http_client.h"
 
 namespace indelible {
@@ -31,9 +32,20 @@ struct Client::Impl {
   // Shared with the subscriptions, which may outlive the Client.
   const std::shared_ptr<net::HttpClient> http;
   const ClientOptions options;
+  // Client::schemas(), made with the Impl.
+  std::unique_ptr<Schemas> schemas;
 };
 
 namespace client {
+
+// What Impl::MakeRequest and Impl::Call do, for the parts of the client
+// that hold the HTTP client without the Impl.
+net::Request MakeRequest(net::HttpClient& http, net::http::verb method, const std::string& target);
+Result<net::Response> Call(net::HttpClient& http, const net::Request& request, bool retry_safe,
+                           std::chrono::milliseconds extra = std::chrono::milliseconds(0));
+
+// Client::schemas() (remote_schemas.cc): the registry over `http`.
+std::unique_ptr<Schemas> MakeRemoteSchemas(std::shared_ptr<net::HttpClient> http);
 
 // The subscriptions' implementation (subscription.cc): `target` is the path
 // and query of the first request.

@@ -211,6 +211,9 @@ void ReadAllRoute(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   if (!wait_ms.ok()) return exchange->RespondError(wait_ms.status());
   options.from = Position(static_cast<std::uint64_t>(std::max<std::int64_t>(*from, 1)));
   options.limit = static_cast<std::size_t>(*limit);
+  auto raw = RawParam(*exchange);
+  if (!raw.ok()) return exchange->RespondError(raw.status());
+  options.raw = *raw;
   options.filter = FilterFromQuery(*exchange);
   if (const auth::Principal* reader = NarrowedReader(*exchange))
     reader->grants.NarrowReadFilter(options.filter);

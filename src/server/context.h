@@ -2,6 +2,7 @@
 // pools and the registry used for shutdown.
 #pragma once
 
+#include <indelible/schemas.h>
 #include <indelible/store.h>
 
 #include <atomic>
@@ -25,8 +26,9 @@ class HttpSession;
 class SseSession;
 
 struct ServerContext {
-  ServerContext(Store& s, const ServeOptions& o, boost::asio::io_context& io)
+  ServerContext(SchemaStore& s, const ServeOptions& o, boost::asio::io_context& io)
       : store(s),
+        schema_store(s),
         options(o),
         ioc(io),
         blocking(static_cast<std::size_t>(o.write_threads)),
@@ -34,7 +36,15 @@ struct ServerContext {
         watcher(s),
         consumers(s) {}
 
+  // A SchemaStore (RunServer wraps the store it is given when it is not
+  // one): every read through it upcasts, every append is checked
+  // (docs/SCHEMAS.md).
   Store& store;
+  // The same store: its registry (/schemas), and the store under it, for
+  // the raw subscriptions (?raw=1) that the library's Subscription cannot
+  // ask for.
+  SchemaStore& schema_store;
+  Schemas& schemas() { return schema_store.schemas(); }
   const ServeOptions& options;
   boost::asio::io_context& ioc;
   // Deletes and custom routes block on the store (a group commit's sync):

@@ -1,6 +1,7 @@
 #include "server/metrics.h"
 
 #include <fmt/format.h>
+#include <indelible/schemas.h>
 
 namespace indelible::server {
 
@@ -130,6 +131,24 @@ std::string Metrics::Render(const Store& store) const {
   out += fmt::format("indelible_append_duration_seconds_sum {}\n",
                      static_cast<double>(load(latency_sum_ns_)) / 1e9);
   out += fmt::format("indelible_append_duration_seconds_count {}\n", cumulative);
+
+  // The server's store is a SchemaStore (docs/SCHEMAS.md): its checks and upcasts.
+  if (const auto* schema_store = dynamic_cast<const SchemaStore*>(&store)) {
+    const SchemaStats schema = schema_store->schemas().stats();
+    counter("indelible_schema_validations_total", "Events checked against a schema at append.",
+            schema.validated);
+    counter("indelible_schema_refusals_total",
+            "Events an enforcing schema refused (their whole commit was refused).", schema.refused);
+    counter("indelible_schema_warnings_total",
+            "Events that failed their schema under mode warn and were written.", schema.warned);
+    counter("indelible_upcasts_total", "Events read upcast to a newer schema version.",
+            schema.upcast);
+    counter("indelible_upcast_failures_total",
+            "Upcasts that stopped at a failing step (the event kept the version it reached).",
+            schema.upcast_failures);
+    counter("indelible_schema_registry_changes_total", "Changes read from $schemas.",
+            schema.registry_version);
+  }
 
   const StoreStats stats = store.stats();
   counter("indelible_store_commits_total", "Commits the store wrote.", stats.commits);

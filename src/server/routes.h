@@ -16,6 +16,7 @@ void AddConsumerRoutes(Router& router, ServerContext& context);    // /consumers
 void AddKeyRoutes(Router& router, ServerContext& context);         // /keys, /auth/whoami
 void AddEventRoutes(Router& router, ServerContext& context);       // /events/{id}
 void AddConsoleRoutes(Router& router, ServerContext& context);     // /, /console/...
+void AddSchemaRoutes(Router& router, ServerContext& context);      // /schemas, /schema-settings
 // ServeOptions::routes, the program's own (custom_routes.cc); invalid for
 // a route whose right is not one.
 Status AddCustomRoutes(Router& router, ServerContext& context);
@@ -30,7 +31,13 @@ inline void AddStandardRoutes(Router& router, ServerContext& context) {
   AddOpsRoutes(router, context);
   AddConsumerRoutes(router, context);
   AddKeyRoutes(router, context);
+  AddSchemaRoutes(router, context);
   AddConsoleRoutes(router, context);
 }
+
+// `raw` of the reads that take it (GET /streams/{s}, /all, /subscribe/...):
+// 1 or true, the events as stored; 0, false or absent, upcast
+// (docs/SCHEMAS.md). invalid for anything else.
+Result<bool> RawParam(const Exchange& exchange);
 
 }  // namespace indelible::server

@@ -173,6 +173,19 @@ void Shutdown(ServerContext& context, Listener& listener) {
 Status RunServer(Store& store, const ServeOptions& options) {
   auto endpoint = ParseListen(options.listen);
   if (!endpoint.ok()) return endpoint.status();
+  // The standard routes read and append through a SchemaStore, so every
+  // read path (streams, $all, SSE, consumer groups, /events) upcasts and
+  // every append is checked (docs/SCHEMAS.md). A program that serves a
+  // SchemaStore of its own keeps it, and its C++ upcasters. The wrapper
+  // outlives the context (declared first).
+  std::unique_ptr<SchemaStore> wrapped;
+  auto* schema_store = dynamic_cast<SchemaStore*>(&store);
+  if (schema_store == nullptr) {
+    auto made = SchemaStore::Wrap(store);
+    if (!made.ok()) return made.status();
+    wrapped = std::move(*made);
+    schema_store = wrapped.get();
+  }
   const int threads = options.io_threads > 0
                           ? options.io_threads
                           : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
@@ -180,7 +193,7 @@ Status RunServer(Store& store, const ServeOptions& options) {
                                           ? static_cast<std::size_t>(options.max_connections)
                                           : DefaultMaxConnections(RaiseDescriptorLimit());
   asio::io_context ioc(threads);
-  ServerContext context(store, options, ioc);
+  ServerContext context(*schema_store, options, ioc);
   context.screen.loopback = endpoint->address().is_loopback();
   context.screen.allowed_origins = options.allowed_origins;
   if (Status s = SetUpSecurity(context, *endpoint); !s.ok()) return s;

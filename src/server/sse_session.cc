@@ -115,7 +115,7 @@ SseSession::Read SseSession::GuardedReadPage() {
 }
 
 SseSession::Read SseSession::ReadPage() {
-  Store& store = context_.store;
+  Store& store = source_.raw ? context_.schema_store.inner() : context_.store;
   Read read;
   if (source_.credentials != nullptr) {
     // From the key cache when it can (a lookup and a hash): a revocation on

@@ -58,6 +58,9 @@ class SseSession : public std::enable_shared_from_this<SseSession> {
     // expired token ends the subscription (the connection closes; resuming
     // needs valid credentials).
     std::shared_ptr<const auth::Credentials> credentials;
+    // ?raw=1: the events as stored, read from the store under the server's
+    // SchemaStore (a Subscription has no raw option of its own).
+    bool raw = false;
   };
 
   SseSession(ServerStream stream, ServerContext& context, Source source);

@@ -145,6 +145,9 @@ void Read(ServerContext& context, const std::shared_ptr<Exchange>& exchange) {
           Status::Invalid("includeDeleted", "includeDeleted is true or false"));
     options.include_deleted = *include == "true";
   }
+  auto raw = RawParam(*exchange);
+  if (!raw.ok()) return exchange->RespondError(raw.status());
+  options.raw = *raw;
   // Off the I/O thread: a read may wait on the disk or on DynamoDB.
   boost::asio::post(context.reads, [&context, exchange, options, limit = *limit] {
     RunGuarded(*exchange, [&] { ReadPage(context, *exchange, options, limit); });

@@ -28,6 +28,9 @@ Result<std::optional<std::uint64_t>> LastEventId(const Request& request) {
 
 void Begin(ServerContext& context, const std::shared_ptr<Exchange>& exchange,
            SseSession::Source source) {
+  auto raw = RawParam(*exchange);
+  if (!raw.ok()) return exchange->RespondError(raw.status());
+  source.raw = *raw;
   if (exchange->request().method() == http::verb::head) {
     // What the stream's answer would say, without opening it.
     Response response(http::status::ok, exchange->request().version());

@@ -20,6 +20,27 @@ struct StoreAccess {
       return done(std::move(s));
     store.CommitAsyncValidated(std::move(commit), std::move(done));
   }
+
+  // A store that wraps another (schemas/schema_store.h) hands the inner
+  // store commits that already passed the checks, and asks it for what the
+  // public interface builds on.
+  static const Limits& limits(const Store& store) { return store.limits_; }
+  static Result<CommitResult> CommitValidated(Store& store, std::vector<AppendRequest> appends,
+                                              const CommitOptions& options) {
+    return store.CommitValidated(std::move(appends), options);
+  }
+  static std::vector<Result<CommitResult>> CommitEachValidated(Store& store,
+                                                               std::vector<CommitRequest> commits) {
+    return store.CommitEachValidated(std::move(commits));
+  }
+  static void CommitAsyncValidated(Store& store, CommitRequest commit, CommitCallback done) {
+    store.CommitAsyncValidated(std::move(commit), std::move(done));
+  }
+  static Result<std::vector<StreamInfo>> ListStreamRange(Store& store, std::string_view prefix,
+                                                         std::string_view after,
+                                                         std::size_t limit) {
+    return store.ListStreamRange(prefix, after, limit);
+  }
 };
 
 }  // namespace indelible::internal

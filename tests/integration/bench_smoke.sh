@@ -21,4 +21,7 @@ expect 'bench=batch figure=events_per_s value=[0-9]+ .*per_append=100'
 EVENTS=400 STREAMS=40 CLIENTS=8 "$bin" bench workload --data "$data" --runs 1 --fsync-seconds 0.1 >"$out"
 expect 'op=append events=400 .*clients=8 .*events_per_sync=.*checks=ok'
 expect 'op=read_all events=400 '
+"$bin" bench schemas --data "$data/schemas" --seconds 0.5 --events 500 >"$out"
+expect 'bench=schemas figure=append_sync_enforce_ratio_to_plain value='
+expect 'bench=schemas figure=stream_read_declarative_events_per_s value=[0-9]+'
 echo "bench smoke: ok"

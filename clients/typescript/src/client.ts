@@ -5,6 +5,18 @@ import { decodeAppend, decodeEvent, decodeState, encodeEvent, encodeState, type 
 import { Consumers } from './consumers.js';
 import { NotFoundError } from './errors.js';
 import { streamPath, Transport, type Query } from './http.js';
+import {
+  SchemaRoutes,
+  type RegisterSchemaResult,
+  type SchemaCheckResult,
+  type SchemaList,
+  type SchemaSettings,
+  type SchemaSettingsList,
+  type SchemaType,
+  type SchemaVersion,
+  type Upcaster,
+  type ValidateEventResult,
+} from './schemas.js';
 import { checkFrom, subscribe, SUBSCRIBE_MEMBERS, type SubscribeOptions } from './sse.js';
 import { Worker, type Handler, type WorkerOptions } from './worker.js';
 import type {
@@ -55,6 +67,11 @@ function nextOf(value: unknown, answer: AnswerContext, field: string): number | 
   return value === null || value === undefined ? null : answerInteger(value, answer, field);
 }
 
+/** `raw=1` asks for the events as stored, not upcast (docs/SCHEMAS.md). */
+function rawQuery(raw: boolean | undefined): number | undefined {
+  return raw === true ? 1 : undefined;
+}
+
 function filterQuery(f: AllFilter): Query {
   const list = (v: string | string[] | undefined) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]);
   return { category: list(f.category), prefix: list(f.prefix), type: list(f.type) };
@@ -64,8 +81,8 @@ function filterQuery(f: AllFilter): Query {
 // (check.ts), where it would otherwise be left out without a word.
 const APPEND_OPTIONS: ReadonlySet<string> = new Set(['expected', 'state']);
 const COMMIT_APPEND: ReadonlySet<string> = new Set(['stream', 'expected', 'events', 'state']);
-const READ_STREAM_OPTIONS: ReadonlySet<string> = new Set(['from', 'direction', 'pageSize', 'includeDeleted']);
-const READ_ALL_OPTIONS: ReadonlySet<string> = new Set(['from', 'pageSize', 'category', 'prefix', 'type']);
+const READ_STREAM_OPTIONS: ReadonlySet<string> = new Set(['from', 'direction', 'pageSize', 'includeDeleted', 'raw']);
+const READ_ALL_OPTIONS: ReadonlySet<string> = new Set(['from', 'pageSize', 'category', 'prefix', 'type', 'raw']);
 const DELETE_OPTIONS: ReadonlySet<string> = new Set(['expected']);
 const LIST_OPTIONS: ReadonlySet<string> = new Set(['prefix', 'category', 'after', 'pageSize']);
 const SUBSCRIBE_ALL_OPTIONS: ReadonlySet<string> = new Set([...SUBSCRIBE_MEMBERS, 'category', 'prefix', 'type']);
@@ -75,11 +92,13 @@ export class Client {
   /** Consumer groups: create, get, list, delete, pull, ack, nack, retry, skip, replay, waitFor. */
   readonly consumers: Consumers;
   private readonly transport: Transport;
+  private readonly schemaRoutes: SchemaRoutes;
 
   constructor(url: string, options: ClientOptions = {}) {
     checkObject(options, CLIENT_OPTIONS, 'new Client', '');
     this.transport = new Transport(url, options);
     this.consumers = new Consumers(this.transport);
+    this.schemaRoutes = new SchemaRoutes(this.transport);
   }
 
   /**
@@ -127,11 +146,12 @@ export class Client {
   /**
    * A stream's events, paged as needed. Throws NotFoundError (on the first
    * page) when the stream does not exist, or was deleted (`deleted: true`)
-   * and `includeDeleted` is not set.
+   * and `includeDeleted` is not set. Events come upcast to their type's
+   * newest schema version; `raw: true` reads them as stored.
    */
   readStream(
     stream: string,
-    options: { from?: number; direction?: 'forward' | 'backward'; pageSize?: number; includeDeleted?: boolean } = {},
+    options: { from?: number; direction?: 'forward' | 'backward'; pageSize?: number; includeDeleted?: boolean; raw?: boolean } = {},
   ): AsyncGenerator<RecordedEvent> {
     // Checked at the call, not at the first page.
     checkObject(options, READ_STREAM_OPTIONS, 'readStream', '');
@@ -142,11 +162,11 @@ export class Client {
 
   private async *streamPages(
     stream: string,
-    options: { from?: number; direction?: 'forward' | 'backward'; pageSize?: number; includeDeleted?: boolean },
+    options: { from?: number; direction?: 'forward' | 'backward'; pageSize?: number; includeDeleted?: boolean; raw?: boolean },
   ): AsyncGenerator<RecordedEvent> {
     let from: number | undefined = options.from;
     for (;;) {
-      const query: Query = { from, limit: options.pageSize, direction: options.direction, includeDeleted: options.includeDeleted ? 'true' : undefined };
+      const query: Query = { from, limit: options.pageSize, direction: options.direction, includeDeleted: options.includeDeleted ? 'true' : undefined, raw: rawQuery(options.raw) };
       const res = await this.transport.request<{ events: Json[]; nextVersion: unknown }>('GET', streamPath(stream), { query });
       for (const e of res.json.events) yield decodeEvent(e, res);
       // A page cut by the byte budget may be short: only a null nextVersion ends the stream.
@@ -161,8 +181,9 @@ export class Client {
    * `$all` in position order, filtered, up to the end as it is when the read
    * gets there. Pages may be short or empty (byte and scan budgets): the read
    * goes on from `next` until a page brings nothing and `next` stays put.
+   * Upcast like readStream; `raw: true` reads the events as stored.
    */
-  readAll(options: { from?: number; pageSize?: number } & AllFilter = {}): AsyncGenerator<RecordedEvent> {
+  readAll(options: { from?: number; pageSize?: number; raw?: boolean } & AllFilter = {}): AsyncGenerator<RecordedEvent> {
     // Checked at the call, not at the first page.
     checkObject(options, READ_ALL_OPTIONS, 'readAll', '');
     checkOptionalInteger(options.from, 'readAll', 'from');
@@ -170,10 +191,10 @@ export class Client {
     return this.allPages(options);
   }
 
-  private async *allPages(options: { from?: number; pageSize?: number } & AllFilter): AsyncGenerator<RecordedEvent> {
+  private async *allPages(options: { from?: number; pageSize?: number; raw?: boolean } & AllFilter): AsyncGenerator<RecordedEvent> {
     let from = options.from ?? 1;
     for (;;) {
-      const query: Query = { from, limit: options.pageSize, ...filterQuery(options) };
+      const query: Query = { from, limit: options.pageSize, ...filterQuery(options), raw: rawQuery(options.raw) };
       const res = await this.transport.request<{ events: Json[]; next: unknown }>('GET', '/all', { query });
       for (const e of res.json.events) yield decodeEvent(e, res);
       const next = nextOf(res.json.next, res, 'next');
@@ -270,14 +291,74 @@ export class Client {
   subscribeAll(options: SubscribeOptions & AllFilter = {}): AsyncGenerator<RecordedEvent> {
     checkObject(options, SUBSCRIBE_ALL_OPTIONS, 'subscribeAll', '');
     checkFrom(options.from, 'subscribeAll');
-    return subscribe(this.transport, '/subscribe/all', filterQuery(options), options);
+    return subscribe(this.transport, '/subscribe/all', { ...filterQuery(options), raw: rawQuery(options.raw) }, options);
   }
 
   /** One stream's events from version `from` (default 0) or 'end', then live; waits for a stream that does not exist yet. */
   subscribeStream(stream: string, options: SubscribeOptions = {}): AsyncGenerator<RecordedEvent> {
     checkObject(options, SUBSCRIBE_MEMBERS, 'subscribeStream', '');
     checkFrom(options.from, 'subscribeStream');
-    return subscribe(this.transport, '/subscribe' + streamPath(stream), {}, options);
+    return subscribe(this.transport, '/subscribe' + streamPath(stream), { raw: rawQuery(options.raw) }, options);
+  }
+
+  /** `GET /schemas`: every type (versions, settings, upcasters), the category settings and the default. */
+  listSchemas(): Promise<SchemaList> {
+    return this.schemaRoutes.list();
+  }
+
+  /** A type's versions, settings and upcasters; NotFoundError for a type with none registered. */
+  getSchemaType(type: string): Promise<SchemaType> {
+    return this.schemaRoutes.type(type);
+  }
+
+  /** One version of a type; NotFoundError when the type or version is not registered. */
+  getSchemaVersion(type: string, version: string): Promise<SchemaVersion> {
+    return this.schemaRoutes.version(type, version);
+  }
+
+  /**
+   * Registers `schema` (a JSON Schema) as `version` of `type`: `created`
+   * false when that exact version was there. ConflictError: the label has
+   * another schema; RejectedError: it breaks the type's compatibility (the
+   * message says why); InvalidError: not a schema. Admin only.
+   */
+  registerSchema(type: string, version: string, schema: unknown): Promise<RegisterSchemaResult> {
+    return this.schemaRoutes.register(type, version, schema);
+  }
+
+  /** The compatibility check of registerSchema, nothing written. */
+  checkSchema(type: string, schema: unknown): Promise<SchemaCheckResult> {
+    return this.schemaRoutes.check(type, schema);
+  }
+
+  /** Sets a type's mode and/or compatibility (absent members stay); answers the type's settings. Admin only. */
+  setSchemaSettings(type: string, settings: SchemaSettings): Promise<SchemaSettings> {
+    return this.schemaRoutes.setTypeSettings(type, settings);
+  }
+
+  /** The settings of a stream category (`enforce` there accepts registered types only). Admin only. */
+  setCategorySchemaSettings(category: string, settings: SchemaSettings): Promise<SchemaSettings> {
+    return this.schemaRoutes.setCategorySettings(category, settings);
+  }
+
+  /** The store's default settings (unset: mode off, compatibility backward). Admin only. */
+  setDefaultSchemaSettings(settings: SchemaSettings): Promise<SchemaSettings> {
+    return this.schemaRoutes.setDefaultSettings(settings);
+  }
+
+  /** Adds a declarative upcaster from `from` to the version registered right after it. Admin only. */
+  addUpcaster(type: string, upcaster: Upcaster): Promise<void> {
+    return this.schemaRoutes.addUpcaster(type, upcaster);
+  }
+
+  /** Checks one event's data against a version (default: the newest), whatever the mode. */
+  validateEvent(type: string, data: unknown, options: { version?: string } = {}): Promise<ValidateEventResult> {
+    return this.schemaRoutes.validate(type, data, options);
+  }
+
+  /** The category and default settings, as set. */
+  getSchemaSettings(): Promise<SchemaSettingsList> {
+    return this.schemaRoutes.settings();
   }
 
   /** Starts a worker of a consumer group (the group must exist: consumers.create). */

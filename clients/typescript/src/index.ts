@@ -17,6 +17,19 @@ export {
   UnavailableError,
   InternalError,
 } from './errors.js';
+export type {
+  Compatibility,
+  RegisterSchemaResult,
+  SchemaCheckResult,
+  SchemaList,
+  SchemaMode,
+  SchemaSettings,
+  SchemaSettingsList,
+  SchemaType,
+  SchemaVersion,
+  Upcaster,
+  ValidateEventResult,
+} from './schemas.js';
 export { parseSse } from './sse.js';
 export type { SseItem, SseMessage, SubscribeOptions } from './sse.js';
 export type {

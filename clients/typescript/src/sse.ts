@@ -79,7 +79,7 @@ export async function* parseSse(body: AsyncIterable<Uint8Array>): AsyncGenerator
 }
 
 /** The members of SubscribeOptions (subscribeAll adds the filters). */
-export const SUBSCRIBE_MEMBERS: ReadonlySet<string> = new Set(['from', 'signal', 'idleTimeoutMs']);
+export const SUBSCRIBE_MEMBERS: ReadonlySet<string> = new Set(['from', 'signal', 'idleTimeoutMs', 'raw']);
 
 /** Refuses a `from` that is neither 'end' nor a safe integer >= 0. */
 export function checkFrom(from: unknown, call: string): void {
@@ -98,6 +98,8 @@ export interface SubscribeOptions {
    * own. Default 45000; keep it above the server's --heartbeat-ms.
    */
   idleTimeoutMs?: number;
+  /** The events as stored, not upcast to their type's newest schema version. */
+  raw?: boolean;
 }
 
 /**

@@ -48,7 +48,9 @@ const enc = encodeURIComponent;
 
 // A concrete target for a path template.
 const sample = (template) =>
-  template.replace('{stream}', 'order-1').replace('{group}', 'g1').replace('{key}', 'k').replace('{file}', 'app.js').replace('{id}', '5f0c0a4e-0000-4000-8000-000000000001');
+  template
+    .replace('{stream}', 'order-1').replace('{group}', 'g1').replace('{key}', 'k').replace('{file}', 'app.js').replace('{id}', '5f0c0a4e-0000-4000-8000-000000000001')
+    .replace('{type}', 'Order.Placed').replace('{version}', 'V1').replace('{category}', 'order');
 
 // A stream's 409 says which kind it is (`reason`). version: the expectation
 // failed, with the stream's version (and its ETag on single-stream routes).
@@ -655,6 +657,71 @@ describe('without credentials', () => {
     await expect(404, s, 'GET', T, '/console/nothing.js');
   });
 
+  test('schemas: register, show, check, validate, settings, upcasters; raw reads (issue 35)', async () => {
+    const V1 = { type: 'object', properties: { total: { type: 'number' } }, required: ['total'] };
+    const V2 = { type: 'object', properties: { amount: { type: 'number' }, currency: { type: 'string' } }, required: ['amount', 'currency'] };
+    const T = '/schemas/{type}/versions';
+    const versions = '/schemas/Invoice.Sent/versions';
+    const made = await expect(201, s, 'POST', T, versions, { json: { version: 'V1', schema: V1 } });
+    assert.equal(made.body.number, 1);
+    assert.deepEqual(made.body.schema, V1);
+    await expect(200, s, 'POST', T, versions, { json: { version: 'V1', schema: V1 } });
+    otherConflict(await expect(409, s, 'POST', T, versions, { json: { version: 'V1', schema: { type: 'object' } } }));
+    await expect(422, s, 'POST', T, versions, { json: { version: 'V2', schema: V2 } });
+    await expect(400, s, 'POST', T, versions, { json: { schema: V1 } });
+    const list = await expect(200, s, 'GET', '/schemas', '/schemas');
+    assert.ok(list.body.types.some((t) => t.type === 'Invoice.Sent'));
+    await expect(200, s, 'GET', '/schemas/{type}', '/schemas/Invoice.Sent');
+    await expect(404, s, 'GET', '/schemas/{type}', '/schemas/Nothing.Here');
+    await expect(200, s, 'GET', '/schemas/{type}/versions/{version}', '/schemas/Invoice.Sent/versions/V1');
+    await expect(404, s, 'GET', '/schemas/{type}/versions/{version}', '/schemas/Invoice.Sent/versions/V9');
+    const C = '/schemas/{type}/check';
+    assert.equal((await expect(200, s, 'POST', C, '/schemas/Invoice.Sent/check', { json: { schema: V1 } })).body.compatible, true);
+    const no = await expect(200, s, 'POST', C, '/schemas/Invoice.Sent/check', { json: { schema: V2 } });
+    assert.equal(no.body.compatible, false);
+    await expect(400, s, 'POST', C, '/schemas/Invoice.Sent/check', { json: {} });
+    const V = '/schemas/{type}/validate';
+    assert.equal((await expect(200, s, 'POST', V, '/schemas/Invoice.Sent/validate', { json: { data: { total: 1 } } })).body.valid, true);
+    const bad = await expect(200, s, 'POST', V, '/schemas/Invoice.Sent/validate', { json: { version: 'V1', data: { total: 'x' } } });
+    assert.equal(bad.body.pointer, '/total');
+    await expect(404, s, 'POST', V, '/schemas/Nothing.Here/validate', { json: { data: {} } });
+    await expect(404, s, 'POST', V, '/schemas/Invoice.Sent/validate', { json: { version: 'V9', data: {} } });
+    const S = '/schemas/{type}/settings';
+    assert.deepEqual((await expect(200, s, 'PUT', S, '/schemas/Invoice.Sent/settings', { json: { compatibility: 'none' } })).body, { compatibility: 'none' });
+    await expect(400, s, 'PUT', S, '/schemas/Invoice.Sent/settings', { json: { mode: 'loud' } });
+    await expect(201, s, 'POST', T, versions, { json: { version: 'V2', schema: V2 } });
+    const U = '/schemas/{type}/upcasters';
+    const up = await expect(201, s, 'POST', U, '/schemas/Invoice.Sent/upcasters', { json: { from: 'V1', to: 'V2', renames: { '/total': '/amount' }, defaults: { '/currency': 'EUR' } } });
+    assert.deepEqual(up.body.patch, []);
+    otherConflict(await expect(409, s, 'POST', U, '/schemas/Invoice.Sent/upcasters', { json: { from: 'V1', to: 'V2', defaults: { '/currency': 'USD' } } }));
+    await expect(400, s, 'POST', U, '/schemas/Invoice.Sent/upcasters', { json: { from: 'V2', to: 'V1' } });
+    const CS = '/schema-settings/categories/{category}';
+    assert.deepEqual((await expect(200, s, 'PUT', CS, '/schema-settings/categories/invoice', { json: { mode: 'warn' } })).body, { mode: 'warn' });
+    await expect(400, s, 'PUT', CS, '/schema-settings/categories/invoice', { json: { strict: true } });
+    await expect(200, s, 'PUT', '/schema-settings/default', '/schema-settings/default', { json: { compatibility: 'backward' } });
+    const settings = await expect(200, s, 'GET', '/schema-settings', '/schema-settings');
+    assert.deepEqual(settings.body.categories.invoice, { mode: 'warn' });
+
+    // An event written as V1 reads as V2, and with raw=1 as stored.
+    await expect(201, s, 'POST', '/streams/{stream}', '/streams/invoice-1', { json: { type: 'Invoice.Sent', schema: 'V1', data: { total: 5 } } });
+    const upcast = { schema: 'V2', data: { amount: 5, currency: 'EUR' } };
+    const stored = { schema: 'V1', data: { total: 5 } };
+    const pick = (e) => ({ schema: e.schema, data: e.data });
+    const R = '/streams/{stream}';
+    assert.deepEqual(pick((await expect(200, s, 'GET', R, '/streams/invoice-1')).body.events[0]), upcast);
+    assert.deepEqual(pick((await expect(200, s, 'GET', R, '/streams/invoice-1?raw=1')).body.events[0]), stored);
+    assert.deepEqual(pick((await expect(200, s, 'GET', '/all', '/all?type=Invoice.Sent&raw=true')).body.events[0]), stored);
+    assert.deepEqual(pick((await expect(200, s, 'GET', '/all', '/all?type=Invoice.Sent')).body.events[0]), upcast);
+    const subStream = await subscribe(s, '/subscribe/streams/invoice-1?raw=1', { count: 1 });
+    assert.deepEqual(pick(checkSse('/subscribe/streams/{stream}', subStream, { stream: 'invoice-1' })[0]), stored);
+    const subAll = await subscribe(s, '/subscribe/all?type=Invoice.Sent', { count: 1 });
+    assert.deepEqual(pick(checkSse('/subscribe/all', subAll)[0]), upcast);
+    for (const [template, target] of [[R, '/streams/invoice-1'], ['/all', '/all'], ['/subscribe/all', '/subscribe/all'], ['/subscribe/streams/{stream}', '/subscribe/streams/invoice-1']]) {
+      const refused = await expect(400, s, 'GET', template, `${target}?raw=yes`);
+      assert.equal(refused.body.field, 'raw');
+    }
+  });
+
   test('CORS preflight (OPTIONS) on every path', async () => {
     await each(Object.entries(doc.paths), async ([template, item]) => {
       assert.ok(item.options, 'no OPTIONS operation');
@@ -777,6 +844,20 @@ describe('with --auth', () => {
     assert.ok(mine.body.streams.every((x) => !x.stream.startsWith('$')), 'a reader sees no $ streams');
     const all = await expect(200, s, 'GET', '/streams', `/streams?prefix=${enc('$')}`, { headers: admin });
     assert.ok(all.body.streams.some((x) => x.stream === '$audit'), 'an admin sees $audit');
+  });
+
+  test('schemas with roles: any principal reads, only an admin changes (issue 35)', async () => {
+    const admin = bearer(s.adminKey);
+    const made = await expect(201, s, 'POST', '/keys', '/keys', { headers: admin, json: { name: 'reader-3', roles: ['reader'] } });
+    const r = bearer(made.body.key);
+    const T = '/schemas/{type}/versions';
+    await expect(403, s, 'POST', T, '/schemas/Order.Placed/versions', { headers: r, json: { version: 'V1', schema: {} } });
+    await expect(201, s, 'POST', T, '/schemas/Order.Placed/versions', { headers: admin, json: { version: 'V1', schema: {} } });
+    await expect(403, s, 'PUT', '/schema-settings/default', '/schema-settings/default', { headers: r, json: { mode: 'warn' } });
+    await expect(403, s, 'POST', '/schemas/{type}/upcasters', '/schemas/Order.Placed/upcasters', { headers: r, json: { from: 'V1', to: 'V2' } });
+    await expect(200, s, 'GET', '/schemas', '/schemas', { headers: r });
+    await expect(200, s, 'GET', '/schemas/{type}', '/schemas/Order.Placed', { headers: r });
+    await expect(200, s, 'POST', '/schemas/{type}/check', '/schemas/Order.Placed/check', { headers: r, json: { schema: {} } });
   });
 });
 
