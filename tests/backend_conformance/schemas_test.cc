@@ -4,6 +4,7 @@
 // every read path and as V1 raw; two stores on one backend share the
 // registry.
 #include <indelible/consumer_group.h>
+#include <indelible/entity.h>
 #include <indelible/projection.h>
 #include <indelible/schemas.h>
 #include <indelible/subscription.h>
@@ -13,6 +14,26 @@
 #include <thread>
 
 #include "backend_conformance/conformance.h"
+
+// An entity that keeps the last event it applied, as "<schema> <data>".
+struct LastRating {
+  std::string last;
+};
+struct RatingData {
+  std::string json;
+};
+template <>
+struct indelible::Codec<LastRating> {
+  static std::string Encode(const LastRating& value) {
+    return "\"" + std::string(value.last.size(), 'x') + "\"";  // not read back: no snapshots
+  }
+  static Result<LastRating> Decode(std::string_view) { return LastRating{}; }
+};
+template <>
+struct indelible::Codec<RatingData> {
+  static std::string Encode(const RatingData& value) { return value.json; }
+  static Result<RatingData> Decode(std::string_view json) { return RatingData{std::string(json)}; }
+};
 
 namespace indelible::conformance {
 namespace {
@@ -242,6 +263,21 @@ TEST_P(SchemaConformanceTest, AnEventWrittenAsV1ReadsAsV3OnEveryPathAndRawAsV1) 
   ASSERT_TRUE(loaded.ok());
   ASSERT_TRUE(loaded->events && loaded->events->Valid());
   ExpectV3(schemas, loaded->events->event().schema, loaded->events->event().data, "entity load");
+
+  // The entity loader (Entity<State>::Get), its rule given the upcast event.
+  Rules<LastRating> rules{LastRating{}};
+  rules.On<RatingData>(
+      "Link.Rated",
+      [](LastRating state, const RatingData& data, RuleContext& ctx) -> Result<LastRating> {
+        state.last = std::string(ctx.event().schema) + " " + data.json;
+        return state;
+      });
+  EntityOptions no_snapshots;
+  no_snapshots.snapshots = SnapshotPolicy::None();
+  Entity<LastRating> entity(*store, rules, no_snapshots);
+  auto entity_state = entity.Get("link-1");
+  ASSERT_TRUE(entity_state.ok()) << entity_state.status().ToString();
+  EXPECT_EQ(entity_state->state.last, R"(V3 {"rating":4,"scale":5})") << "entity";
 
   auto found = store->FindEvent(written.id);
   if (found.ok()) {  // DynamoDB keeps no index by id (invalid)
