@@ -23,5 +23,5 @@ expect 'op=append events=400 .*clients=8 .*events_per_sync=.*checks=ok'
 expect 'op=read_all events=400 '
 "$bin" bench schemas --data "$data/schemas" --seconds 0.5 --events 500 >"$out"
 expect 'bench=schemas figure=append_sync_enforce_ratio_to_plain value='
-expect 'bench=schemas figure=stream_read_declarative_events_per_s value=[0-9]+'
+expect 'bench=schemas figure=read_stream_declarative_events_per_s value=[0-9]+'
 echo "bench smoke: ok"
