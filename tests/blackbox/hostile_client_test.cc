@@ -620,7 +620,11 @@ class IdleConnectionsTest : public HostileClientTest {
     std::this_thread::sleep_for(1500ms);  // evicted ones finish closing
     const double open = OpenConnections();
     EXPECT_GE(open, least_open_while_held);
-    EXPECT_LE(open, most_open_while_held);
+    // At the cap, the connection that asks is counted when it is accepted,
+    // and the idle one it evicts only once that one's cancel has run on its
+    // own strand (connection_limit.h): the answer may count both (CI saw
+    // 501 of 500 once).
+    EXPECT_LE(open, most_open_while_held + 1);
     RecordProperty("open_while_held", std::to_string(open));
     // A client after the flood, besides the one on the thread.
     HttpClient late(port(), 10s);
