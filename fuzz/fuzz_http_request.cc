@@ -20,6 +20,7 @@
 
 #include "core/event_json.h"
 #include "fuzz_check.h"
+#include "indelible/schemas.h"
 #include "server/context.h"
 #include "server/http_session.h"
 #include "server/request_parsing.h"
@@ -37,13 +38,14 @@ namespace server = indelible::server;
 struct Fixture {
   Fixture() {
     options.write_threads = 1;
-    store = indelible::Store::Open("memory:").value();
+    // A SchemaStore, as RunServer makes of every store (docs/SCHEMAS.md).
+    store = indelible::SchemaStore::Wrap(indelible::Store::Open("memory:").value()).value();
     context = std::make_unique<server::ServerContext>(*store, options, ioc);
     server::AddStandardRoutes(context->router, *context);
   }
   boost::asio::io_context ioc;
   indelible::ServeOptions options;
-  std::unique_ptr<indelible::Store> store;
+  std::unique_ptr<indelible::SchemaStore> store;
   std::unique_ptr<server::ServerContext> context;
 };
 
