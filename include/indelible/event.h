@@ -4,8 +4,10 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "indelible/types.h"
 
@@ -29,6 +31,10 @@ struct EventData {
   std::string content_type{kJsonContentType};
   // A JSON object (user, correlation and causation ids, ...).
   std::string metadata{"{}"};
+  // Tags for queries across streams (query.h): at most 32, each 1 to 128
+  // bytes of UTF-8 without control characters. A set: the store keeps them
+  // sorted without duplicates.
+  std::vector<std::string> tags;
   // Import only: keep the original commit time (Unix ms). Ignored unless the
   // commit sets CommitOptions::keep_timestamps.
   std::optional<std::int64_t> timestamp_ms;
@@ -48,6 +54,8 @@ struct EventView {
   std::string_view data;
   std::string_view metadata;
   std::int64_t timestamp_ms = 0;  // set by the store at commit
+  // Sorted, without duplicates; valid as long as the other views.
+  std::span<const std::string> tags;
 
   struct RecordedEvent ToOwned() const;
 };
@@ -64,6 +72,7 @@ struct RecordedEvent {
   std::string data;
   std::string metadata;
   std::int64_t timestamp_ms = 0;
+  std::vector<std::string> tags;  // sorted, without duplicates
 
   EventView view() const;
 };

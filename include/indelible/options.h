@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "indelible/query.h"
 #include "indelible/types.h"
 
 namespace indelible {
@@ -70,9 +71,11 @@ struct CommitOptions {
   // v4, 122 bits from the system's CSPRNG), so none can be a retry of a
   // stored event and a backend may skip looking them up.
   bool ids_made_by_store = false;
+  // Fail the whole commit, writing nothing, if an event matching the
+  // condition's query was written after its position (query.h, docs/DCB.md).
+  // Checked with the expectations in one atomic step on every backend.
+  std::optional<AppendCondition> condition;
 };
-
-enum class Direction : std::uint8_t { kForward, kBackward };
 
 struct ReadStreamOptions {
   Direction direction = Direction::kForward;

@@ -55,6 +55,10 @@ class [[nodiscard]] Status {
   // first retried event). stream: the stream of the append in this request
   // the id belongs to. Either may be empty when unknown. No actual version.
   static Status EventIdConflict(std::string message, std::string event_id, std::string stream);
+  // An AppendCondition failed (query.h): an event matching its query was
+  // written at `position`, the first such position after the condition's.
+  // No stream, no actual version.
+  static Status ConditionConflict(std::string message, std::uint64_t position);
   // field: the name of the offending input ("stream", "events[3].id", ...).
   static Status Invalid(std::string field, std::string message);
   static Status TooLarge(std::string field, std::string message);
@@ -80,6 +84,10 @@ class [[nodiscard]] Status {
   // EventIdConflict: the id at fault, when known.
   const std::string& event_id() const { return event_id_; }
 
+  // Conflicts of a failed AppendCondition only: the position of the first
+  // event that broke it.
+  std::optional<std::uint64_t> condition_position() const { return condition_position_; }
+
   // "conflict: stream 'a' is at version 3, expected 2" style, for humans.
   std::string ToString() const;
 
@@ -94,6 +102,7 @@ class [[nodiscard]] Status {
   std::string stream_;
   bool event_id_conflict_ = false;
   std::string event_id_;
+  std::optional<std::uint64_t> condition_position_;
 };
 
 }  // namespace indelible

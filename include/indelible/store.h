@@ -364,6 +364,16 @@ class Store {
   // committed when it was made, and no later ones.
   virtual Result<std::unique_ptr<AllCursor>> ReadAll(const ReadAllOptions& options = {}) = 0;
 
+  // The events matching `query` (query.h), in position order or, with
+  // Direction::kBackward, its reverse. The cursor's next_position() is
+  // where to continue in its direction. Items with tags read the backend's
+  // tag index, so their cost grows with the events that carry the tags, not
+  // with the store; items of types alone scan $all (memory, embedded).
+  // invalid for a malformed query (ValidateQuery). Like ReadAll, the cursor
+  // sees the events committed when it was made.
+  virtual Result<std::unique_ptr<AllCursor>> ReadQuery(const Query& query,
+                                                       const ReadQueryOptions& options = {});
+
   // Position of the last committed event (0 when empty).
   virtual Position LastPosition() const = 0;
 
@@ -469,5 +479,7 @@ class Store {
 Result<std::vector<RecordedEvent>> ReadStreamEvents(Store& store, std::string_view stream,
                                                     const ReadStreamOptions& options = {});
 Result<std::vector<RecordedEvent>> ReadAllEvents(Store& store, const ReadAllOptions& options = {});
+Result<std::vector<RecordedEvent>> ReadQueryEvents(Store& store, const Query& query,
+                                                   const ReadQueryOptions& options = {});
 
 }  // namespace indelible

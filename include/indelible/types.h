@@ -91,6 +91,9 @@ class Expected {
   std::int64_t version_;
 };
 
+// The order a read goes in: positions (or versions) rising, or falling.
+enum class Direction : std::uint8_t { kForward, kBackward };
+
 // Stream names: 1 to 256 bytes of valid UTF-8 without control characters.
 // Names starting with '$' are reserved for the store itself; user appends to
 // them fail unless allow_reserved is set (internal callers only).

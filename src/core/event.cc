@@ -16,12 +16,13 @@ RecordedEvent EventView::ToOwned() const {
                        std::string(content_type),
                        std::string(data),
                        std::string(metadata),
-                       timestamp_ms};
+                       timestamp_ms,
+                       std::vector<std::string>(tags.begin(), tags.end())};
 }
 
 EventView RecordedEvent::view() const {
-  return EventView{id,     stream,       version, position, type,
-                   schema, content_type, data,    metadata, timestamp_ms};
+  return EventView{id,           stream, version,  position,     type, schema,
+                   content_type, data,   metadata, timestamp_ms, tags};
 }
 
 bool AllFilter::Matches(std::string_view stream, std::string_view type) const {

@@ -147,6 +147,16 @@ Result<EventData> EventFromMembers(const Members& members, const std::string& at
       return Status::Invalid(at + "metadata", "metadata must be a JSON object");
     event.metadata = CompactJson(metadata->second);
   }
+  if (auto tags = members.find("tags"); tags != members.end() && tags->second != "null") {
+    auto raw = tags->second.front() == '[' ? RawElements(tags->second) : std::nullopt;
+    if (!raw) return Status::Invalid(at + "tags", "tags must be an array of strings");
+    event.tags.reserve(raw->size());
+    for (std::size_t t = 0; t < raw->size(); ++t) {
+      auto tag = DecodeString((*raw)[t]);
+      if (!tag) return Status::Invalid(fmt::format("{}tags[{}]", at, t), "a tag must be a string");
+      event.tags.push_back(std::move(*tag));
+    }
+  }
   return event;
 }
 
@@ -182,6 +192,14 @@ void AppendEventJson(const EventView& event, std::string* out) {
   }
   out->append(R"(,"metadata":)");
   out->append(event.metadata.empty() ? std::string_view("{}") : event.metadata);
+  if (!event.tags.empty()) {
+    out->append(R"(,"tags":[)");
+    for (std::size_t t = 0; t < event.tags.size(); ++t) {
+      if (t > 0) out->push_back(',');
+      AppendQuoted(event.tags[t], out);
+    }
+    out->push_back(']');
+  }
   out->append(fmt::format(R"(,"timestamp":{}}})", event.timestamp_ms));
 }
 

@@ -4,7 +4,9 @@
 //
 //   {"id":"...","stream":"account-1","version":0,"position":1,
 //    "type":"Deposited","schema":"V1","data":{...},"metadata":{...},
-//    "timestamp":1700000000000}
+//    "tags":["user:alice"],"timestamp":1700000000000}
+//
+// `tags` is left out when the event has none.
 //
 // `data` is embedded as JSON when the content type is application/json
 // (then "contentType" is omitted); otherwise it is base64 text with

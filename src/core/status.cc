@@ -51,6 +51,12 @@ Status Status::EventIdConflict(std::string message, std::string event_id, std::s
   return s;
 }
 
+Status Status::ConditionConflict(std::string message, std::uint64_t position) {
+  Status s(ErrorCode::kConflict, std::move(message));
+  s.condition_position_ = position;
+  return s;
+}
+
 Status Status::Invalid(std::string field, std::string message) {
   Status s(ErrorCode::kInvalid, std::move(message));
   s.field_ = std::move(field);

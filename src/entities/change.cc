@@ -53,9 +53,17 @@ Status ApplyNew(const std::string& stream, Folder& folder, const LoadOutcome& lo
   std::int64_t version = loaded.version ? loaded.version->value() + 1 : 0;
   for (std::size_t i = 0; i < events.size(); ++i, ++version) {
     const EventData& e = events[i];
-    const EventView view{e.id,       stream,   StreamVersion(version), Position(0),
-                         e.type,     e.schema, e.content_type,         e.data,
-                         e.metadata, 0};
+    const EventView view{e.id,
+                         stream,
+                         StreamVersion(version),
+                         Position(0),
+                         e.type,
+                         e.schema,
+                         e.content_type,
+                         e.data,
+                         e.metadata,
+                         0,
+                         e.tags};
     std::vector<PublishedEvent> mine;
     RuleContext ctx(view, /*replaying=*/false, &mine);
     if (Status s = folder.Apply(view, ctx); !s.ok()) {

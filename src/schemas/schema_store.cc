@@ -59,6 +59,14 @@ class SchemaStoreImpl final : public SchemaStore {
                               registry_.upcast_counters());
   }
 
+  Result<std::unique_ptr<AllCursor>> ReadQuery(const Query& query,
+                                               const ReadQueryOptions& options) override {
+    auto cursor = inner_.ReadQuery(query, options);
+    if (!cursor.ok() || options.raw) return cursor;
+    return schemas::UpcastAll(std::move(*cursor), registry_.snapshot(),
+                              registry_.upcast_counters());
+  }
+
   Position LastPosition() const override { return inner_.LastPosition(); }
   Position WaitForCommit(Position after, std::chrono::milliseconds timeout) override {
     return inner_.WaitForCommit(after, timeout);

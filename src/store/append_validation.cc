@@ -36,6 +36,7 @@ Status ValidateEvent(EventData& event, const std::string& at, const Limits& limi
   if (event.content_type.empty() || event.content_type.size() > kMaxTypeBytes ||
       HasControlCharacter(event.content_type))
     return Status::Invalid(at + ".contentType", "content type must be 1 to 256 printable bytes");
+  if (Status s = NormalizeTags(event.tags, at + ".tags"); !s.ok()) return s;
   std::size_t bytes = EventBytes(event);
   if (bytes > limits.max_event_bytes)
     return Status::TooLarge(at, fmt::format("event is {} bytes; the limit is {} bytes per event",
@@ -55,14 +56,22 @@ Status ValidateEvent(EventData& event, const std::string& at, const Limits& limi
 }  // namespace
 
 std::size_t EventBytes(const EventData& event) {
-  return event.data.size() + event.metadata.size() + event.type.size() + event.schema.size() +
-         event.content_type.size();
+  std::size_t bytes = event.data.size() + event.metadata.size() + event.type.size() +
+                      event.schema.size() + event.content_type.size();
+  for (const std::string& tag : event.tags) bytes += tag.size() + 1;
+  return bytes;
 }
 
 Status ValidateCommit(std::vector<AppendRequest>& appends, const Limits& limits,
                       CommitOptions& options, EventJson json) {
   options.ids_made_by_store = false;
   if (appends.empty()) return Status::Invalid("appends", "a commit needs at least one append");
+  if (options.condition) {
+    if (Status s =
+            ValidateQuery(options.condition->fail_if_events_match, "condition.failIfEventsMatch");
+        !s.ok())
+      return s;
+  }
   std::size_t total_events = 0;
   std::size_t total_bytes = 0;
   bool ids_given = false;
@@ -70,7 +79,11 @@ Status ValidateCommit(std::vector<AppendRequest>& appends, const Limits& limits,
   for (std::size_t a = 0; a < appends.size(); ++a) {
     AppendRequest& append = appends[a];
     std::string at = appends.size() == 1 ? std::string() : fmt::format("appends[{}].", a);
-    if (Status s = ValidateStreamName(append.stream, options.allow_reserved); !s.ok())
+    // Events without a stream go to their reserved stream (query.h).
+    const bool streamless = append.stream == kStreamlessStream;
+    if (streamless && append.state)
+      return Status::Invalid(at + "state", "events without a stream have no state record");
+    if (Status s = ValidateStreamName(append.stream, options.allow_reserved || streamless); !s.ok())
       return Status::Invalid(at + "stream", s.message());
     if (!streams.insert(append.stream).second)
       return Status::Invalid(

@@ -1,4 +1,4 @@
-// `indelible check` of a format 3 store (or 2, read by a follower): verifies every record's
+// `indelible check` of a format 4 store (or 3 or 2, read by a follower): verifies every record's
 // checksum and every index against the log, with memory that does not grow with the store. (A
 // folder still in format 1: check_v1.cc.)
 #include <fmt/format.h>
@@ -39,6 +39,9 @@ Status EmbeddedStore::Check(const ProgressFn& progress) {
   std::uint64_t expected = 1;
   std::uint64_t events = 0;
   std::uint64_t with_id = 0;
+  std::uint64_t tag_entries = 0;  // the tag index entries the events call for
+  std::vector<std::string> tags;
+  rocksdb::ColumnFamilyHandle* const tags_family = this->tags();
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read, log()));
   for (it->SeekToFirst(); it->Valid() && !problems.full(); it->Next()) {
     std::string_view key = ToView(it->key());
@@ -52,9 +55,20 @@ Status EmbeddedStore::Check(const ProgressFn& progress) {
     expected = position.value() + 1;
     ++events;
     EventView view;
-    if (std::string why = DecodeEvent(key, ToView(it->value()), true, &view); !why.empty()) {
+    if (std::string why = DecodeEvent(key, ToView(it->value()), true, &view, &tags); !why.empty()) {
       problems.Add(fmt::format("event at position {}: {}", position.value(), why));
       continue;
+    }
+    // Each tag's index entry, naming the event's type.
+    for (const std::string& tag : tags) {
+      ++tag_entries;
+      const std::string tag_key = TagKey(tag, position);
+      rocksdb::Status found = tags_family ? db_->Get(read, tags_family, ToSlice(tag_key), &value)
+                                          : rocksdb::Status::NotFound();
+      auto type = found.ok() ? DecodeTagEntry(tag_key, value, true) : std::nullopt;
+      if (!type || *type != view.type)
+        problems.Add(fmt::format("event at position {} has no sound tag index entry for '{}'",
+                                 position.value(), Printable(tag)));
     }
     rocksdb::Status s = db_->Get(read, event_ids(), ToSlice(IdKey(view.id)), &value);
     auto entry = s.ok() ? DecodeEventId(IdKey(view.id), value, true) : std::nullopt;
@@ -151,7 +165,16 @@ Status EmbeddedStore::Check(const ProgressFn& progress) {
   for (it->SeekToFirst(); it->Valid(); it->Next()) ++id_count;
   if (!problems.full() && id_count != with_id)
     problems.Add(fmt::format("{} id records for {} indexed events", id_count, with_id));
-  // 4, 5. Checkpoint and state records.
+  // 4. The tag index: nothing but the entries found above.
+  if (tags_family != nullptr) {
+    std::uint64_t tag_count = 0;
+    it.reset(db_->NewIterator(read, tags_family));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) ++tag_count;
+    if (!problems.full() && tag_count != tag_entries)
+      problems.Add(
+          fmt::format("{} tag index entries for {} tags of events", tag_count, tag_entries));
+  }
+  // 5, 6. Checkpoint and state records.
   CheckNamedRecords(
       db_, families_[0], read,
       [&](std::string_view stream) -> std::optional<StreamVersion> {

@@ -43,7 +43,8 @@ class LogCursor final : public AllCursor {
     for (; scanned_ < options_.max_scan && it_->Valid(); it_->Next()) {
       ++scanned_;
       std::string_view key = ToView(it_->key());
-      if (std::string why = DecodeEvent(key, ToView(it_->value()), false, &view_); !why.empty()) {
+      if (std::string why = DecodeEvent(key, ToView(it_->value()), false, &view_, &tags_);
+          !why.empty()) {
         status_ = Status::Internal(fmt::format("event at position {}: {} (run `indelible check`)",
                                                DecodePositionKey(key).value(), why));
         return;
@@ -65,6 +66,7 @@ class LogCursor final : public AllCursor {
   std::size_t returned_ = 0;
   std::size_t scanned_ = 0;  // events looked at (ReadAllOptions::max_scan)
   bool valid_ = false;
+  std::vector<std::string> tags_;  // view_.tags views them
   EventView view_;
   Status status_;
 };
@@ -176,7 +178,8 @@ class StreamIndexCursor final : public StreamCursor {
                     : FromRocks(log_->status(), "reading a stream");
       return;
     }
-    if (std::string why = DecodeEvent(key, ToView(log_->value()), false, &view_); !why.empty()) {
+    if (std::string why = DecodeEvent(key, ToView(log_->value()), false, &view_, &tags_);
+        !why.empty()) {
       status_ = Status::Internal(fmt::format("event at position {}: {}", position.value(), why));
       return;
     }
@@ -203,6 +206,7 @@ class StreamIndexCursor final : public StreamCursor {
   std::int64_t entry_first_ = 0;  // its first version
   std::size_t returned_ = 0;
   bool valid_ = false;
+  std::vector<std::string> tags_;  // view_.tags views them
   EventView view_;
   Status status_;
 };

@@ -11,6 +11,7 @@
 #include "storage/embedded/format.h"
 #include "storage/embedded/writer.h"
 #include "store/append_validation.h"
+#include "store/query.h"
 
 namespace indelible::storage::embedded {
 
@@ -77,6 +78,9 @@ void EmbeddedStore::CommitGroup(const std::vector<Writer*>& group) {
   Group g;
   g.next_position = next_position_;
   g.now_ms = UnixMillisNow();
+  g.track_events = std::any_of(group.begin(), group.end(), [](const Writer* w) {
+    return w->options != nullptr && w->options->condition.has_value();
+  });
   if (sync_failed_.load()) {
     for (Writer* w : group) w->result = StoppedWriting();
   } else {
@@ -349,6 +353,11 @@ void EmbeddedStore::DecideAndStage(Writer& writer, Group& group) {
     while (!result.appends[retried].replayed) ++retried;
     return void(writer.result = store::MixedRetryConflict(appends[retried]));
   }
+  if (writer.options->condition) {
+    auto broken = FirstConditionMatch(*writer.options->condition, group);
+    if (!broken.ok()) return void(writer.result = broken.status());
+    if (*broken) return void(writer.result = store::ConditionFailed(**broken));
+  }
 
   for (std::size_t i = 0; i < appends.size(); ++i) {
     AppendRequest& append = appends[i];
@@ -381,6 +390,11 @@ void EmbeddedStore::DecideAndStage(Writer& writer, Group& group) {
       const std::string position_key = PositionKey(position);
       EncodeEvent(event, append.stream, version, position, timestamp, &group.record);
       group.batch.Put(log(), position_key, group.record);
+      for (const std::string& tag : event.tags) {
+        const std::string tag_key = TagKey(tag, position);
+        group.batch.Put(tags(), tag_key, EncodeTagEntry(tag_key, event.type));
+      }
+      if (group.track_events) group.staged_events.push_back({position, &event});
       group.new_ids.emplace_back(event.id, position);
       // A later commit of the group may retry this one with the same ids;
       // ids the store just made no client has seen yet.
@@ -458,7 +472,8 @@ Result<std::optional<RecordedEvent>> EmbeddedStore::FindEvent(const EventId& id)
                                 id.ToString(), position->value()))
                           : FromRocks(s, "reading the event of an id");
   EventView event;
-  if (std::string why = DecodeEvent(key, record, true, &event); !why.empty())
+  std::vector<std::string> tags;
+  if (std::string why = DecodeEvent(key, record, true, &event, &tags); !why.empty())
     return Status::Internal(fmt::format("event at position {}: {}", position->value(), why));
   return std::optional<RecordedEvent>(event.ToOwned());
 }

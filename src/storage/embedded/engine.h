@@ -103,6 +103,8 @@ class EmbeddedStore final : public Store {
   Result<std::unique_ptr<StreamCursor>> ReadStream(std::string_view stream,
                                                    const ReadStreamOptions& options) override;
   Result<std::unique_ptr<AllCursor>> ReadAll(const ReadAllOptions& options) override;
+  Result<std::unique_ptr<AllCursor>> ReadQuery(const Query& query,
+                                               const ReadQueryOptions& options) override;
   Position LastPosition() const override { return Position(last_position_.load()); }
   Position WaitForCommit(Position after, std::chrono::milliseconds timeout) override;
   Status Check(const ProgressFn& progress) override;
@@ -136,6 +138,10 @@ class EmbeddedStore final : public Store {
   rocksdb::ColumnFamilyHandle* log() const { return families_[1]; }
   rocksdb::ColumnFamilyHandle* appends() const { return families_[2]; }
   rocksdb::ColumnFamilyHandle* event_ids() const { return families_[3]; }
+  // Null on a follower of a format 3 folder, which holds no tags.
+  rocksdb::ColumnFamilyHandle* tags() const {
+    return families_.size() > 4 ? families_[4] : nullptr;
+  }
 
   // The append entry of `stream` at or before `key` (a StreamVersionKey, or
   // StreamEndKey for the stream's last append), read with `read`: one
@@ -205,6 +211,11 @@ class EmbeddedStore final : public Store {
   // state; stages its records into the batch when it succeeds.
   void DecideAndStage(Writer& writer, Group& group);
   Result<std::optional<StreamHead>> LoadHead(const std::string& stream, Group& group);
+  // The first event after the condition's position that its query
+  // matches, among those written (synced or not) and those the group
+  // staged before this commit; nullopt when none (condition.cc).
+  Result<std::optional<Position>> FirstConditionMatch(const AppendCondition& condition,
+                                                      const Group& group);
   // The head of `stream` read with `read`: nullopt when it has no append.
   Result<std::optional<StreamHead>> ReadHead(const rocksdb::ReadOptions& read,
                                              std::string_view stream) const;
@@ -230,6 +241,8 @@ class EmbeddedStore final : public Store {
   // Writes this build's format marker, and the id index's progress record
   // at the log's end (the index is whole), in one synced batch.
   Status FlipFormat();
+  // Writes this build's format marker alone (format 3 -> 4), synced.
+  Status WriteFormatMarker();
   // Drops what is left of format 1's families (consumed).
   Status DropFamilies(std::vector<rocksdb::ColumnFamilyHandle*> families);
   Result<StreamHead> HeadAt(const View& view, std::string_view stream);
@@ -242,7 +255,8 @@ class EmbeddedStore final : public Store {
   // The Env db_ was opened with (log_files.h): outlives it.
   std::unique_ptr<rocksdb::Env> files_;
   rocksdb::DB* db_ = nullptr;
-  std::vector<rocksdb::ColumnFamilyHandle*> families_;  // default, log, appends, event_ids
+  // default, log, appends, event_ids, tags (absent: tags())
+  std::vector<rocksdb::ColumnFamilyHandle*> families_;
 
   Mutex writers_mu_;
   std::deque<Writer*> writers_ GUARDED_BY(writers_mu_);  // queued, not yet taken by a leader

@@ -56,11 +56,13 @@ std::string_view IdKey(const EventId& id) {
 void EncodeEvent(const EventData& event, std::string_view stream, StreamVersion version,
                  Position position, std::int64_t timestamp_ms, std::string* out) {
   out->clear();
+  std::size_t tag_bytes = event.tags.empty() ? 0 : 1;
+  for (const std::string& tag : event.tags) tag_bytes += 1 + tag.size();
   out->reserve(kEventHeaderBytes + stream.size() + event.type.size() + event.schema.size() +
-               event.content_type.size() + event.metadata.size() + event.data.size());
+               event.content_type.size() + event.metadata.size() + event.data.size() + tag_bytes);
   PutLE<std::uint32_t>(out, 0);  // CRC, sealed below
   out->push_back(static_cast<char>(kEventRecordFormat));
-  out->push_back(0);  // flags, reserved
+  out->push_back(static_cast<char>(event.tags.empty() ? 0 : kEventHasTags));
   PutLE<std::int64_t>(out, version.value());
   PutLE<std::int64_t>(out, timestamp_ms);
   out->append(IdKey(event.id));
@@ -76,11 +78,24 @@ void EncodeEvent(const EventData& event, std::string_view stream, StreamVersion 
   out->append(event.content_type);
   out->append(event.metadata);
   out->append(event.data);
+  // Tags are at most 32 of at most 128 bytes (query.h): a byte each.
+  if (!event.tags.empty()) {
+    out->push_back(static_cast<char>(event.tags.size()));
+    for (const std::string& tag : event.tags) {
+      out->push_back(static_cast<char>(tag.size()));
+      out->append(tag);
+    }
+  }
   SealRecord(PositionKey(position), out);
 }
 
 std::string DecodeEvent(std::string_view position_key, std::string_view record, bool verify,
                         EventView* view) {
+  return DecodeEvent(position_key, record, verify, view, nullptr);
+}
+
+std::string DecodeEvent(std::string_view position_key, std::string_view record, bool verify,
+                        EventView* view, std::vector<std::string>* tags) {
   if (record.size() < kEventHeaderBytes) return "record shorter than its header";
   const char* p = record.data();
   if (static_cast<std::uint8_t>(p[4]) != kEventRecordFormat)
@@ -98,9 +113,11 @@ std::string DecodeEvent(std::string_view position_key, std::string_view record, 
   const std::size_t content_type_len = GetLE<std::uint16_t>(p + 44);
   const std::size_t metadata_len = GetLE<std::uint32_t>(p + 46);
   const std::size_t data_len = GetLE<std::uint32_t>(p + 50);
-  if (kEventHeaderBytes + stream_len + type_len + schema_len + content_type_len + metadata_len +
-          data_len !=
-      record.size())
+  const std::uint8_t flags = static_cast<std::uint8_t>(p[5]);
+  if ((flags & ~kEventHasTags) != 0) return "unknown record flags";
+  const std::size_t fields = kEventHeaderBytes + stream_len + type_len + schema_len +
+                             content_type_len + metadata_len + data_len;
+  if ((flags & kEventHasTags) ? fields >= record.size() : fields != record.size())
     return "field lengths do not add up to the record size";
   std::size_t at = kEventHeaderBytes;
   auto take = [&](std::size_t n) {
@@ -114,7 +131,54 @@ std::string DecodeEvent(std::string_view position_key, std::string_view record, 
   view->content_type = take(content_type_len);
   view->metadata = take(metadata_len);
   view->data = take(data_len);
+  view->tags = {};
+  if (tags != nullptr) tags->clear();
+  if ((flags & kEventHasTags) == 0) return {};
+  const std::size_t count = static_cast<std::uint8_t>(record[at++]);
+  for (std::size_t t = 0; t < count; ++t) {
+    if (at >= record.size()) return "the tags run past the record's end";
+    const std::size_t len = static_cast<std::uint8_t>(record[at++]);
+    if (at + len > record.size()) return "the tags run past the record's end";
+    if (tags != nullptr) tags->emplace_back(record.substr(at, len));
+    at += len;
+  }
+  if (at != record.size()) return "the tags do not end at the record's end";
+  if (tags != nullptr) view->tags = *tags;
   return {};
+}
+
+std::string TagKeyPrefix(std::string_view tag) {
+  std::string key(tag);
+  key.push_back('\0');
+  return key;
+}
+
+std::string TagKey(std::string_view tag, Position position) {
+  std::string key = TagKeyPrefix(tag);
+  PutBE64(&key, position.value());
+  return key;
+}
+
+bool DecodeTagKey(std::string_view key, std::string_view* tag, Position* position) {
+  if (key.size() < 10 || key[key.size() - 9] != '\0') return false;
+  *tag = key.substr(0, key.size() - 9);
+  *position = Position(GetBE64(key.data() + key.size() - 8));
+  return true;
+}
+
+std::string EncodeTagEntry(std::string_view key, std::string_view type) {
+  std::string value;
+  value.reserve(4 + type.size());
+  PutLE<std::uint32_t>(&value, 0);
+  value.append(type);
+  SealRecord(key, &value);
+  return value;
+}
+
+std::optional<std::string_view> DecodeTagEntry(std::string_view key, std::string_view value,
+                                               bool verify) {
+  if (value.size() < 4 || (verify && !CrcMatches(key, value))) return std::nullopt;
+  return value.substr(4);
 }
 
 std::string StreamEndKey(std::string_view stream) {

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "indelible/event.h"
 #include "store/decide.h"
@@ -15,7 +16,10 @@
 namespace indelible::storage::embedded {
 
 inline constexpr std::string_view kFormatKey = "format";
-inline constexpr std::string_view kFormatValue = "indelible-embedded 3";
+inline constexpr std::string_view kFormatValue = "indelible-embedded 4";
+// Format 3 has the same records without tags and no `tags` family: opening
+// one for writing upgrades it (the marker; the family is made empty).
+inline constexpr std::string_view kFormatValueV3 = "indelible-embedded 3";
 // Format 2 has the same records, its id index written with each commit
 // (no kIdsIndexedKey): opening one for writing upgrades it (one write).
 inline constexpr std::string_view kFormatValueV2 = "indelible-embedded 2";
@@ -24,8 +28,11 @@ inline constexpr std::string_view kFormatValueV2 = "indelible-embedded 2";
 inline constexpr const char* kLogFamily = "log";             // position -> event record
 inline constexpr const char* kAppendsFamily = "appends";     // stream \0 first version -> append
 inline constexpr const char* kEventIdsFamily = "event_ids";  // event id -> position
+inline constexpr const char* kTagsFamily = "tags";           // tag \0 position -> type
 
 inline constexpr std::uint8_t kEventRecordFormat = 1;
+// Event record flags (format 4): the record ends with its tags.
+inline constexpr std::uint8_t kEventHasTags = 0x01;
 
 // ---- keys ----
 std::string PositionKey(Position position);  // 8 bytes big-endian: sorts in position order
@@ -44,12 +51,29 @@ std::string_view IdKey(const EventId& id);  // the 16 bytes, viewed in place
 // under the wrong key fails verification.
 void EncodeEvent(const EventData& event, std::string_view stream, StreamVersion version,
                  Position position, std::int64_t timestamp_ms, std::string* out);
-// Parses a record into `view` (views into `record`). Checks the checksum only
+// Parses a record into `view` (views into `record`); its tags into `*tags`
+// (cleared first), which view->tags then views: the caller owns both. Checks the checksum only
 // when verify is set: RocksDB already checksums every block it reads, so the
 // read path skips it and `indelible check` does it.
 // Returns an empty string on success, else what is wrong.
 std::string DecodeEvent(std::string_view position_key, std::string_view record, bool verify,
+                        EventView* view, std::vector<std::string>* tags);
+// The same where the tags are not needed: view->tags is left empty.
+std::string DecodeEvent(std::string_view position_key, std::string_view record, bool verify,
                         EventView* view);
+
+// A tag index entry (`tags`): key the tag, '\0' (no tag holds one) and the
+// event's position, big-endian, so one tag's entries sort by position;
+// value a CRC over key and type, then the event's type, so a query's type
+// filter needs no read of the event.
+std::string TagKey(std::string_view tag, Position position);
+std::string TagKeyPrefix(std::string_view tag);  // tag + '\0'
+// Splits a tag index key; false if malformed.
+bool DecodeTagKey(std::string_view key, std::string_view* tag, Position* position);
+std::string EncodeTagEntry(std::string_view key, std::string_view type);
+// The type, viewed in `value`; nullopt if the checksum (verify) or layout is wrong.
+std::optional<std::string_view> DecodeTagEntry(std::string_view key, std::string_view value,
+                                               bool verify);
 
 // One append's entry in the stream index (`appends`), keyed by the stream
 // and the append's first version: its events sit at consecutive positions

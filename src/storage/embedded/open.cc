@@ -127,8 +127,10 @@ Result<std::unique_ptr<Store>> EmbeddedStore::Open(const std::string& path,
       // 141 k events/s of 100-event appends, total CPU 6.9 against 6.2 us
       // per event; docs/BENCHMARKS.md, "Format 3").
       {kEventIdsFamily, FamilyOptions(cache, 32 << 20, true, 256 * 1024)},
+      // Tag entries are read in key order (a tag's events by position):
+      // a skiplist memtable.
+      {kTagsFamily, FamilyOptions(cache, 16 << 20)},
   };
-  const std::size_t current_families = families.size();
   // Format 1's families, when the folder still has them (an upgrade to do,
   // or one stopped after its marker flip): opened with the options they
   // were written with, then upgraded from and dropped.
@@ -140,6 +142,10 @@ Result<std::unique_ptr<Store>> EmbeddedStore::Open(const std::string& path,
   };
   if (options.follower && has(v1::kStreamsFamily) && !has(kAppendsFamily))
     return NeedsUpgrade(path);
+  // A follower cannot make a family: a folder of format 3 that no writer
+  // opened since has no `tags`, and no tagged events either.
+  if (options.follower && !existing.empty() && !has(kTagsFamily)) families.pop_back();
+  const std::size_t current_families = families.size();
   if (has(v1::kStreamsFamily) || has(v1::kHeadsFamily) || has(v1::kIdsFamily)) {
     families.push_back({v1::kStreamsFamily, FamilyOptions(cache, 32 << 20)});
     families.push_back({v1::kHeadsFamily, FamilyOptions(cache, 16 << 20, true, 64 * 1024)});
@@ -199,11 +205,11 @@ Result<std::unique_ptr<Store>> EmbeddedStore::Open(const std::string& path,
     if (Status up = store->UpgradeFromV1(std::move(v1_families), upgrade_progress, families);
         !up.ok())
       return up;
-  } else if (format != kFormatValue && format != kFormatValueV2) {
-    return Status::Invalid(
-        "data", fmt::format("data folder '{}' has format '{}'; this build "
-                            "reads '{}' and upgrades '{}' and '{}'",
-                            path, format, kFormatValue, kFormatValueV2, v1::kFormatValue));
+  } else if (format != kFormatValue && format != kFormatValueV3 && format != kFormatValueV2) {
+    return Status::Invalid("data", fmt::format("data folder '{}' has format '{}'; this build "
+                                               "reads '{}' and upgrades '{}', '{}' and '{}'",
+                                               path, format, kFormatValue, kFormatValueV3,
+                                               kFormatValueV2, v1::kFormatValue));
   } else {
     // An upgrade from format 1 that stopped after flipping the marker:
     // finish it.
@@ -215,6 +221,11 @@ Result<std::unique_ptr<Store>> EmbeddedStore::Open(const std::string& path,
     // either as it is.
     if (format == kFormatValueV2 && !options.follower)
       if (Status flipped = store->FlipFormat(); !flipped.ok()) return flipped;
+    // Format 3's records are format 4's without tags, and its `tags`
+    // family, just made, is empty, as it should be: the marker is the
+    // upgrade, so an older build refuses the folder once it may hold tags.
+    if (format == kFormatValueV3 && !options.follower)
+      if (Status marked = store->WriteFormatMarker(); !marked.ok()) return marked;
   }
   if (!options.follower) {
     // Index what the last run synced and did not index (id_indexer.h).

@@ -59,6 +59,15 @@ Status EmbeddedStore::FlipFormat() {
                    fmt::format("writing the format marker '{}'", kFormatValue));
 }
 
+Status EmbeddedStore::WriteFormatMarker() {
+  rocksdb::WriteBatch batch;
+  batch.Put(families_[0], ToSlice(kFormatKey), ToSlice(kFormatValue));
+  rocksdb::WriteOptions sync;
+  sync.sync = true;
+  return FromRocks(db_->Write(sync, &batch),
+                   fmt::format("writing the format marker '{}'", kFormatValue));
+}
+
 Status EmbeddedStore::UpgradeFromV1(std::vector<rocksdb::ColumnFamilyHandle*> v1,
                                     const ProgressFn& progress,
                                     const std::vector<rocksdb::ColumnFamilyDescriptor>& families) {

@@ -53,6 +53,15 @@ struct EmbeddedStore::Group {
   std::uint64_t next_position = 0;
   std::int64_t now_ms = 0;
   std::string record;  // scratch buffer for encoding
+  // The events staged so far, for the AppendCondition of a later commit of
+  // the group: kept only when the group holds one (track_events). The
+  // events belong to the group's writers, which outlive the group.
+  struct StagedEvent {
+    Position position;
+    const EventData* event;
+  };
+  bool track_events = false;
+  std::vector<StagedEvent> staged_events;
 };
 
 // A group stops growing past this many bytes of events, so one slow, huge

@@ -11,6 +11,7 @@
 #include "core/mutex.h"
 #include "core/text.h"
 #include "store/decide.h"
+#include "store/query.h"
 #include "store/records.h"
 
 namespace indelible::storage {
@@ -59,6 +60,14 @@ class MemoryStore final : public Store {
       while (!result.appends[retried].replayed) ++retried;
       return store::MixedRetryConflict(appends[retried]);
     }
+    // The twin scans for a condition's match; the engines read their tag index.
+    if (options.condition) {
+      const Query& query = options.condition->fail_if_events_match;
+      for (std::size_t p = options.condition->after.value_or(Position(0)).value(); p < log_.size();
+           ++p)
+        if (query.Matches(log_[p].type, log_[p].tags))
+          return store::ConditionFailed(log_[p].position);
+    }
 
     const std::int64_t now = UnixMillisNow();
     for (std::size_t a = 0; a < appends.size(); ++a) {
@@ -87,7 +96,8 @@ class MemoryStore final : public Store {
         log_.push_back(RecordedEvent{
             data.id, append.stream, version, position, std::move(data.type), std::move(data.schema),
             std::move(data.content_type), std::move(data.data), std::move(data.metadata),
-            options.keep_timestamps && data.timestamp_ms ? *data.timestamp_ms : now});
+            options.keep_timestamps && data.timestamp_ms ? *data.timestamp_ms : now,
+            std::move(data.tags)});
         stream.positions.push_back(position);
       }
       stream.head = next;
@@ -150,6 +160,8 @@ class MemoryStore final : public Store {
   Result<std::unique_ptr<StreamCursor>> ReadStream(std::string_view stream,
                                                    const ReadStreamOptions& options) override;
   Result<std::unique_ptr<AllCursor>> ReadAll(const ReadAllOptions& options) override;
+  Result<std::unique_ptr<AllCursor>> ReadQuery(const Query& query,
+                                               const ReadQueryOptions& options) override;
 
   Position LastPosition() const override {
     MutexLock lock(&mu_);
@@ -289,6 +301,59 @@ class MemoryAllCursor final : public AllCursor {
   EventView view_;
 };
 
+// Walks the log in either direction, passing what the query matches.
+class MemoryQueryCursor final : public AllCursor {
+ public:
+  MemoryQueryCursor(const MemoryStore& store, Query query, const ReadQueryOptions& options,
+                    Position end)
+      : store_(store),
+        query_(std::move(query)),
+        forward_(options.direction == Direction::kForward),
+        limit_(options.limit),
+        end_(end.value()) {
+    if (forward_)
+      next_ = std::max<std::uint64_t>(options.from.value_or(Position(1)).value(), 1);
+    else
+      next_ = std::min(options.from.value_or(end).value(), end_);
+    Seek();
+  }
+  bool Valid() const override { return current_ != nullptr; }
+  void Next() override {
+    ++returned_;
+    Seek();
+  }
+  const EventView& event() const override { return view_; }
+  Status status() const override { return Status::Ok(); }
+  Position next_position() const override {
+    return current_ ? current_->position : Position(next_);
+  }
+
+ private:
+  void Seek() {
+    current_ = nullptr;
+    if (returned_ >= limit_) return;
+    while (next_ >= 1 && next_ <= end_) {
+      const RecordedEvent* e = store_.EventAt(Position(next_));
+      next_ = forward_ ? next_ + 1 : next_ - 1;
+      if (query_.Matches(e->type, e->tags)) {
+        current_ = e;
+        view_ = e->view();
+        return;
+      }
+    }
+  }
+
+  const MemoryStore& store_;
+  const Query query_;
+  const bool forward_;
+  const std::size_t limit_;
+  const std::uint64_t end_;
+  std::uint64_t next_ = 0;
+  std::size_t returned_ = 0;
+  const RecordedEvent* current_ = nullptr;
+  EventView view_;
+};
+
 class MemoryStreamCursor final : public StreamCursor {
  public:
   MemoryStreamCursor(const MemoryStore& store, std::string stream, const ReadStreamOptions& options,
@@ -347,6 +412,12 @@ Result<std::unique_ptr<StreamCursor>> MemoryStore::ReadStream(std::string_view s
 
 Result<std::unique_ptr<AllCursor>> MemoryStore::ReadAll(const ReadAllOptions& options) {
   return std::unique_ptr<AllCursor>(new MemoryAllCursor(*this, options, LastPosition()));
+}
+
+Result<std::unique_ptr<AllCursor>> MemoryStore::ReadQuery(const Query& query,
+                                                          const ReadQueryOptions& options) {
+  if (Status s = ValidateQuery(query); !s.ok()) return s;
+  return std::unique_ptr<AllCursor>(new MemoryQueryCursor(*this, query, options, LastPosition()));
 }
 
 }  // namespace
