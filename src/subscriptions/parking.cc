@@ -50,13 +50,22 @@ EventData MakeParkedCopy(std::string_view group, const RecordedEvent& event, int
   copy.schema = event.schema;
   copy.data = event.data;
   copy.content_type = event.content_type;
+  // The original's tags travel in the metadata, not as the copy's tags: a
+  // parked copy must not count in queries and conditions (docs/DCB.md) as
+  // a second event of its kind.
+  std::string tags = "[";
+  for (const std::string& tag : event.tags) {
+    if (tags.size() > 1) tags.push_back(',');
+    tags += QuoteJson(tag);
+  }
+  tags.push_back(']');
   // The original metadata is a JSON object (the store checks it on append),
   // so it is spliced in as it is; a replay hands it back as equal JSON.
   copy.metadata = fmt::format(
       R"({{"$parked":{{"group":{},"stream":{},"version":{},"position":{},"eventId":"{}",)"
-      R"("timestamp":{},"attempts":{},"reason":{}}},"metadata":{}}})",
+      R"("timestamp":{},"attempts":{},"reason":{},"tags":{}}},"metadata":{}}})",
       QuoteJson(group), QuoteJson(event.stream), event.version.value(), event.position.value(),
-      event.id.ToString(), event.timestamp_ms, attempts, QuoteJson(reason),
+      event.id.ToString(), event.timestamp_ms, attempts, QuoteJson(reason), tags,
       event.metadata.empty() ? std::string_view("{}") : std::string_view(event.metadata));
   return copy;
 }
@@ -100,6 +109,9 @@ Result<ParkedEvent> DecodeParkedCopy(const EventView& copy) {
   e.data = std::string(copy.data);
   e.metadata = json::serialize(*metadata);
   e.timestamp_ms = timestamp->as_int64();
+  if (const json::value* tags = p.if_contains("tags"); tags != nullptr && tags->is_array())
+    for (const json::value& tag : tags->as_array())
+      if (tag.is_string()) e.tags.emplace_back(tag.as_string());
   out.reason = std::string(reason->as_string());
   return out;
 }

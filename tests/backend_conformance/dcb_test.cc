@@ -1,6 +1,8 @@
 // Consistency beyond one stream (docs/DCB.md): tags on every read path,
 // the specification's query semantics, and conditional appends that hold
 // under races, on every backend.
+#include <indelible/consumer_group.h>
+
 #include <atomic>
 #include <barrier>
 #include <set>
@@ -240,6 +242,40 @@ TEST_P(DcbTest, EventsWithoutAStreamGoToTheDcbStream) {
   EXPECT_EQ(store().Append("", Expected::any(), {Event()}).status().code(), ErrorCode::kInvalid);
   EXPECT_EQ(store().Append("$other", Expected::any(), {Event()}).status().code(),
             ErrorCode::kInvalid);
+}
+
+// A parked copy (consumer groups' park policy) keeps its original's tags in
+// its metadata, not as tags: it must not count as a second event in a
+// query or a condition. A replay hands the tags back.
+TEST_P(DcbTest, AParkedCopyIsNotFoundByQueriesAndItsReplayKeepsTheTags) {
+  ASSERT_TRUE(store().Append("order-1", Expected::any(), {Tagged("Placed", {"order:1"})}).ok());
+  Settle();
+  ConsumerGroupOptions options;
+  options.policy = FailurePolicy::kPark;
+  options.max_attempts = 1;
+  ASSERT_TRUE(ConsumerGroup::Create(store(), "dcb-park", options).ok());
+  auto group = ConsumerGroup::Open(store(), "dcb-park");
+  ASSERT_TRUE(group.ok()) << group.status().ToString();
+  for (int pulls = 0; pulls < 20 && (*group)->info().parked_events == 0; ++pulls) {
+    auto batch = (*group)->Pull("w", 10, std::chrono::milliseconds(20));
+    ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+    for (const Delivery& d : *batch) ASSERT_TRUE((*group)->Nack(d.event.position, "no").ok());
+  }
+  ASSERT_EQ((*group)->info().parked_events, 1u);
+  Settle();
+  EXPECT_EQ(ReadByQuery(Query::Of({QueryItem{{}, {"order:1"}}})).size(), 1u);
+  ASSERT_TRUE((*group)->ReplayParked().ok());
+  std::optional<Delivery> replayed;
+  for (int pulls = 0; pulls < 50 && !replayed; ++pulls) {
+    auto batch = (*group)->Pull("w", 10, std::chrono::milliseconds(20));
+    ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+    for (const Delivery& d : *batch) {
+      if (d.parked_version) replayed = d;
+      ASSERT_TRUE((*group)->Ack(d.event.position).ok());
+    }
+  }
+  ASSERT_TRUE(replayed.has_value());
+  EXPECT_EQ(replayed->event.tags, (std::vector<std::string>{"order:1"}));
 }
 
 // Two commits of one CommitEach decided on the same read: the second sees
