@@ -5,11 +5,14 @@
 #include <algorithm>
 #include <boost/json.hpp>
 
+#include "aws/errors.h"
 #include "aws/item_size.h"
 #include "core/event_json.h"
 #include "core/text.h"
 #include "storage/dynamodb/attributes.h"
+#include "storage/dynamodb/batch_get.h"
 #include "storage/dynamodb/tables.h"
+#include "storage/dynamodb/tag_index.h"
 #include "storage/dynamodb/tip.h"
 
 namespace indelible::dynamodb {
@@ -48,25 +51,6 @@ json::object BlockRangeQuery(const std::string& table, std::int64_t block, std::
           {"ExpressionAttributeNames", {{"#b", kBlockKey}, {"#p", kPositionKey}}},
           {"ExpressionAttributeValues", {{":b", N(block)}, {":from", N(from)}, {":to", N(to)}}},
           {"Limit", limit}};
-}
-
-void PutVarint(std::string& out, std::uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
-
-std::optional<std::uint64_t> GetVarint(std::string_view& in) {
-  std::uint64_t v = 0;
-  for (int shift = 0; shift < 64 && !in.empty(); shift += 7) {
-    const auto byte = static_cast<unsigned char>(in.front());
-    in.remove_prefix(1);
-    v |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
-    if ((byte & 0x80) == 0) return v;
-  }
-  return std::nullopt;
 }
 
 std::string PackEntries(const std::vector<ChunkEntry>& entries) {
@@ -232,6 +216,27 @@ Result<Chunk> ParseChunk(const json::object& item, const std::string& table) {
   return chunk;
 }
 
+}  // namespace
+
+void PutVarint(std::string& out, std::uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+}
+
+std::optional<std::uint64_t> GetVarint(std::string_view& in) {
+  std::uint64_t v = 0;
+  for (int shift = 0; shift < 64 && !in.empty(); shift += 7) {
+    const auto byte = static_cast<unsigned char>(in.front());
+    in.remove_prefix(1);
+    v |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) return v;
+  }
+  return std::nullopt;
+}
+
 Result<std::vector<json::object>> QueryItems(aws::Client& client, json::object request,
                                              bool* more) {
   aws::Reply reply = client.Call("Query", request);
@@ -247,8 +252,6 @@ Result<std::vector<json::object>> QueryItems(aws::Client& client, json::object r
   if (more != nullptr) *more = reply.body.if_contains("LastEvaluatedKey") != nullptr;
   return out;
 }
-
-}  // namespace
 
 void IndexerState::Apply(const Chunk& chunk) {
   next = chunk.end();
@@ -359,13 +362,26 @@ std::int64_t AllIndex::ItemBytes(const json::object& item) {
   return static_cast<std::int64_t>(aws::ItemSize(item));
 }
 
-Status AllIndex::WriteChunk(const Chunk& chunk) {
-  return client_
-      .Call("PutItem", {{"TableName", table_},
-                        {"Item", ChunkItem(chunk)},
-                        {"ConditionExpression", "attribute_not_exists(#p)"},
-                        {"ExpressionAttributeNames", {{"#p", kPositionKey}}}})
-      .status;
+Status AllIndex::WriteChunk(const Chunk& chunk, const std::vector<TagPage>& tag_pages) {
+  json::object put{{"TableName", table_},
+                   {"Item", ChunkItem(chunk)},
+                   {"ConditionExpression", "attribute_not_exists(#p)"},
+                   {"ExpressionAttributeNames", {{"#p", kPositionKey}}}};
+  if (tag_pages.empty()) return client_.Call("PutItem", put).status;
+  // The chunk and its tags' pages in one transaction: a page exists exactly
+  // when its chunk does, so no crash or lost race leaves one missing, wrong
+  // or twice (docs/DYNAMODB.md, "The tag index").
+  if (tag_pages.size() + 1 > kMaxTransactItems)
+    return Status::Internal("a $all chunk with more tags than a transaction takes");
+  json::array items;
+  items.push_back(json::object{{"Put", std::move(put)}});
+  for (const TagPage& page : tag_pages)
+    items.push_back(
+        json::object{{"Put", {{"TableName", events_table_}, {"Item", TagPageItem(page)}}}});
+  aws::Reply reply = client_.Call("TransactWriteItems", {{"TransactItems", std::move(items)}});
+  if (reply.ok() || reply.status.code() != ErrorCode::kConflict) return reply.status;
+  // Only the chunk has a condition: a refusal is a race lost.
+  return reply.status;
 }
 
 Status AllIndex::WriteCheckpoint(const IndexerState& before, IndexerState* after) {
@@ -590,5 +606,7 @@ Result<std::uint64_t> AllIndex::RemoveFrom(std::int64_t from, std::int64_t throu
   }
   return removed;
 }
+
+TagIndex AllIndex::tags() const { return TagIndex(client_, events_table_); }
 
 }  // namespace indelible::dynamodb

@@ -54,6 +54,7 @@
 #include "indelible/options.h"
 #include "indelible/store.h"
 #include "storage/dynamodb/append_item.h"
+#include "storage/dynamodb/tag_index.h"
 
 namespace indelible::dynamodb {
 
@@ -113,6 +114,13 @@ struct IndexerState {
   void Apply(const Chunk& chunk);
 };
 
+// The packing of a chunk's entries and of a tag page's (LEB128 varints).
+void PutVarint(std::string& out, std::uint64_t v);
+std::optional<std::uint64_t> GetVarint(std::string_view& in);
+// One page of a Query's Items; `more` (optional): whether there are more.
+Result<std::vector<boost::json::object>> QueryItems(aws::Client& client,
+                                                    boost::json::object request, bool* more);
+
 class AllIndex {
  public:
   // events_table: the table whose append items the chunks refer to; empty:
@@ -138,9 +146,11 @@ class AllIndex {
   Result<std::vector<Chunk>> ChainFrom(std::int64_t next, std::int64_t stop,
                                        std::size_t max_chunks);
 
-  // Writes `chunk` at its position, if no item is there. conflict: another
+  // Writes `chunk` at its position, if no item is there, with the pages of
+  // the tag index its tagged events make (tag_index.h) in the same
+  // transaction (a plain PutItem when there are none). conflict: another
   // writer chained a chunk there first.
-  Status WriteChunk(const Chunk& chunk);
+  Status WriteChunk(const Chunk& chunk, const std::vector<TagPage>& tag_pages = {});
   // Writes `after` as the checkpoint on condition that the stored rev is
   // still before.rev; sets after->rev = before.rev + 1. conflict: another
   // checkpoint was written.
@@ -180,6 +190,8 @@ class AllIndex {
 
   const std::string& table() const { return table_; }
   const std::string& events_table() const { return events_table_; }
+  // The tag index in events_table (tag_index.h), read with this client.
+  TagIndex tags() const;
 
  private:
   // The chunk whose key is the greatest <= position in `block`.

@@ -15,7 +15,7 @@ namespace {
 
 EventData DataOf(const RecordedEvent& event) {
   return EventData{event.id,           event.type,     event.schema, event.data,
-                   event.content_type, event.metadata, std::nullopt};
+                   event.content_type, event.metadata, event.tags,   std::nullopt};
 }
 
 Status Malformed(std::string_view stream, std::string_view what) {

@@ -1,8 +1,17 @@
 #include "storage/dynamodb/cursors.h"
 
-#include <algorithm>
-#include <deque>
+#include <fmt/format.h>
 
+#include <algorithm>
+#include <boost/json.hpp>
+#include <deque>
+#include <map>
+
+#include "core/text.h"
+#include "storage/dynamodb/append_item.h"
+#include "storage/dynamodb/batch_get.h"
+#include "storage/dynamodb/tag_index.h"
+#include "storage/dynamodb/tip.h"
 #include "store/decide.h"
 
 namespace indelible::dynamodb {
@@ -144,7 +153,316 @@ class IndexCursor final : public AllCursor {
   Status status_;
 };
 
+// One query item's candidates, in the read's direction: the entries of its
+// chosen tag's index pages (of its types), or, for an item of types alone,
+// the events of $all.
+class QuerySource {
+ public:
+  // A candidate: an index entry (its event to be fetched) or an event.
+  struct Candidate {
+    std::int64_t position = 0;
+    std::optional<TagEntry> entry;
+    std::optional<RecordedEvent> event;
+  };
+
+  QuerySource(AllIndex& all, TagIndex& tags, QueryItem item, std::optional<std::string> tag,
+              bool forward, std::int64_t from, std::int64_t end)
+      : all_(all),
+        tags_(tags),
+        item_(std::move(item)),
+        tag_(std::move(tag)),
+        forward_(forward),
+        next_(from),
+        end_(end) {}
+
+  // The next candidate's position; nullopt when there is none.
+  Result<std::optional<std::int64_t>> Peek() {
+    while (buffer_.empty() && !done_)
+      if (Status s = Load(); !s.ok()) return s;
+    if (buffer_.empty()) return std::optional<std::int64_t>();
+    return std::optional<std::int64_t>(buffer_.front().position);
+  }
+  Candidate Take() {
+    Candidate c = std::move(buffer_.front());
+    buffer_.pop_front();
+    return c;
+  }
+
+ private:
+  static constexpr int kPagesPerQuery = 8;
+  static constexpr std::size_t kScanPage = 256;
+
+  bool InRange(std::int64_t position) const {
+    return position >= 1 && position <= end_ && (forward_ ? position >= from_ : position <= from_);
+  }
+  bool Typed(const std::string& type) const {
+    return item_.types.empty() ||
+           std::find(item_.types.begin(), item_.types.end(), type) != item_.types.end();
+  }
+
+  Status Load() {
+    if (next_ < 1 || (forward_ && next_ > end_)) {
+      done_ = true;
+      return Status::Ok();
+    }
+    if (!tag_) return LoadScan();
+    if (first_) {
+      first_ = false;
+      from_ = next_;
+      if (forward_) {
+        // The page holding `from` may begin before it.
+        auto page = tags_.PageAtOrBefore(*tag_, next_);
+        if (!page.ok()) return page.status();
+        if (*page) {
+          Add(**page);
+          next_ = (*page)->position + 1;
+        }
+        return Status::Ok();
+      }
+    }
+    auto pages = tags_.Pages(*tag_, next_, forward_, kPagesPerQuery);
+    if (!pages.ok()) return pages.status();
+    for (const TagPage& page : *pages) {
+      if (forward_ && page.position > end_) {
+        done_ = true;
+        return Status::Ok();
+      }
+      Add(page);
+      next_ = forward_ ? page.position + 1 : page.position - 1;
+    }
+    if (static_cast<int>(pages->size()) < kPagesPerQuery) done_ = true;
+    return Status::Ok();
+  }
+
+  void Add(const TagPage& page) {
+    std::vector<const TagEntry*> kept;
+    for (const TagEntry& e : page.entries)
+      if (InRange(e.position) && Typed(e.type)) kept.push_back(&e);
+    if (!forward_) std::reverse(kept.begin(), kept.end());
+    for (const TagEntry* e : kept) buffer_.push_back(Candidate{e->position, *e, std::nullopt});
+  }
+
+  // An item of types alone: $all, a page at a time.
+  Status LoadScan() {
+    if (first_) {
+      first_ = false;
+      from_ = next_;
+    }
+    std::int64_t low = next_, high = next_;
+    if (forward_) {
+      high = end_;
+    } else {
+      low = std::max<std::int64_t>(1, next_ - static_cast<std::int64_t>(kScanPage) + 1);
+    }
+    auto events = all_.Read(Position(static_cast<std::uint64_t>(low)),
+                            Position(static_cast<std::uint64_t>(high)), kScanPage);
+    if (!events.ok()) return events.status();
+    if (events->empty()) {
+      done_ = true;
+      return Status::Ok();
+    }
+    if (!forward_) std::reverse(events->begin(), events->end());
+    for (auto& e : *events) {
+      const auto position = static_cast<std::int64_t>(e.position.value());
+      next_ = forward_ ? position + 1 : position - 1;
+      if (item_.Matches(e.type, e.tags))
+        buffer_.push_back(Candidate{position, std::nullopt, std::move(e)});
+    }
+    if (!forward_ && low == 1) done_ = true;
+    return Status::Ok();
+  }
+
+  AllIndex& all_;
+  TagIndex& tags_;
+  const QueryItem item_;
+  const std::optional<std::string> tag_;
+  const bool forward_;
+  std::int64_t next_;  // the next page key (tags) or position (scan) to read
+  std::int64_t from_ = 0;
+  const std::int64_t end_;
+  bool first_ = true;
+  bool done_ = false;
+  std::deque<Candidate> buffer_;
+};
+
+class QueryCursor final : public AllCursor {
+ public:
+  QueryCursor(TagIndex& tags, Query query, const ReadQueryOptions& options, std::int64_t end,
+              std::vector<std::unique_ptr<QuerySource>> sources)
+      : tags_(tags),
+        query_(std::move(query)),
+        forward_(options.direction == Direction::kForward),
+        limit_(options.limit),
+        end_(end),
+        sources_(std::move(sources)) {
+    if (forward_)
+      next_ = std::max<std::int64_t>(
+          options.from ? static_cast<std::int64_t>(options.from->value()) : 1, 1);
+    else
+      next_ = std::min<std::int64_t>(
+          options.from ? static_cast<std::int64_t>(options.from->value()) : end_, end_);
+    Seek();
+  }
+  bool Valid() const override { return !ready_.empty() && returned_ < limit_ && status_.ok(); }
+  void Next() override {
+    ++returned_;
+    const auto position = static_cast<std::int64_t>(ready_.front().position.value());
+    next_ = forward_ ? position + 1 : position - 1;
+    ready_.pop_front();
+    Seek();
+  }
+  const EventView& event() const override { return view_; }
+  Status status() const override { return status_; }
+  Position next_position() const override {
+    if (Valid()) return ready_.front().position;
+    return Position(static_cast<std::uint64_t>(std::max<std::int64_t>(next_, 0)));
+  }
+
+ private:
+  static constexpr std::size_t kBatch = 100;  // BatchGetItem's keys
+
+  void Seek() {
+    if (returned_ >= limit_) return;
+    while (ready_.empty() && status_.ok()) {
+      auto filled = Fill();
+      if (!filled.ok()) {
+        status_ = filled;
+        return;
+      }
+      if (exhausted_) break;
+    }
+    if (ready_.empty()) {
+      if (status_.ok() && exhausted_) next_ = forward_ ? end_ + 1 : 0;
+      return;
+    }
+    view_ = ready_.front().view();
+  }
+
+  // The next candidates (up to a batch), merged across the items without
+  // repeats, their events fetched and checked against the whole query.
+  Status Fill() {
+    std::vector<QuerySource::Candidate> batch;
+    while (batch.size() < kBatch) {
+      std::optional<std::int64_t> best;
+      for (auto& source : sources_) {
+        auto head = source->Peek();
+        if (!head.ok()) return head.status();
+        if (*head && (!best || (forward_ ? **head < *best : **head > *best))) best = **head;
+      }
+      if (!best) {
+        exhausted_ = true;
+        break;
+      }
+      std::optional<QuerySource::Candidate> chosen;
+      for (auto& source : sources_) {
+        auto head = source->Peek();
+        if (!head.ok()) return head.status();
+        if (!*head || **head != *best) continue;
+        QuerySource::Candidate c = source->Take();
+        // An event a scan read needs no fetch: keep that one.
+        if (!chosen || (c.event && !chosen->event)) chosen = std::move(c);
+      }
+      batch.push_back(std::move(*chosen));
+    }
+    if (batch.empty()) return Status::Ok();
+    // The append items of the index entries.
+    std::map<std::pair<std::string, std::int64_t>, std::vector<RecordedEvent>> appends;
+    for (const auto& c : batch)
+      if (!c.event)
+        appends.emplace(std::pair(c.entry->stream, c.entry->append_first),
+                        std::vector<RecordedEvent>());
+    for (const bool consistent : {false, true}) {
+      std::vector<boost::json::object> keys;
+      for (const auto& [key, events] : appends)
+        if (events.empty())
+          keys.push_back(
+              boost::json::object{{kStreamKey, S(key.first)}, {kVersionKey, N(key.second)}});
+      if (keys.empty()) break;
+      BatchGetOptions options;
+      options.consistent = consistent;
+      auto items = BatchGetItems(tags_.client(), tags_.table(), keys, options);
+      if (!items.ok()) return items.status();
+      for (const auto& item : *items) {
+        auto parsed = ParseAppendItem(item);
+        if (!parsed.ok()) return parsed.status();
+        auto it = appends.find(std::pair(parsed->events.front().stream, parsed->first));
+        if (it != appends.end()) it->second = std::move(parsed->events);
+      }
+    }
+    for (auto& c : batch) {
+      RecordedEvent event;
+      if (c.event) {
+        event = std::move(*c.event);
+      } else {
+        const auto& events = appends[std::pair(c.entry->stream, c.entry->append_first)];
+        if (c.entry->offset < 0 || c.entry->offset >= static_cast<std::int64_t>(events.size()))
+          return Status::Internal(fmt::format(
+              "the tag index refers to version {} of stream '{}', which {} does not hold",
+              c.entry->append_first + c.entry->offset, Printable(c.entry->stream), tags_.table()));
+        event = events[static_cast<std::size_t>(c.entry->offset)];
+        event.position = Position(static_cast<std::uint64_t>(c.position));
+      }
+      if (query_.Matches(event.type, event.tags)) ready_.push_back(std::move(event));
+    }
+    // Past the candidates looked at, matching or not.
+    const std::int64_t last = batch.back().position;
+    if (ready_.empty()) next_ = forward_ ? last + 1 : last - 1;
+    return Status::Ok();
+  }
+
+  TagIndex& tags_;
+  const Query query_;
+  const bool forward_;
+  const std::size_t limit_;
+  const std::int64_t end_;
+  std::vector<std::unique_ptr<QuerySource>> sources_;
+  std::int64_t next_ = 0;
+  std::size_t returned_ = 0;
+  bool exhausted_ = false;
+  std::deque<RecordedEvent> ready_;
+  EventView view_;
+  Status status_;
+};
+
 }  // namespace
+
+Result<std::unique_ptr<AllCursor>> MakeQueryCursor(AllIndex& all, TagIndex& tags,
+                                                   const Query& query,
+                                                   const ReadQueryOptions& options, Position end) {
+  const bool forward = options.direction == Direction::kForward;
+  const auto last = static_cast<std::int64_t>(end.value());
+  std::int64_t from =
+      forward ? std::max<std::int64_t>(
+                    options.from ? static_cast<std::int64_t>(options.from->value()) : 1, 1)
+              : std::min<std::int64_t>(
+                    options.from ? static_cast<std::int64_t>(options.from->value()) : last, last);
+  // An item of several tags reads its rarest tag's index (by the counters,
+  // one BatchGetItem) and checks the others on the events.
+  std::vector<std::string> named;
+  for (const auto& item : query.items)
+    if (item.tags.size() > 1) named.insert(named.end(), item.tags.begin(), item.tags.end());
+  std::map<std::string, std::int64_t> counts;
+  if (!named.empty()) {
+    auto read = tags.Counters(named);
+    if (!read.ok()) return read.status();
+    counts = std::move(*read);
+  }
+  std::vector<std::unique_ptr<QuerySource>> sources;
+  std::vector<QueryItem> items = query.items;
+  // No items: every event, one scan of $all.
+  if (items.empty()) items.push_back(QueryItem{});
+  for (const auto& item : items) {
+    std::optional<std::string> tag;
+    if (!item.tags.empty()) {
+      tag = item.tags.front();
+      for (const auto& t : item.tags)
+        if (counts[t] < counts[*tag]) tag = t;
+    }
+    sources.push_back(std::make_unique<QuerySource>(all, tags, item, tag, forward, from, last));
+  }
+  return std::unique_ptr<AllCursor>(
+      std::make_unique<QueryCursor>(tags, query, options, last, std::move(sources)));
+}
 
 std::unique_ptr<StreamCursor> MakeStreamCursor(StreamTable& table, std::string stream,
                                                const ReadStreamOptions& options, std::int64_t from,

@@ -33,6 +33,7 @@
 #include "storage/dynamodb/store_url.h"
 #include "storage/dynamodb/stream_table.h"
 #include "storage/dynamodb/tables.h"
+#include "storage/dynamodb/tag_index.h"
 #include "storage/dynamodb/tip.h"
 #include "store/commit_queue.h"
 #include "store/parallel_commits.h"
@@ -284,6 +285,15 @@ class DynamoDbStore final : public Store {
     return MakeAllCursor(all_, options, LastPosition());
   }
 
+  // Items with tags read the tag index, items of types alone scan $all
+  // (docs/DYNAMODB.md, "Tags, queries and conditional appends").
+  Result<std::unique_ptr<AllCursor>> ReadQuery(const Query& query,
+                                               const ReadQueryOptions& options) override {
+    if (Status s = ValidateQuery(query); !s.ok()) return s;
+    if (!no_index_.ok()) return no_index_;
+    return MakeQueryCursor(all_, tags_, query, options, LastPosition());
+  }
+
   Position LastPosition() const override {
     if (!indexer_) return Position(0);
     if (follower_) Follow();
@@ -487,6 +497,7 @@ class DynamoDbStore final : public Store {
   StreamTable events_;
   AllIndex all_;
   AllIndex index_writer_;  // the same table, through index_client_
+  TagIndex tags_ = all_.tags();
   const std::string checkpoints_table_;
   std::unique_ptr<Indexer> indexer_;
   bool follower_ = false;

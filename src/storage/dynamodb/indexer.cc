@@ -33,6 +33,10 @@ std::int64_t VarintBytes(std::uint64_t v) {
   for (; v >= 0x80; v >>= 7) ++bytes;
   return bytes;
 }
+// What a chunk's tag pages may hold beside its first append's: a
+// transaction takes 4 MB.
+constexpr std::int64_t kTagPageBudget = 1 << 20;
+
 std::int64_t EntryBytes(const AppendRef& ref) {
   return VarintBytes(ref.stream.size()) + static_cast<std::int64_t>(ref.stream.size()) +
          VarintBytes(static_cast<std::uint64_t>(ref.first)) +
@@ -266,6 +270,42 @@ Status Indexer::WriteCheckpoint(bool release, bool end_rebuild) {
   return Status::Ok();
 }
 
+Result<std::vector<TagPage>> Indexer::TagPages(const Chunk& chunk, std::size_t taken) {
+  std::vector<TagPage> pages;
+  std::map<std::string, std::size_t> page_of;  // tag -> index in pages
+  std::int64_t position = chunk.position;
+  for (std::size_t i = 0; i < taken; ++i) {
+    const Pending& p = pending_[i];
+    // Events of inline pieces (a tip of the earlier layout, a record split
+    // into parts) carry no tags: tags came with append items.
+    for (const auto& t : p.tagged)
+      for (const auto& tag : t.tags) {
+        auto [it, added] = page_of.emplace(tag, pages.size());
+        if (added) pages.push_back(TagPage{tag, chunk.position, {}});
+        pages[it->second].entries.push_back(
+            TagEntry{position + t.offset, p.ref.stream, p.ref.first, t.offset, t.type, 0});
+      }
+    position += p.ref.count;
+  }
+  if (pages.empty()) return pages;
+  // The running counts go on from the chain's: known here when this
+  // indexer wrote the chunk before, else the tag's last page before it.
+  if (tag_counts_next_ != chunk.position) tag_counts_.clear();
+  TagIndex tags = index_.tags();
+  for (TagPage& page : pages) {
+    std::int64_t k = 0;
+    if (auto known = tag_counts_.find(page.tag); known != tag_counts_.end()) {
+      k = known->second;
+    } else {
+      auto counted = tags.CountThrough(page.tag, chunk.position - 1);
+      if (!counted.ok()) return counted.status();
+      k = *counted;
+    }
+    for (TagEntry& entry : page.entries) entry.k = ++k;
+  }
+  return pages;
+}
+
 Status Indexer::WritePending(bool all, std::size_t* indexed) {
   while (!pending_.empty()) {
     Chunk chunk;
@@ -279,6 +319,8 @@ Status Indexer::WritePending(bool all, std::size_t* indexed) {
     const std::int64_t base = AllIndex::ItemBytes(index_.ChunkItem(skeleton));
     std::int64_t bytes = base;
     bool any_inline = false;
+    std::set<std::string> chunk_tags;
+    std::int64_t tag_bytes = 0;
     std::size_t taken = 0;        // whole pieces from the front
     std::optional<Pending> part;  // and the front part of the next, when it was split
     for (; taken < pending_.size(); ++taken) {
@@ -287,8 +329,23 @@ Status Indexer::WritePending(bool all, std::size_t* indexed) {
       for (const RecordedEvent& event : p.events) adds += InlineEventBytes(event);
       const std::int64_t limit =
           any_inline || p.in_chunk ? AllIndex::kInlineBytes : AllIndex::kReferenceBytes;
+      // The chunk's tag pages go in its transaction: at most 99 tags, and
+      // well under its 4 MB (a commit writes at most 99 tags, so one
+      // append always fits).
+      std::set<std::string> tags_after = chunk_tags;
+      std::int64_t tag_bytes_after = tag_bytes;
+      for (const auto& t : p.tagged)
+        for (const auto& tag : t.tags) {
+          tags_after.insert(tag);
+          tag_bytes_after += static_cast<std::int64_t>(p.ref.stream.size() + t.type.size()) + 12;
+        }
+      if (taken > 0 &&
+          (tags_after.size() + 1 > kMaxTransactItems || tag_bytes_after > kTagPageBudget))
+        break;
       if (bytes + adds <= limit || (taken == 0 && !p.in_chunk)) {
         bytes += adds;
+        chunk_tags = std::move(tags_after);
+        tag_bytes = tag_bytes_after;
         any_inline = any_inline || p.in_chunk;
         continue;
       }
@@ -344,8 +401,15 @@ Status Indexer::WritePending(bool all, std::size_t* indexed) {
     }
     chunk.places = std::move(last_place);
 
-    Status written = index_.WriteChunk(chunk);
+    auto tag_pages = TagPages(chunk, taken);
+    if (!tag_pages.ok()) return tag_pages.status();
+    if (options_.before_chunk_write && !options_.before_chunk_write(chunk, *tag_pages)) {
+      state_.reset();
+      return Status::Unavailable("the indexer stopped before its chunk (a test's crash)");
+    }
+    Status written = index_.WriteChunk(chunk, *tag_pages);
     if (!written.ok()) {
+      tag_counts_.clear();
       // Another indexer chained a chunk here (conflict), or the outcome is
       // unknown: what this indexer read is dropped and it starts again from
       // the chain as stored.
@@ -353,6 +417,8 @@ Status Indexer::WritePending(bool all, std::size_t* indexed) {
       if (!lost_race_) state_.reset();
       return written;
     }
+    for (const TagPage& page : *tag_pages) tag_counts_[page.tag] = page.k();
+    tag_counts_next_ = chunk.end();
     writes_.fetch_add(1);
     chunks_.fetch_add(1);
     events_.fetch_add(static_cast<std::uint64_t>(chunk.count));
@@ -482,9 +548,15 @@ Result<std::size_t> Indexer::ReadShard(const ShardInfo& shard) {
         p.in_chunk = !a.in_item || place.part > 0;
         p.read_at = now;
         p.timestamp_ms = a.events.back().timestamp_ms;
-        if (p.in_chunk)
+        if (p.in_chunk) {
           p.events.assign(std::make_move_iterator(a.events.begin() + place.part),
                           std::make_move_iterator(a.events.end()));
+        } else {
+          for (std::size_t i = 0; i < a.events.size(); ++i)
+            if (!a.events[i].tags.empty())
+              p.tagged.push_back(Pending::Tagged{static_cast<std::int64_t>(i), a.events[i].type,
+                                                 std::move(a.events[i].tags)});
+        }
         pending_.push_back(std::move(p));
       }
       indexed_heads_[a.stream] = a.last();

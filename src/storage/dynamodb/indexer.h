@@ -56,6 +56,7 @@
 #include <atomic>
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -68,6 +69,7 @@
 #include "indelible/store.h"
 #include "storage/dynamodb/all_index.h"
 #include "storage/dynamodb/change_stream.h"
+#include "storage/dynamodb/tag_index.h"
 
 namespace indelible::dynamodb {
 
@@ -98,6 +100,10 @@ struct IndexerOptions {
   // rebuild took them from the table).
   bool finish_rebuild = false;
   std::unordered_map<std::string, std::int64_t> skip_through;
+  // Tests: called before each chunk is written, with its tag pages;
+  // returning false stops there as a crash would (nothing of the chunk is
+  // written, and the pass fails).
+  std::function<bool(const Chunk&, const std::vector<TagPage>&)> before_chunk_write;
 };
 
 // What this process knows was committed and $all does not hold yet: its own
@@ -211,6 +217,13 @@ class Indexer {
     AppendRef ref;               // the whole append (ref.count == total)
     bool in_chunk = false;
     std::vector<RecordedEvent> events;  // in_chunk: events part_from.. of the record
+    // A reference's events that carry tags (for the tag index, tag_index.h).
+    struct Tagged {
+      std::int64_t offset = 0;  // in the append
+      std::string type;
+      std::vector<std::string> tags;
+    };
+    std::vector<Tagged> tagged;
     std::chrono::steady_clock::time_point read_at;
     std::int64_t timestamp_ms = 0;  // of its last event
   };
@@ -231,6 +244,9 @@ class Indexer {
   Result<std::size_t> ReadShard(const ShardInfo& shard);
   // Writes chunks while what waits fills one; all of it when `all`.
   Status WritePending(bool all, std::size_t* indexed);
+  // The tag index pages of `chunk`, whose first `taken` pieces are
+  // pending_'s first ones.
+  Result<std::vector<TagPage>> TagPages(const Chunk& chunk, std::size_t taken);
   Status WriteCheckpoint(bool release, bool end_rebuild = false);
   Result<std::size_t> LostRace(std::size_t indexed);
   void Forget();
@@ -261,6 +277,11 @@ class Indexer {
   // Per shard: at most how old (Unix ms) its oldest unread record is.
   std::map<std::string, std::int64_t> unread_since_ms_;
   std::unordered_map<std::string, std::int64_t> written_heads_;  // finish_rebuild only
+  // Per tag, how many events carrying it the chain holds up to
+  // tag_counts_next_ (the end of this indexer's last chunk): the tag index
+  // pages' running `k`. Read from the last page when not known here.
+  std::unordered_map<std::string, std::int64_t> tag_counts_;
+  std::int64_t tag_counts_next_ = 0;
 
   CommitTracker tracker_;
   std::int64_t seen_next_ = 0;   // the chain's end as far as the tracker saw chunks

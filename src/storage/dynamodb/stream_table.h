@@ -227,6 +227,14 @@ class StreamTable {
   // After a write: the cache learns the new head and window, and the
   // snapshot a new record replaced gets its TTL.
   void Remember(Write& w);
+  // What a commit's tags add to its transaction (tag_index.h): the counter
+  // of each tag its events carry, and the checks of its condition.
+  struct TagWrites;
+  Result<TagWrites> PlanTags(const std::vector<AppendRequest>& appends,
+                             const CommitOptions& options);
+  // The position a failed condition names: the first event after `after`
+  // the tag index lists for a condition tag (docs/DYNAMODB.md).
+  Position ConditionPosition(const TagWrites& tags, std::int64_t after);
   // Gives parts [from_part, ref.parts) of a snapshot its expires_at.
   void MarkSuperseded(std::string_view stream, SnapshotRef ref, std::int64_t from_part);
   Status PutEventItems(const std::vector<const TipAppend*>& appends);

@@ -10,13 +10,19 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
+#include <chrono>
+#include <map>
+#include <random>
+#include <thread>
 
 #include "aws/errors.h"
 #include "core/clock.h"
 #include "core/text.h"
 #include "storage/dynamodb/attributes.h"
 #include "storage/dynamodb/stream_table.h"
+#include "storage/dynamodb/tag_index.h"
 #include "store/decide.h"
+#include "store/query.h"
 
 namespace indelible::dynamodb {
 namespace json = boost::json;
@@ -76,6 +82,7 @@ struct StreamTable::Write {
       r.data = e.data;
       r.content_type = e.content_type;
       r.metadata = e.metadata;
+      r.tags = e.tags;
       r.timestamp_ms = keep_timestamps && e.timestamp_ms ? *e.timestamp_ms : now;
       events.push_back(std::move(r));
     }
@@ -163,6 +170,160 @@ struct StreamTable::Write {
   }
 };
 
+// A commit's counters: per tag, what its events add (0: none) and, when
+// the condition names the tag, the count the counter must still hold.
+struct StreamTable::TagWrites {
+  struct Counter {
+    std::int64_t add = 0;
+    std::optional<std::int64_t> expect;
+    std::vector<std::string> types;  // the condition item's (empty: any type)
+  };
+  std::map<std::string, Counter> counters;
+  std::int64_t after = 0;  // the condition's position (0: none given)
+
+  bool conditioned() const {
+    return std::any_of(counters.begin(), counters.end(),
+                       [](const auto& c) { return c.second.expect.has_value(); });
+  }
+
+  // The counter items for the commit's transaction.
+  std::vector<json::object> Items(const std::string& table) const {
+    std::vector<json::object> items;
+    for (const auto& [tag, counter] : counters) {
+      json::object op{
+          {"TableName", table},
+          {"Key", {{kStreamKey, S(TagPartition(tag))}, {kVersionKey, N(kTagCounterVersion)}}}};
+      json::object names{{"#c", kTagCounterAttribute}};
+      json::object values;
+      if (counter.expect) {
+        op["ConditionExpression"] = *counter.expect == 0 ? "attribute_not_exists(#c)" : "#c = :k";
+        if (*counter.expect != 0) values[":k"] = N(*counter.expect);
+        op["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD";
+      }
+      if (counter.add > 0) {
+        op["UpdateExpression"] = "ADD #c :n";
+        values[":n"] = N(counter.add);
+      }
+      op["ExpressionAttributeNames"] = std::move(names);
+      if (!values.empty()) op["ExpressionAttributeValues"] = std::move(values);
+      items.push_back(json::object{{counter.add > 0 ? "Update" : "ConditionCheck", std::move(op)}});
+    }
+    return items;
+  }
+};
+
+Result<StreamTable::TagWrites> StreamTable::PlanTags(const std::vector<AppendRequest>& appends,
+                                                     const CommitOptions& options) {
+  TagWrites plan;
+  for (const auto& append : appends)
+    for (const auto& event : append.events)
+      for (const auto& tag : event.tags) ++plan.counters[tag].add;
+  if (!options.condition) return plan;
+  const AppendCondition& condition = *options.condition;
+  const Query& query = condition.fail_if_events_match;
+  // Positions come after the commit here: the condition is checked on the
+  // tags' counters, so every item needs a tag.
+  if (query.matches_all())
+    return Status::Invalid(
+        "condition.failIfEventsMatch",
+        "on DynamoDB a condition is checked on its tags' counters, and a query without items has "
+        "no tag: name a tag in every item (docs/DYNAMODB.md)");
+  for (std::size_t i = 0; i < query.items.size(); ++i)
+    if (query.items[i].tags.empty())
+      return Status::Invalid(
+          fmt::format("condition.failIfEventsMatch.items[{}]", i),
+          "on DynamoDB a condition is checked on its tags' counters, and this item has types "
+          "only: name a tag in every item (docs/DYNAMODB.md)");
+  TagIndex index(client_, options_.table);
+  // One tag stands for an item (every event it matches carries it): the
+  // rarest, which the fewest unrelated events will move.
+  std::vector<std::string> named;
+  for (const auto& item : query.items)
+    if (item.tags.size() > 1) named.insert(named.end(), item.tags.begin(), item.tags.end());
+  std::map<std::string, std::int64_t> counts;
+  if (!named.empty()) {
+    auto read = index.Counters(named);
+    if (!read.ok()) return read.status();
+    counts = std::move(*read);
+  }
+  plan.after = condition.after ? static_cast<std::int64_t>(condition.after->value()) : 0;
+  for (const auto& item : query.items) {
+    const std::string* chosen = &item.tags.front();
+    for (const auto& tag : item.tags)
+      if (counts[tag] < counts[*chosen]) chosen = &tag;
+    TagWrites::Counter& counter = plan.counters[*chosen];
+    if (counter.expect) {
+      // Two items on one tag: the check is the same; the position search
+      // takes any type if either does.
+      if (counter.types.empty() || item.types.empty()) {
+        counter.types.clear();
+      } else {
+        counter.types.insert(counter.types.end(), item.types.begin(), item.types.end());
+      }
+      continue;
+    }
+    counter.types = item.types;
+    if (plan.after == 0) {
+      counter.expect = 0;
+    } else {
+      auto k = index.CountThrough(*chosen, plan.after);
+      if (!k.ok()) return k.status();
+      counter.expect = *k;
+    }
+  }
+  return plan;
+}
+
+Position StreamTable::ConditionPosition(const TagWrites& tags, std::int64_t after) {
+  // The event that broke the condition may not be indexed yet: the index
+  // is waited for, briefly, until it lists as many events of the tag as
+  // its counter held when the check failed. Failures only.
+  TagIndex index(client_, options_.table);
+  std::vector<std::string> names;
+  for (const auto& [tag, counter] : tags.counters)
+    if (counter.expect) names.push_back(tag);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+  for (;;) {
+    auto counts = index.Counters(names);
+    std::optional<std::int64_t> best;      // the first event of a condition type
+    std::optional<std::int64_t> any_type;  // the first event of a condition tag
+    bool complete = counts.ok();
+    for (const auto& tag : names) {
+      if (!counts.ok()) break;
+      const TagWrites::Counter& counter = tags.counters.at(tag);
+      auto start = index.PageAtOrBefore(tag, after + 1);
+      std::int64_t from = start.ok() && *start ? (*start)->position : after + 1;
+      std::int64_t indexed = 0;
+      for (int reads = 0; reads < 8; ++reads) {
+        auto pages = index.Pages(tag, from, true, 4);
+        if (!pages.ok() || pages->empty()) break;
+        for (const TagPage& page : *pages) {
+          indexed = page.k();
+          for (const TagEntry& entry : page.entries) {
+            if (entry.position <= after) continue;
+            if (!any_type || entry.position < *any_type) any_type = entry.position;
+            const bool typed = counter.types.empty() ||
+                               std::find(counter.types.begin(), counter.types.end(), entry.type) !=
+                                   counter.types.end();
+            if (typed && (!best || entry.position < *best)) best = entry.position;
+          }
+        }
+        from = pages->back().position + 1;
+        if (best) break;
+      }
+      if (indexed == 0) {
+        auto k = index.CountThrough(tag, after);
+        indexed = k.ok() ? *k : 0;
+      }
+      if (!best && indexed < counts->at(tag)) complete = false;
+    }
+    if (best) return Position(static_cast<std::uint64_t>(*best));
+    if (complete || std::chrono::steady_clock::now() >= deadline)
+      return Position(static_cast<std::uint64_t>(any_type.value_or(after + 1)));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
 Result<std::optional<AppendItem>> StreamTable::GetAppend(std::string_view stream,
                                                          std::int64_t first) {
   aws::Reply reply = client_.Call(
@@ -202,6 +363,10 @@ Result<CommitResult> StreamTable::Commit(std::vector<AppendRequest> appends,
   bool any_transaction = appends.size() > 1;
   for (std::size_t i = 0; i < appends.size(); ++i) {
     AppendRequest& append = appends[i];
+    if (IsTagPartition(append.stream))
+      return Status::Invalid("stream", fmt::format("'{}': streams named {}... hold the tag index "
+                                                   "on DynamoDB",
+                                                   Printable(append.stream), kTagPartitionPrefix));
     if (append.state && static_cast<std::int64_t>(append.state->data.size()) >
                             kSnapshotPartsMax * kSnapshotPartBytes)
       return Status::TooLarge(
@@ -232,6 +397,23 @@ Result<CommitResult> StreamTable::Commit(std::vector<AppendRequest> appends,
         (kind == Expected::Kind::kNoStream || kind == Expected::Kind::kAny))
       w.view = StreamView{};
   }
+
+  auto tags = PlanTags(appends, options);
+  if (!tags.ok()) return tags.status();
+  std::vector<json::object> counter_items = tags->Items(options_.table);
+  if (!counter_items.empty()) {
+    any_transaction = true;
+    std::size_t items = counter_items.size();
+    for (const auto& w : writes)
+      items += (w.state_only() ? 2 : 1) + (w.state_in_items ? w.SnapshotParts() : 0);
+    if (items > kMaxTransactItems)
+      return Status::Invalid(
+          "events", fmt::format("a commit on DynamoDB is one transaction of at most {} items: its "
+                                "appends, snapshot parts and one counter per tag its events "
+                                "carry or its condition names; this one needs {}",
+                                kMaxTransactItems, items));
+  }
+  std::minstd_rand jitter(std::random_device{}());
 
   for (int round = 0; round < kMaxRounds; ++round) {
     bool again = false;
@@ -276,6 +458,7 @@ Result<CommitResult> StreamTable::Commit(std::vector<AppendRequest> appends,
     const std::int64_t now = UnixMillisNow();
     aws::Reply reply;
     std::vector<Write*> owner_of_item;  // the transaction's items: whose (null: snapshot parts)
+    std::size_t counters_from = 0;      // the tags' counters follow the appends' items
     if (!any_transaction) {
       reply = client_.Call("PutItem", writes[0].Put(options_.table, now));
     } else {
@@ -295,6 +478,8 @@ Result<CommitResult> StreamTable::Commit(std::vector<AppendRequest> appends,
           owner_of_item.push_back(nullptr);
         }
       }
+      counters_from = items.size();
+      for (const auto& counter : counter_items) items.push_back(counter);
       reply = client_.Call("TransactWriteItems", {{"TransactItems", std::move(items)}});
       if (reply.error_type == "UnknownOperationException") {
         const bool record_in_items = std::any_of(writes.begin(), writes.end(),
@@ -323,20 +508,36 @@ Result<CommitResult> StreamTable::Commit(std::vector<AppendRequest> appends,
       for (auto& w : writes) Remember(w);
       return result;
     }
-    if (reply.status.code() != ErrorCode::kConflict) return reply.status;
+    std::vector<aws::CancellationReason> reasons;  // owns the transaction's items
+    if (any_transaction && reply.error_type == "TransactionCanceledException")
+      reasons = aws::CancellationReasons(reply.body);
+    if (reply.status.code() != ErrorCode::kConflict) {
+      // Another transaction held a counter (commits of one tag at once):
+      // nothing was written; again after a short random wait.
+      const bool raced = std::any_of(reasons.begin(), reasons.end(),
+                                     [](const auto& r) { return r.code == "TransactionConflict"; });
+      if (!raced) return reply.status;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1 + jitter() % (5 + 5 * round)));
+      continue;
+    }
 
     // Which writes failed their condition, with the item in the way.
-    std::vector<aws::CancellationReason> reasons;  // owns the transaction's items
     std::vector<std::pair<Write*, const json::object*>> failed;
+    bool condition_failed = false;
     if (!any_transaction) {
       const auto* item = reply.body.if_contains("Item");
       failed.emplace_back(&writes[0],
                           item != nullptr && item->is_object() ? &item->get_object() : nullptr);
     } else {
-      reasons = aws::CancellationReasons(reply.body);
       for (std::size_t i = 0; i < reasons.size() && i < owner_of_item.size(); ++i)
         if (reasons[i].code == "ConditionalCheckFailed" && owner_of_item[i] != nullptr)
           failed.emplace_back(owner_of_item[i], &reasons[i].item);
+      for (std::size_t i = counters_from; i < reasons.size(); ++i)
+        condition_failed |= reasons[i].code == "ConditionalCheckFailed";
+      // A refused append is decided first (a retry, an expectation); the
+      // condition only when the appends themselves would go in.
+      if (failed.empty() && condition_failed)
+        return store::ConditionFailed(ConditionPosition(*tags, tags->after));
       if (failed.empty()) return reply.status;
     }
     for (auto& [w, item] : failed) {

@@ -6,6 +6,7 @@
 #include "storage/dynamodb/attributes.h"
 #include "storage/dynamodb/batch_get.h"
 #include "storage/dynamodb/stream_table.h"
+#include "storage/dynamodb/tag_index.h"
 
 namespace indelible::dynamodb {
 namespace json = boost::json;
@@ -24,7 +25,8 @@ Result<std::map<std::string, StreamHead>> StreamTable::ScanHeads() {
     if (!name || !version)
       return Status::Internal("an item in " + options_.table + " without its keys");
     std::string stream(*name);
-    if (*version < 0) return Status::Ok();  // a snapshot part
+    if (*version < 0) return Status::Ok();            // a snapshot part, a tag's counter
+    if (IsTagPartition(stream)) return Status::Ok();  // the tag index: not a stream
     if (*version == kTipVersion) {
       auto tip = ParseTip(stream, item);
       if (!tip.ok()) return tip.status();

@@ -33,6 +33,17 @@ Status ReadEnvelope(const json::object& item, RecordedEvent* event) {
   event->schema = GetS(item, "schema").value_or("");
   event->content_type = GetS(item, "content_type").value_or(kJsonContentType);
   event->metadata = GetS(item, "metadata").value_or("{}");
+  event->tags.clear();
+  if (const auto* tags = Member(item, kTagsAttribute)) {
+    const json::array* list = ListOf(tags);
+    if (list == nullptr) return Malformed(event->stream, "tg is not a list");
+    for (const auto& tag : *list) {
+      const json::object* s = tag.if_object();
+      const json::value* text = s != nullptr ? s->if_contains("S") : nullptr;
+      if (text == nullptr || !text->is_string()) return Malformed(event->stream, "a tag is not S");
+      event->tags.emplace_back(text->get_string());
+    }
+  }
   event->data.clear();
   if (const auto* data = Member(item, "data")) {
     if (const auto* s = data->if_contains("S"); s != nullptr && s->is_string()) {
@@ -53,11 +64,18 @@ std::string AppendAttribute(std::int64_t first) { return fmt::format("a{}", firs
 json::object S(std::string_view s) { return {{"S", s}}; }
 json::object N(std::int64_t n) { return {{"N", std::to_string(n)}}; }
 
+std::int64_t TagBytes(const std::vector<std::string>& tags) {
+  if (tags.empty()) return 0;
+  std::int64_t bytes = 2 + 3;  // "tg", the list
+  for (const auto& tag : tags) bytes += static_cast<std::int64_t>(tag.size()) + 1;
+  return bytes;
+}
+
 std::int64_t TipBytes(const EventData& event) {
   constexpr std::int64_t kAllowance = 160;  // names, id, timestamp, list and map framing
   return static_cast<std::int64_t>(event.type.size() + event.schema.size() + event.data.size() +
                                    event.content_type.size() + event.metadata.size()) +
-         kAllowance;
+         TagBytes(event.tags) + kAllowance;
 }
 
 json::object Envelope(const EventData& event, std::int64_t timestamp_ms) {
@@ -77,6 +95,12 @@ json::object Envelope(const EventData& event, std::int64_t timestamp_ms) {
   }
   if (event.metadata != "{}") m["metadata"] = S(event.metadata);
   m["timestamp"] = N(timestamp_ms);
+  if (!event.tags.empty()) {
+    json::array tags;
+    tags.reserve(event.tags.size());
+    for (const auto& tag : event.tags) tags.push_back(S(tag));
+    m[kTagsAttribute] = json::object{{"L", std::move(tags)}};
+  }
   return m;
 }
 
@@ -157,7 +181,7 @@ Result<std::optional<StateRecord>> ParseSnapshotItems(std::string_view stream, S
 
 json::object EventItem(const RecordedEvent& event) {
   EventData data{event.id,           event.type,     event.schema, event.data,
-                 event.content_type, event.metadata, std::nullopt};
+                 event.content_type, event.metadata, event.tags,   std::nullopt};
   json::object item = Envelope(data, event.timestamp_ms);
   item[kStreamKey] = S(event.stream);
   item[kVersionKey] = N(event.version.value());

@@ -107,6 +107,11 @@ std::string AppendAttribute(std::int64_t first);
 boost::json::object S(std::string_view s);
 boost::json::object N(std::int64_t n);
 
+// An envelope's tags (`tg`, L of S, sorted; left out when none): AWS's
+// size of the attribute, its name included (0 when none).
+inline constexpr std::string_view kTagsAttribute = "tg";
+std::int64_t TagBytes(const std::vector<std::string>& tags);
+
 // What an event adds to the tip's `bytes`: its payload and a fixed
 // allowance for names and numbers, so the tip stays well under the 400 KB
 // item limit when `bytes` stays under the spill threshold.

@@ -78,11 +78,13 @@ Result<int> EmbeddedFolderFormat(const std::string& path) {
   if (marker->empty()) return 0;
   if (*marker == embedded::v1::kFormatValue) return 1;
   if (*marker == embedded::kFormatValueV2) return 2;
-  if (*marker == embedded::kFormatValue) return 3;
-  return Status::Invalid("data", fmt::format("data folder '{}' has format '{}'; this build reads "
-                                             "'{}' and upgrades '{}' and '{}'",
-                                             path, *marker, embedded::kFormatValue,
-                                             embedded::kFormatValueV2, embedded::v1::kFormatValue));
+  if (*marker == embedded::kFormatValueV3) return 3;
+  if (*marker == embedded::kFormatValue) return 4;
+  return Status::Invalid(
+      "data", fmt::format("data folder '{}' has format '{}'; this build reads '{}' and upgrades "
+                          "'{}', '{}' and '{}'",
+                          path, *marker, embedded::kFormatValue, embedded::kFormatValueV3,
+                          embedded::kFormatValueV2, embedded::v1::kFormatValue));
 }
 
 Result<bool> EmbeddedFolderIsFormat1(const std::string& path) {
