@@ -41,6 +41,7 @@
 #include "indelible/consumer_group.h"
 #include "indelible/event.h"
 #include "indelible/options.h"
+#include "indelible/query.h"
 #include "indelible/result.h"
 #include "indelible/schemas.h"
 #include "indelible/status.h"
@@ -161,8 +162,12 @@ class Client {
   Result<StreamHead> Head(std::string_view stream);
   // POST /commits: several streams, each with its own expectation, events and
   // state record, all or nothing (Store::Commit's semantics). Events without
-  // an id get one first, so a resent commit is an idempotent retry.
-  Result<CommitResult> Commit(std::vector<AppendRequest> appends);
+  // an id get one first, so a resent commit is an idempotent retry. An
+  // append with an empty stream writes events without a stream ("$dcb");
+  // `condition` (docs/DCB.md) fails the commit as a conflict whose
+  // Status::condition_position() names the first matching event.
+  Result<CommitResult> Commit(std::vector<AppendRequest> appends,
+                              std::optional<AppendCondition> condition = std::nullopt);
   // GET /streams/{stream}/state; nullopt when the stream has no state record.
   Result<std::optional<StateRecord>> ReadState(std::string_view stream);
   // GET /events/{id}: the event with that id, in whatever stream holds it;
@@ -182,6 +187,12 @@ class Client {
   // empty page).
   Result<AllPage> ReadAll(const ReadAllOptions& options = {},
                           std::chrono::milliseconds wait = std::chrono::milliseconds(0));
+
+  // POST /query: one page of at most min(options.limit, 1000) events
+  // matching `query` (docs/DCB.md), forward or backward from options.from;
+  // `next` is where the next page starts in the read's direction (0
+  // backward: nothing is left). Upcast by the server unless options.raw.
+  Result<AllPage> ReadQuery(const Query& query, const ReadQueryOptions& options = {});
 
   // GET /health. A server that is starting or stopping answers unavailable.
   Result<ServerHealth> Health();
@@ -225,6 +236,10 @@ class Client {
   Result<std::unique_ptr<RemoteSubscription>> SubscribeAll(const SubscribeOptions& options = {});
   Result<std::unique_ptr<RemoteSubscription>> SubscribeStream(std::string_view stream,
                                                               const SubscribeOptions& options = {});
+  // GET /subscribe/query: the events matching `query`, as SubscribeAll
+  // (from_position, after, from_end; options.filter must be empty).
+  Result<std::unique_ptr<RemoteSubscription>> SubscribeQuery(const Query& query,
+                                                             const SubscribeOptions& options = {});
 
   // The server's schema registry (docs/SCHEMAS.md, "HTTP"): each call one
   // request to /schemas or /schema-settings, as the same call on a
@@ -261,6 +276,10 @@ class Client {
 //   time), upcast by the server, or as stored with the options' `raw`
 //   (?raw=1). A ReadAll cursor stops at the last position the server
 //   reported when the cursor was made, so it too sees no later commits.
+// - ReadQuery reads POST /query page by page (and, forward, stops at the
+//   last position the server reported when the cursor was made). A commit
+//   with a CommitOptions::condition, or with events without a stream, is
+//   one POST /commits.
 // - WaitForCommit long-polls GET /all?from=after+1&limit=1&waitMs=...
 // - LastPosition asks GET /health; if that fails it answers the last
 //   position it knew (it has no way to report an error).

@@ -26,11 +26,13 @@
 
 #include <chrono>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "indelible/event.h"
 #include "indelible/options.h"
+#include "indelible/query.h"
 #include "indelible/result.h"
 #include "indelible/store.h"
 #include "indelible/types.h"
@@ -47,6 +49,10 @@ struct SubscriptionOptions {
   // $all only (categories, stream prefixes, event types); must be empty for
   // a stream subscription.
   AllFilter filter;
+  // $all only, instead of `filter`: the events matching this query
+  // (query.h, docs/DCB.md), read with Store::ReadQuery. Must be unset for a
+  // stream subscription, and `filter` empty beside it.
+  std::optional<Query> query;
   // Exclusive start: the first event delivered is the first matching one
   // with a position greater than `after`. Position(0): from the beginning.
   // A checkpoint saved from position() resumes exactly where it stopped.
@@ -97,6 +103,7 @@ class Subscription {
  private:
   Result<SubscriptionBatch> ReadPage();
   Result<SubscriptionBatch> ReadAllPage();
+  Result<SubscriptionBatch> ReadQueryPage();
   Result<SubscriptionBatch> ReadStreamPage();
 
   Store& store_;

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "api/decoding.h"
+#include "api/queries.h"
 #include "api/wire.h"
 #include "core/event_json.h"
 #include "core/json_check.h"
@@ -219,28 +220,37 @@ Result<AppendBody> AppendBodyFromJson(std::string_view body) {
   return append;
 }
 
-Result<std::vector<AppendRequest>> CommitFromJson(std::string_view body) {
+Result<CommitBody> CommitFromJson(std::string_view body) {
   if (Status checked = CheckBody(body); !checked.ok()) return checked;
-  auto members = MembersOf(body, "", {"appends"});
+  auto members = MembersOf(body, "", {"appends", "condition"});
   if (!members.ok()) return members.status();
   auto found = members->find("appends");
   if (found == members->end()) return Status::Invalid("appends", "'appends' is required");
   auto elements = RawElements(found->second);
   if (!elements) return Status::Invalid("appends", "'appends' must be an array");
   if (elements->empty()) return Status::Invalid("appends", "a commit needs at least one append");
-  std::vector<AppendRequest> appends;
+  CommitBody commit;
+  if (auto it = members->find("condition"); it != members->end() && it->second != "null") {
+    auto condition = ConditionFromJson(it->second, "condition");
+    if (!condition.ok()) return condition.status();
+    commit.condition = std::move(*condition);
+  }
+  std::vector<AppendRequest>& appends = commit.appends;
   appends.reserve(elements->size());
   for (std::size_t i = 0; i < elements->size(); ++i) {
     const std::string at = fmt::format("appends[{}]", i);
     auto fields = MembersOf((*elements)[i], at, {"stream", "expected", "events", "state"});
     if (!fields.ok()) return fields.status();
     AppendRequest append;
-    auto stream = fields->find("stream");
-    if (stream == fields->end()) return Status::Invalid(at + ".stream", "'stream' is required");
-    auto name = ParseMember(stream->second);
-    if (!name.ok()) return name.status();
-    if (!name->is_string()) return Status::Invalid(at + ".stream", "'stream' must be a string");
-    append.stream = std::string(name->as_string());
+    // Without `stream` (or null): events without a stream, written to the
+    // reserved stream kept for them (docs/DCB.md).
+    append.stream = std::string(kStreamlessStream);
+    if (auto stream = fields->find("stream"); stream != fields->end() && stream->second != "null") {
+      auto name = ParseMember(stream->second);
+      if (!name.ok()) return name.status();
+      if (!name->is_string()) return Status::Invalid(at + ".stream", "'stream' must be a string");
+      append.stream = std::string(name->as_string());
+    }
     if (auto it = fields->find("expected"); it != fields->end()) {
       auto expected = ExpectedAt(it->second, at + ".expected");
       if (!expected.ok()) return expected.status();
@@ -258,16 +268,18 @@ Result<std::vector<AppendRequest>> CommitFromJson(std::string_view body) {
     }
     appends.push_back(std::move(append));
   }
-  return appends;
+  return commit;
 }
 
-std::string CommitToJson(const std::vector<AppendRequest>& appends) {
+std::string CommitToJson(const std::vector<AppendRequest>& appends,
+                         const std::optional<AppendCondition>& condition) {
   std::string out = R"({"appends":[)";
   for (std::size_t i = 0; i < appends.size(); ++i) {
     const AppendRequest& append = appends[i];
     if (i > 0) out.push_back(',');
-    out += R"({"stream":)" + QuoteJson(append.stream);
-    out += R"(,"expected":)" + ExpectedToJson(append.expected);
+    out += R"({"expected":)" + ExpectedToJson(append.expected);
+    if (!append.stream.empty() && append.stream != kStreamlessStream)
+      out += R"(,"stream":)" + QuoteJson(append.stream);
     out += R"(,"events":)" + EventsToJson(append.events);
     if (append.state) {
       out += fmt::format(R"(,"state":{{"schema":{},)", append.state->schema);
@@ -276,7 +288,9 @@ std::string CommitToJson(const std::vector<AppendRequest>& appends) {
     }
     out.push_back('}');
   }
-  out += "]}";
+  out.push_back(']');
+  if (condition) out += R"(,"condition":)" + ConditionToJson(*condition);
+  out.push_back('}');
   return out;
 }
 

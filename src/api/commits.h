@@ -24,12 +24,20 @@ struct AppendBody {
 };
 Result<AppendBody> AppendBodyFromJson(std::string_view body);
 
-// POST /commits: {"appends":[{stream, expected?, events, state?}]}.
-// `expected` is "any" (the default), "no_stream", "exists" or a version.
-Result<std::vector<AppendRequest>> CommitFromJson(std::string_view body);
+// POST /commits: {"appends":[{stream?, expected?, events, state?}],
+// "condition"?: {failIfEventsMatch, after?}} (queries.h). `expected` is
+// "any" (the default), "no_stream", "exists" or a version. An append
+// without `stream` is one to kStreamlessStream ("$dcb", docs/DCB.md).
+struct CommitBody {
+  std::vector<AppendRequest> appends;
+  std::optional<AppendCondition> condition;
+};
+Result<CommitBody> CommitFromJson(std::string_view body);
 // REQUIRES: the appends passed ValidateCommit (JSON data and metadata are
-// copied into the body as they are).
-std::string CommitToJson(const std::vector<AppendRequest>& appends);
+// copied into the body as they are). An append to kStreamlessStream is
+// sent without `stream`.
+std::string CommitToJson(const std::vector<AppendRequest>& appends,
+                         const std::optional<AppendCondition>& condition = std::nullopt);
 
 // {position, appends:[{stream, firstVersion, lastVersion, position, replayed}]}
 std::string CommitResultToJson(const CommitResult& result);

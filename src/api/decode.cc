@@ -119,6 +119,12 @@ Status StatusFromAnswer(unsigned http_status, std::string_view body) {
   const bool deleted = BoolMember(*object, "deleted");
   if (error == "not_found") return Status::NotFound(std::move(message), deleted);
   if (error == "conflict") {
+    if (StringMember(*object, "reason") == "condition") {
+      const json::value* v = object->if_contains("position");
+      const auto position = v != nullptr ? WholeNumber(*v) : std::nullopt;
+      if (position && *position >= 0)
+        return Status::ConditionConflict(std::move(message), static_cast<std::uint64_t>(*position));
+    }
     if (StringMember(*object, "reason") == "event_id")
       return Status::EventIdConflict(std::move(message), StringMember(*object, "eventId"),
                                      StringMember(*object, "stream"));
@@ -204,6 +210,7 @@ Result<RecordedEvent> StoredEventFromJson(std::string_view text) {
   event.data = std::move(exported->event.data);
   event.metadata = std::move(exported->event.metadata);
   event.timestamp_ms = exported->event.timestamp_ms.value_or(0);
+  event.tags = std::move(exported->event.tags);
   // The exact stored text rather than Boost.JSON's re-encoding of it.
   if (event.content_type == kJsonContentType) {
     if (auto raw = RawMember(text, "data")) event.data = std::string(*raw);

@@ -31,6 +31,14 @@ std::string EventsToJson(const std::vector<EventData>& events) {
     }
     out += R"(,"metadata":)";
     out += event.metadata.empty() ? std::string_view("{}") : std::string_view(event.metadata);
+    if (!event.tags.empty()) {
+      out += R"(,"tags":[)";
+      for (std::size_t t = 0; t < event.tags.size(); ++t) {
+        if (t > 0) out.push_back(',');
+        AppendQuoted(event.tags[t], &out);
+      }
+      out.push_back(']');
+    }
     out.push_back('}');
   }
   out.push_back(']');
@@ -72,6 +80,9 @@ std::string StatusToJson(const Status& status) {
       out += R"(,"stream":)";
       AppendQuoted(status.stream(), &out);
     }
+  } else if (status.condition_position()) {
+    // An append condition (docs/DCB.md): no stream and no version at fault.
+    out += fmt::format(R"(,"reason":"condition","position":{})", *status.condition_position());
   } else if (status.code() == ErrorCode::kConflict) {
     if (!status.stream().empty()) out += R"(,"reason":"version")";
     out += R"(,"actualVersion":)";

@@ -13,6 +13,9 @@ namespace indelible::api {
 // `limit` of a stream or $all page and `max` of a pull: 1 to
 // kMaxPageEvents, this many when not given.
 inline constexpr std::size_t kDefaultPageEvents = 100;
+// `limit` of a query's page (GET and POST /query, docs/DCB.md): 1 to
+// this many, and this many when not given.
+inline constexpr std::size_t kMaxQueryPageEvents = 1000;
 // `limit` of the stream listing (GET /streams): 1 to kMaxListedStreams.
 inline constexpr std::size_t kDefaultListedStreams = 100;
 inline constexpr std::size_t kMaxListedStreams = 1000;

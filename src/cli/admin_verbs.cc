@@ -71,11 +71,11 @@ int Upgrade(const Cli& cli) {
   if (!format.ok()) return cli.Fail(format.status());
   if (*format == 0)
     return cli.Fail(Status::NotFound(fmt::format("'{}' holds no data folder", *folder)));
-  if (*format == 3) {
+  if (*format == 4) {
     if (cli.json) {
-      std::printf("{\"ok\":true,\"format\":3,\"upgraded\":false}\n");
+      std::printf("{\"ok\":true,\"format\":4,\"upgraded\":false}\n");
     } else {
-      std::printf("%s is already in format 3: nothing to do\n", folder->c_str());
+      std::printf("%s is already in format 4: nothing to do\n", folder->c_str());
     }
     return 0;
   }
@@ -90,10 +90,10 @@ int Upgrade(const Cli& cli) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (cli.json) {
-    std::printf("{\"ok\":true,\"format\":3,\"from\":%d,\"upgraded\":true,\"seconds\":%.3f}\n",
+    std::printf("{\"ok\":true,\"format\":4,\"from\":%d,\"upgraded\":true,\"seconds\":%.3f}\n",
                 *format, seconds);
   } else {
-    std::printf("upgraded %s from format %d to 3 in %.1f s\n", folder->c_str(), *format, seconds);
+    std::printf("upgraded %s from format %d to 4 in %.1f s\n", folder->c_str(), *format, seconds);
   }
   return 0;
 }

@@ -1,6 +1,7 @@
 #include "cli/cli.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cctype>
 #include <cstdio>
@@ -132,6 +133,8 @@ void PrintEvent(const Cli& cli, const EventView& event) {
   } else {
     line = fmt::format("#{} {}@{} {} ", event.position.value(), event.stream, event.version.value(),
                        event.type);
+    // Tags (docs/DCB.md) in brackets before the data, only when there are.
+    if (!event.tags.empty()) line += fmt::format("[{}] ", fmt::join(event.tags, " "));
     if (event.content_type == kJsonContentType) {
       line.append(event.data);
     } else {

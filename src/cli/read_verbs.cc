@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "api/commits.h"
+#include "api/queries.h"
 #include "api/wire.h"
 #include "cli/cli.h"
 #include "core/event_json.h"
@@ -69,6 +70,47 @@ int RunAll(const Cli& cli, const AllArgs& args) {
     std::fprintf(stderr, "next position: %llu\n",
                  static_cast<unsigned long long>((*cursor)->next_position().value()));
   }
+  return 0;
+}
+
+struct QueryArgs {
+  std::string query;  // JSON (docs/DCB.md); empty: from --type and --tag
+  std::vector<std::string> types;
+  std::vector<std::string> tags;
+  std::int64_t from = -1;
+  std::size_t limit = SIZE_MAX;
+  bool backward = false;
+  bool raw = false;
+};
+
+// The query of --query, or the one item of --type (any of) and --tag (all
+// of); neither: every event.
+Result<Query> QueryOf(const QueryArgs& args) {
+  if (!args.query.empty()) {
+    if (!args.types.empty() || !args.tags.empty())
+      return Status::Invalid("query", "give --query, or --type and --tag, not both");
+    return api::QueryFromJson(args.query, "query");
+  }
+  if (args.types.empty() && args.tags.empty()) return Query::All();
+  Query query{{QueryItem{args.types, args.tags}}};
+  if (Status valid = ValidateQuery(query, "query"); !valid.ok()) return valid;
+  return query;
+}
+
+int RunQuery(const Cli& cli, const QueryArgs& args) {
+  auto query = QueryOf(args);
+  if (!query.ok()) return cli.Fail(query.status());
+  auto store = OpenForEvents(cli, args.raw);
+  if (!store.ok()) return cli.Fail(store.status());
+  ReadQueryOptions options;
+  options.direction = args.backward ? Direction::kBackward : Direction::kForward;
+  if (args.from >= 0) options.from = Position(static_cast<std::uint64_t>(args.from));
+  options.limit = args.limit;
+  options.raw = args.raw;
+  auto cursor = (*store)->ReadQuery(*query, options);
+  if (!cursor.ok()) return cli.Fail(cursor.status());
+  for (; (*cursor)->Valid(); (*cursor)->Next()) PrintEvent(cli, (*cursor)->event());
+  if (!(*cursor)->status().ok()) return cli.Fail((*cursor)->status());
   return 0;
 }
 
@@ -194,6 +236,20 @@ void AddReadVerbs(CLI::App& app, Cli& cli) {
   AddFilterFlags(a, &all->filter);
   a->add_flag("--raw", all->raw, kRawHelp);
   a->callback([&cli, all] { cli.run = [&cli, all] { return RunAll(cli, *all); }; });
+
+  auto query = std::make_shared<QueryArgs>();
+  CLI::App* q = app.add_subcommand(
+      "query", "read the events that match a query of types and tags (docs/DCB.md)");
+  q->add_option("--query", query->query,
+                R"(the query as JSON: {"items":[{"types":[...],"tags":[...]}]})");
+  q->add_option("--type", query->types, "one item: any of these types (repeatable)");
+  q->add_option("--tag", query->tags, "one item: all of these tags (repeatable)");
+  q->add_option("--from", query->from,
+                "first position (inclusive; default: the start, or the end backward)");
+  q->add_option("--limit", query->limit, "at most this many events");
+  q->add_flag("--backward", query->backward, "newest first");
+  q->add_flag("--raw", query->raw, kRawHelp);
+  q->callback([&cli, query] { cli.run = [&cli, query] { return RunQuery(cli, *query); }; });
 
   auto tail = std::make_shared<TailArgs>();
   CLI::App* t = app.add_subcommand("tail", "follow $all (or one stream) live until Ctrl-C");

@@ -45,6 +45,7 @@ struct AppendArgs {
   std::string metadata = "{}";
   std::string id;
   std::string file;
+  std::vector<std::string> tags;
 };
 
 int RunAppend(const Cli& cli, const AppendArgs& args) {
@@ -52,6 +53,10 @@ int RunAppend(const Cli& cli, const AppendArgs& args) {
   if (!expected.ok()) return cli.Fail(expected.status());
   std::vector<EventData> events;
   if (!args.file.empty()) {
+    if (!args.tags.empty())
+      return cli.Fail(Status::Invalid("tag",
+                                      "with --file, give each event's tags in its JSON "
+                                      "(\"tags\": [...]), not with --tag"));
     auto text = ReadAllText(args.file);
     if (!text.ok()) return cli.Fail(text.status());
     auto parsed = EventsFromJson(*text);
@@ -74,6 +79,7 @@ int RunAppend(const Cli& cli, const AppendArgs& args) {
     event.type = args.type;
     event.data = args.data;
     event.metadata = args.metadata;
+    event.tags = args.tags;
     if (!args.id.empty()) {
       auto id = EventId::Parse(args.id);
       if (!id.ok()) return cli.Fail(id.status());
@@ -109,6 +115,8 @@ void AddWriteVerbs(CLI::App& app, Cli& cli) {
   append->add_option("--metadata", args->metadata, "event metadata, a JSON object");
   append->add_option("--id", args->id, "event id (UUID) for idempotent retries");
   append->add_option("--file", args->file, "events as JSON (an object or an array), - for stdin");
+  append->add_option("--tag", args->tags,
+                     "a tag of the event, repeatable (docs/DCB.md; with --type, not --file)");
   append->callback([&cli, args] { cli.run = [&cli, args] { return RunAppend(cli, *args); }; });
 
   auto stream = std::make_shared<std::string>();

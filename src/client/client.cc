@@ -6,6 +6,7 @@
 #include "api/commits.h"
 #include "api/keys.h"
 #include "api/limits.h"
+#include "api/queries.h"
 #include "api/wire.h"
 #include "client/client_impl.h"
 #include "core/event_json.h"
@@ -121,14 +122,17 @@ Result<AppendResult> Client::Delete(std::string_view stream, Expected expected) 
   return api::AppendResultFromJson(answer->body());
 }
 
-Result<CommitResult> Client::Commit(std::vector<AppendRequest> appends) {
-  // As Append: the store's checks here, ids made before the first send.
+Result<CommitResult> Client::Commit(std::vector<AppendRequest> appends,
+                                    std::optional<AppendCondition> condition) {
+  // As Append: the store's checks here (the condition's query too), ids
+  // made before the first send.
   const Limits unlimited{SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX};
   CommitOptions options;
+  options.condition = std::move(condition);
   if (Status s = store::ValidateCommit(appends, unlimited, options); !s.ok()) return s;
   net::Request request = impl_->MakeRequest(http::verb::post, "/commits");
   request.set(http::field::content_type, kJsonContentType);
-  request.body() = api::CommitToJson(appends);
+  request.body() = api::CommitToJson(appends, options.condition);
   request.prepare_payload();
   auto answer = impl_->Call(request, /*retry_safe=*/true);
   if (!answer.ok()) return answer.status();
@@ -218,6 +222,21 @@ Result<AllPage> Client::ReadAll(const ReadAllOptions& options, std::chrono::mill
   wait = std::clamp(wait, std::chrono::milliseconds(0), api::kMaxWait);
   if (wait.count() > 0) AddQuery(&target, "waitMs", std::to_string(wait.count()));
   auto answer = impl_->Call(impl_->MakeRequest(http::verb::get, target), /*retry_safe=*/true, wait);
+  if (!answer.ok()) return answer.status();
+  if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
+  return api::AllPageFromJson(answer->body());
+}
+
+Result<AllPage> Client::ReadQuery(const Query& query, const ReadQueryOptions& options) {
+  if (Status s = ValidateQuery(query); !s.ok()) return s;
+  ReadQueryOptions page = options;
+  page.limit = std::min(options.limit, api::kMaxQueryPageEvents);
+  // POST rather than GET: a query of many items does not fit a URL.
+  net::Request request = impl_->MakeRequest(http::verb::post, "/query");
+  request.set(http::field::content_type, kJsonContentType);
+  request.body() = api::QueryReadToJson(query, page);
+  request.prepare_payload();
+  auto answer = impl_->Call(request, /*retry_safe=*/true);
   if (!answer.ok()) return answer.status();
   if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
   return api::AllPageFromJson(answer->body());
@@ -391,6 +410,18 @@ Result<std::unique_ptr<RemoteSubscription>> Client::SubscribeAll(const Subscribe
   AddQuery(&target, "from",
            std::to_string(std::max<std::uint64_t>(options.from_position.value(), 1)));
   AddFilterQuery(&target, options.filter);
+  return client::MakeSseSubscription(impl_->http, std::move(target), options);
+}
+
+Result<std::unique_ptr<RemoteSubscription>> Client::SubscribeQuery(
+    const Query& query, const SubscribeOptions& options) {
+  if (Status s = ValidateQuery(query); !s.ok()) return s;
+  if (!options.filter.empty())
+    return Status::Invalid("filter", "a query subscription takes no filter beside its query");
+  std::string target = "/subscribe/query";
+  AddQuery(&target, "q", api::QueryToJson(query));
+  AddQuery(&target, "from",
+           std::to_string(std::max<std::uint64_t>(options.from_position.value(), 1)));
   return client::MakeSseSubscription(impl_->http, std::move(target), options);
 }
 

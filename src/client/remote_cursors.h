@@ -21,4 +21,12 @@ Result<std::unique_ptr<StreamCursor>> OpenRemoteStreamCursor(std::shared_ptr<Cli
 Result<std::unique_ptr<AllCursor>> OpenRemoteAllCursor(std::shared_ptr<Client> client,
                                                        const ReadAllOptions& options, Position end);
 
+// A query's events through POST /query, page by page. Forward, it stops
+// after position `end` as the $all cursor does; backward, it starts at
+// options.from or `end`.
+Result<std::unique_ptr<AllCursor>> OpenRemoteQueryCursor(std::shared_ptr<Client> client,
+                                                         const Query& query,
+                                                         const ReadQueryOptions& options,
+                                                         Position end);
+
 }  // namespace indelible::client

@@ -41,6 +41,17 @@ class RemoteStore final : public Store {
       commit.appends.push_back(std::move(*deleted));
       return commit;
     }
+    // A condition, or events without a stream ($dcb, a reserved name no
+    // stream route takes): POST /commits.
+    const bool streamless = std::any_of(appends.begin(), appends.end(), [](const auto& append) {
+      return append.stream == kStreamlessStream;
+    });
+    if (options.condition || streamless) {
+      auto result = client_->Commit(std::move(appends), options.condition);
+      if (!result.ok()) return result.status();
+      Remember(result->position);
+      return result;
+    }
     // One stream without a state record: POST /streams/{stream}, which
     // servers before /commits have too.
     if (appends.size() == 1 && !appends.front().state) {
@@ -91,6 +102,15 @@ class RemoteStore final : public Store {
     if (!health.ok()) return health.status();
     Remember(health->last_position);
     return client::OpenRemoteAllCursor(client_, options, health->last_position);
+  }
+
+  Result<std::unique_ptr<AllCursor>> ReadQuery(const Query& query,
+                                               const ReadQueryOptions& options) override {
+    if (Status s = ValidateQuery(query); !s.ok()) return s;
+    auto health = client_->Health();
+    if (!health.ok()) return health.status();
+    Remember(health->last_position);
+    return client::OpenRemoteQueryCursor(client_, query, options, health->last_position);
   }
 
   Position LastPosition() const override {

@@ -69,6 +69,14 @@ std::string HeaderSafeMetadata(std::string_view metadata) {
   return ec ? std::string("{}") : boost::json::serialize(value);
 }
 
+// The tags as a compact JSON array: tags hold no control characters
+// (query.h), so it is one header line.
+std::string TagsHeader(const std::vector<std::string>& tags) {
+  boost::json::array array;
+  for (const auto& tag : tags) array.emplace_back(tag);
+  return boost::json::serialize(array);
+}
+
 }  // namespace
 
 class NatsRelay::Impl {
@@ -421,6 +429,7 @@ class NatsRelay::Impl {
     if (!event.schema.empty()) headers.emplace_back("Indelible-Schema", event.schema);
     if (event.metadata != "{}" && !event.metadata.empty())
       headers.emplace_back("Indelible-Metadata", HeaderSafeMetadata(event.metadata));
+    if (!event.tags.empty()) headers.emplace_back("Indelible-Tags", TagsHeader(event.tags));
     for (const auto& [key, value] : headers)
       if (s == NATS_OK) s = natsMsgHeader_Set(msg, key, value.c_str());
     const std::string id = event.id.ToString();

@@ -24,10 +24,13 @@ Status InCommitBody(const Status& status, std::size_t appends) {
 }
 
 void Commit(ServerContext& context, std::shared_ptr<Exchange> exchange) {
-  auto appends = api::CommitFromJson(exchange->request().body());
-  if (!appends.ok()) return exchange->RespondError(appends.status());
+  auto body = api::CommitFromJson(exchange->request().body());
+  if (!body.ok()) return exchange->RespondError(body.status());
+  std::vector<AppendRequest>* appends = &body->appends;
   // The route asks for the write right somewhere; each stream named must
-  // be one the caller may write, or nothing is.
+  // be one the caller may write, or nothing is. Events without a stream go
+  // to "$dcb", and need the write right on that name (docs/DCB.md): a '$'
+  // name, so the admin role's.
   if (const auto& principal = exchange->principal()) {
     const Access write = Access::OnStream(auth::Right::kWrite);
     for (const AppendRequest& append : *appends)
@@ -45,6 +48,7 @@ void Commit(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   const std::size_t streams = appends->size();
   CommitRequest commit;
   commit.appends = std::move(*appends);
+  commit.options.condition = std::move(body->condition);
   internal::StoreAccess::CommitAsyncParsed(
       context.store, std::move(commit),
       [&context, exchange, count, bytes, streams,

@@ -10,6 +10,7 @@ void AddStreamRoutes(Router& router, ServerContext& context);      // /streams/.
 void AddStreamInfoRoutes(Router& router, ServerContext& context);  // /streams, .../state
 void AddCommitRoutes(Router& router, ServerContext& context);      // /commits
 void AddAllRoutes(Router& router, ServerContext& context);         // /all
+void AddQueryRoutes(Router& router, ServerContext& context);       // /query
 void AddSubscribeRoutes(Router& router, ServerContext& context);   // /subscribe/...
 void AddOpsRoutes(Router& router, ServerContext& context);         // /health, /metrics
 void AddConsumerRoutes(Router& router, ServerContext& context);    // /consumers/...
@@ -26,6 +27,7 @@ inline void AddStandardRoutes(Router& router, ServerContext& context) {
   AddStreamInfoRoutes(router, context);
   AddCommitRoutes(router, context);
   AddAllRoutes(router, context);
+  AddQueryRoutes(router, context);
   AddEventRoutes(router, context);
   AddSubscribeRoutes(router, context);
   AddOpsRoutes(router, context);

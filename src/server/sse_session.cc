@@ -155,6 +155,7 @@ SseSession::Read SseSession::ReadPage() {
     SubscriptionOptions options;
     options.stream = source_.stream;
     options.filter = source_.filter;
+    options.query = source_.query;
     options.after = source_.after;
     options.page_events = kPageEvents;
     options.page_bytes = kPageBytes;

@@ -43,6 +43,8 @@ class SseSession : public std::enable_shared_from_this<SseSession> {
     // Empty: $all with `filter`; else one stream.
     std::string stream;
     AllFilter filter;
+    // GET /subscribe/query: $all's events matching this query, instead of `filter`.
+    std::optional<Query> query;
     // Exclusive start: events at or before this position are not sent.
     Position after{0};
     // Resolved by the first read (store reads, so not on the I/O thread):

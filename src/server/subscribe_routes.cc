@@ -4,6 +4,7 @@
 
 #include <charconv>
 
+#include "api/queries.h"
 #include "server/request_parsing.h"
 #include "server/routes.h"
 #include "server/sse_session.h"
@@ -44,7 +45,8 @@ void Begin(ServerContext& context, const std::shared_ptr<Exchange>& exchange,
         auth::Credentials{std::string(request[http::field::authorization]),
                           std::string(request["X-Api-Key"]), exchange->peer_subject()});
     if (!principal->grants.admin()) {
-      if (source.stream.empty()) principal->grants.NarrowReadFilter(source.filter);
+      // A query has no filter to narrow: each event is checked (`reader`).
+      if (source.stream.empty() && !source.query) principal->grants.NarrowReadFilter(source.filter);
       source.reader = principal;
     }
   }
@@ -64,6 +66,30 @@ void SubscribeAll(ServerContext& context, const std::shared_ptr<Exchange>& excha
     source.after = Position(**last_id);
   } else if (exchange->Query("from") == "end") {
     source.from_end = true;  // the first read, on the read pool, finds where
+  } else {
+    auto from = IntegerParam(*exchange, "from", 1, 0, kMaxNumberParam);
+    if (!from.ok()) return exchange->RespondError(from.status());
+    source.after = Position(static_cast<std::uint64_t>(std::max<std::int64_t>(*from, 1) - 1));
+  }
+  Begin(context, exchange, std::move(source));
+}
+
+// GET /subscribe/query?q=QUERY: as /subscribe/all, with the query's
+// events (docs/DCB.md, "HTTP"); the same rights and the same narrowing.
+void SubscribeQuery(ServerContext& context, const std::shared_ptr<Exchange>& exchange) {
+  SseSession::Source source;
+  source.query = Query::All();
+  if (auto q = exchange->Query("q"); q && !q->empty()) {
+    auto parsed = api::QueryFromJson(*q, "q");
+    if (!parsed.ok()) return exchange->RespondError(parsed.status());
+    source.query = std::move(*parsed);
+  }
+  auto last_id = LastEventId(exchange->request());
+  if (!last_id.ok()) return exchange->RespondError(last_id.status());
+  if (*last_id) {
+    source.after = Position(**last_id);
+  } else if (exchange->Query("from") == "end") {
+    source.from_end = true;
   } else {
     auto from = IntegerParam(*exchange, "from", 1, 0, kMaxNumberParam);
     if (!from.ok()) return exchange->RespondError(from.status());
@@ -99,6 +125,8 @@ void SubscribeStream(ServerContext& context, const std::shared_ptr<Exchange>& ex
 void AddSubscribeRoutes(Router& router, ServerContext& context) {
   router.Add(http::verb::get, "/subscribe/all", Access::Somewhere(auth::Right::kSubscribe),
              [&context](std::shared_ptr<Exchange> e) { SubscribeAll(context, e); });
+  router.Add(http::verb::get, "/subscribe/query", Access::Somewhere(auth::Right::kSubscribe),
+             [&context](std::shared_ptr<Exchange> e) { SubscribeQuery(context, e); });
   router.Add(http::verb::get, "/subscribe/streams/{}", Access::OnStream(auth::Right::kSubscribe),
              [&context](std::shared_ptr<Exchange> e) { SubscribeStream(context, e); });
 }

@@ -13,6 +13,13 @@ Status Validate(const SubscriptionOptions& options) {
     return Status::Invalid("page_bytes", "a subscription page must hold at least one byte");
   if (options.max_scan == 0)
     return Status::Invalid("max_scan", "a subscription read must look at one event at least");
+  if (options.query) {
+    if (!options.stream.empty())
+      return Status::Invalid("query", "a query subscription reads $all; leave the stream empty");
+    if (!options.filter.empty())
+      return Status::Invalid("filter", "a query subscription takes no filter beside its query");
+    return ValidateQuery(*options.query);
+  }
   if (options.stream.empty()) return Status::Ok();
   if (!options.filter.empty())
     return Status::Invalid("filter",
@@ -69,6 +76,7 @@ Result<SubscriptionBatch> Subscription::ReadPage() {
   // A stream's events carry positions only where they are assigned at
   // commit; elsewhere (DynamoDB) a stream subscription reads $all, keeping
   // the stream's events alone.
+  if (options_.query) return ReadQueryPage();
   if (options_.stream.empty() || !store_.traits().positions_at_commit) return ReadAllPage();
   return ReadStreamPage();
 }
@@ -109,6 +117,33 @@ Result<SubscriptionBatch> Subscription::ReadAllPage() {
       scanned > position_ && scanned.value() - position_.value() >= options_.max_scan;
   position_ = std::max(position_, scanned);
   batch.caught_up = !full_by_bytes && matched < options_.page_events && !budget_spent;
+  return batch;
+}
+
+Result<SubscriptionBatch> Subscription::ReadQueryPage() {
+  ReadQueryOptions read;
+  read.from = position_.next();
+  read.limit = options_.page_events;
+  auto cursor = store_.ReadQuery(*options_.query, read);
+  if (!cursor.ok()) return cursor.status();
+  SubscriptionBatch batch;
+  std::size_t bytes = 0;
+  bool full_by_bytes = false;
+  for (; (*cursor)->Valid(); (*cursor)->Next()) {
+    const EventView& event = (*cursor)->event();
+    batch.events.push_back(event.ToOwned());
+    bytes += PayloadBytes(event);
+    if (bytes >= options_.page_bytes) {
+      full_by_bytes = true;
+      break;
+    }
+  }
+  if (Status s = (*cursor)->status(); !s.ok()) return s;
+  // Past the events the query skipped too, as for a filtered $all read.
+  const Position scanned = full_by_bytes ? batch.events.back().position
+                                         : Position((*cursor)->next_position().value() - 1);
+  position_ = std::max(position_, scanned);
+  batch.caught_up = !full_by_bytes && batch.events.size() < options_.page_events;
   return batch;
 }
 

@@ -160,6 +160,47 @@ TEST_F(CliTest, ExportArchivesADynamoDbStoreAndImportRestoresIt) {
   EXPECT_EQ(Cli("export").out, archive) << "ids, versions, positions, timestamps, data";
 }
 
+TEST_F(CliTest, TagsQueriesAndTheirExportAndImport) {
+  // docs/DCB.md: --tag on append, `query` by types and tags.
+  ASSERT_EQ(
+      Cli("append '$dcb' --type Claimed --data '{\"u\":1}' --tag user:bob --tag x:1").exit_code, 0);
+  ASSERT_EQ(Cli("append s-1 --type A --tag x:1").exit_code, 0);
+  ASSERT_EQ(Cli("append s-1 --type B").exit_code, 0);
+  Outcome tagged = Cli("query --tag x:1");
+  ASSERT_EQ(tagged.exit_code, 0) << tagged.err;
+  EXPECT_EQ(tagged.out, "#1 $dcb@0 Claimed [user:bob x:1] {\"u\":1}\n#2 s-1@0 A [x:1] {}\n");
+  EXPECT_EQ(Cli("query --type B").out, "#3 s-1@1 B {}\n");
+  EXPECT_EQ(Cli("query --tag x:1 --backward --limit 1").out, "#2 s-1@0 A [x:1] {}\n");
+  Outcome items =
+      Cli("--json query --query '{\"items\":[{\"types\":[\"B\"]},{\"tags\":[\"user:bob\"]}]}'");
+  ASSERT_EQ(items.exit_code, 0) << items.err;
+  EXPECT_NE(items.out.find("\"tags\":[\"user:bob\",\"x:1\"]"), std::string::npos) << items.out;
+  EXPECT_NE(items.out.find("\"position\":3"), std::string::npos) << items.out;
+  EXPECT_EQ(items.out.find("\"position\":2"), std::string::npos) << items.out;
+
+  // Bad input: exit 2, the field named, nothing written.
+  Outcome empty_tag = Cli("append s-2 --type A --tag ''");
+  EXPECT_EQ(empty_tag.exit_code, 2);
+  EXPECT_NE(empty_tag.err.find("tags[0]"), std::string::npos) << empty_tag.err;
+  Outcome bad_query = Cli("query --query '{\"items\":[{}]}'");
+  EXPECT_EQ(bad_query.exit_code, 2);
+  EXPECT_NE(bad_query.err.find("query.items[0]"), std::string::npos) << bad_query.err;
+  EXPECT_EQ(Cli("query --query '{\"items\":[]}' --tag x").exit_code, 2);
+  EXPECT_EQ(Cli("read s-2").exit_code, 3) << "nothing written";
+
+  // An export keeps the tags, and an import restores them, index included.
+  ASSERT_EQ(Cli("export --out " + File("e.jsonl")).exit_code, 0);
+  EXPECT_NE(Slurp(File("e.jsonl")).find("\"tags\":[\"x:1\"]"), std::string::npos);
+  const std::string other = "--data " + File("other");
+  ASSERT_EQ(
+      testutil::RunCli(INDELIBLE_PATH, other, "import --in " + File("e.jsonl"), "", tmp_).exit_code,
+      0);
+  Outcome restored = testutil::RunCli(INDELIBLE_PATH, other, "query --tag x:1", "", tmp_);
+  EXPECT_EQ(restored.out, tagged.out);
+  Outcome check = testutil::RunCli(INDELIBLE_PATH, other, "check", "", tmp_);
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+}
+
 TEST_F(CliTest, ImportNamesTheBadLine) {
   const std::string lines =
       "{\"id\":\"0d6f2a52-8c1e-4d3b-9a57-3c2b1e0f9a11\",\"stream\":\"s\",\"version\":0,"

@@ -100,7 +100,8 @@ TEST_F(CommitsTest, BadCommitsAreInvalidNamingTheFieldAndWriteNothing) {
       {"{}", "appends"},
       {R"({"appends":[]})", "appends"},
       {R"({"appends":{}})", "appends"},
-      {R"({"appends":[{"expected":"any","events":[]}]})", "appends[0].stream"},
+      // Without a stream: events without one ($dcb, docs/DCB.md), and none given.
+      {R"({"appends":[{"expected":"any","events":[]}]})", "appends[0].events"},
       {R"({"appends":[{"stream":7,"events":[]}]})", "appends[0].stream"},
       {CommitOf({AppendOf("a", R"("sometimes")", {EventJson("X")})}), "appends[0].expected"},
       {CommitOf({AppendOf("a", "-1", {EventJson("X")})}), "appends[0].expected"},

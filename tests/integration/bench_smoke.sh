@@ -24,4 +24,11 @@ expect 'op=read_all events=400 '
 "$bin" bench schemas --data "$data/schemas" --seconds 0.5 --events 500 >"$out"
 expect 'bench=schemas figure=append_sync_enforce_ratio_to_plain value='
 expect 'bench=schemas figure=read_stream_declarative_events_per_s value=[0-9]+'
+"$bin" bench dcb --data "$data/dcb" --seconds 0.5 --sizes 20k >"$out"
+expect 'bench=dcb figure=append_sync_conditional_ratio_to_plain value=[0-9.]+ .*conflicts=0'
+expect 'bench=dcb figure=append_interval_tagged_ratio_to_plain value=[0-9.]+'
+expect 'bench=dcb figure=fill_events_per_s_at_20000 value=[0-9]+ .*folder_bytes=[0-9]+'
+expect 'bench=dcb figure=query_needle_us_at_20000 value=[0-9]+ .*events_returned=1000 '
+expect 'bench=dcb figure=query_needle_common_us_at_20000 value=[0-9]+ .*events_returned=100 '
+expect 'bench=dcb figure=scan_needle_us_at_20000 value=[0-9]+ .*events_returned=1000 '
 echo "bench smoke: ok"

@@ -35,13 +35,14 @@ Status CheckFolder(const std::string& dir) {
 }
 
 // Runs `edit` on the raw RocksDB of a closed store, with its column families
-// in the order default, log, appends, event_ids.
+// in the order default, log, appends, event_ids, tags.
 template <class Edit>
 void EditRaw(const std::string& dir, Edit edit) {
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {{rocksdb::kDefaultColumnFamilyName, {}},
                                                            {embedded::kLogFamily, {}},
                                                            {embedded::kAppendsFamily, {}},
-                                                           {embedded::kEventIdsFamily, {}}};
+                                                           {embedded::kEventIdsFamily, {}},
+                                                           {embedded::kTagsFamily, {}}};
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* db = nullptr;
   rocksdb::DBOptions options;

@@ -92,7 +92,7 @@ std::vector<JsMessage> ReadJetStream(const std::string& url, const std::string& 
       m.subject = natsMsg_GetSubject(msg);
       for (const char* key :
            {"Nats-Msg-Id", "Indelible-Stream", "Indelible-Version", "Indelible-Position",
-            "Indelible-Type", "Indelible-Metadata", "Content-Type"})
+            "Indelible-Type", "Indelible-Metadata", "Indelible-Tags", "Content-Type"})
         m.headers[key] = Header(msg, key);
       m.data.assign(natsMsg_GetData(msg), static_cast<std::size_t>(natsMsg_GetDataLength(msg)));
       out.push_back(std::move(m));
@@ -170,7 +170,7 @@ class NatsRelayTest : public ::testing::Test {
     store_ = std::move(*store);
   }
   void Put(const std::string& stream, const std::string& type, int n,
-           const std::string& metadata = "{}") {
+           const std::string& metadata = "{}", const std::vector<std::string>& tags = {}) {
     std::vector<EventData> events;
     for (int i = 0; i < n; ++i) {
       EventData e;
@@ -178,6 +178,7 @@ class NatsRelayTest : public ::testing::Test {
       e.type = type;
       e.data = "{\"i\":" + std::to_string(i) + "}";
       e.metadata = metadata;
+      e.tags = tags;
       events.push_back(std::move(e));
     }
     ASSERT_TRUE(store_->Append(stream, Expected::any(), std::move(events)).ok());
@@ -207,7 +208,7 @@ class NatsRelayTest : public ::testing::Test {
 
 TEST_F(NatsRelayTest, PublishesEveryEventOnceInPositionOrderWithSubjectAndHeaders) {
   Put("order-1", "Order.Placed", 3, R"({"user":"ann"})");
-  Put("user-7", "Renamed", 2);
+  Put("user-7", "Renamed", 2, "{}", {"user:7", "course:c1"});
   Put("order-2", "Order.Placed", 40);
   NatsRelayOptions options;
   options.batch = 16;  // several rounds
@@ -227,6 +228,8 @@ TEST_F(NatsRelayTest, PublishesEveryEventOnceInPositionOrderWithSubjectAndHeader
   EXPECT_EQ(messages[0].data, R"({"i":0})");
   EXPECT_EQ(messages[3].subject, "indelible.user.Renamed");
   EXPECT_EQ(messages[3].headers["Indelible-Metadata"], "") << "{} is left out";
+  EXPECT_EQ(messages[3].headers["Indelible-Tags"], R"(["course:c1","user:7"])") << "sorted";
+  EXPECT_EQ(messages[0].headers["Indelible-Tags"], "") << "no tags: left out";
 
   // Again: nothing new. Then new events go after the others.
   EXPECT_EQ(Relay("relay").published, 0u);

@@ -1,4 +1,4 @@
-// Formats 1 and 2 -> 3 (docs/FORMAT.md, "Upgrading"): a folder written by
+// Formats 1, 2 and 3 -> 4 (docs/FORMAT.md, "Upgrading"): a folder written by
 // the last release of format 1, and one by the last of format 2, upgrade and
 // read as those releases read them; `check` verifies every format; an
 // upgrade killed with SIGKILL at any moment resumes and loses nothing; the
@@ -186,7 +186,7 @@ TEST(UpgradeTest, AFolderOfTheLastFormat1ReleaseUpgradesAndReadsAsItDid) {
   EXPECT_TRUE(grew);
   EXPECT_GT(last_total, 0u);
   EXPECT_EQ(last_done, last_total);
-  EXPECT_EQ(FormatOf(dir), 3);
+  EXPECT_EQ(FormatOf(dir), 4);
   EXPECT_EQ(storage::CheckEmbeddedFolderV1(dir, nullptr).status().code(), ErrorCode::kInvalid);
   ExpectReadsAsExported(dir, exported);
 }
@@ -211,9 +211,74 @@ TEST(UpgradeTest, AFolderOfTheLastFormat2ReleaseUpgradesAndReadsAsItDid) {
   }
   EXPECT_EQ(FormatOf(dir), 2);
   ASSERT_TRUE(storage::UpgradeEmbeddedStore(dir, nullptr).ok());
-  EXPECT_EQ(FormatOf(dir), 3);
+  EXPECT_EQ(FormatOf(dir), 4);
   ExpectReadsAsExported(dir, exported);
 }
+// Format 3 (the releases before tags) -> 4: the same records and families
+// but `tags`. Made here from a format 4 folder without tags by dropping the
+// family and putting format 3's marker back, which is all that differs.
+TEST(UpgradeTest, AFormat3FolderIsReadByAFollowerAndUpgradedByAWriter) {
+  testutil::TempDir tmp;
+  const std::string dir = tmp.Sub("data");
+  {
+    auto store = OpenOrDie(dir);
+    for (int i = 0; i < 20; ++i) {
+      EventData e;
+      e.type = "Deposited";
+      e.data = "{}";
+      ASSERT_TRUE(store->Append("acct-" + std::to_string(i % 3), Expected::any(), {e}).ok());
+    }
+  }
+  {
+    std::vector<std::string> names;
+    ASSERT_TRUE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), dir, &names).ok());
+    std::vector<rocksdb::ColumnFamilyDescriptor> families;
+    for (const std::string& name : names)
+      families.emplace_back(name, rocksdb::ColumnFamilyOptions());
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    rocksdb::DB* db = nullptr;
+    ASSERT_TRUE(rocksdb::DB::Open(rocksdb::DBOptions(), dir, families, &handles, &db).ok());
+    for (auto* handle : handles) {
+      if (handle->GetName() == embedded::kTagsFamily) {
+        EXPECT_TRUE(db->DropColumnFamily(handle).ok());
+      } else if (handle->GetName() == rocksdb::kDefaultColumnFamilyName) {
+        EXPECT_TRUE(db->Put({}, handle, embedded::kFormatKey, embedded::kFormatValueV3).ok());
+      }
+    }
+    for (auto* handle : handles) EXPECT_TRUE(db->DestroyColumnFamilyHandle(handle).ok());
+    delete db;
+  }
+  ASSERT_EQ(FormatOf(dir), 3);
+  {
+    StoreOptions follower;
+    follower.follower = true;
+    auto reader = Store::Open("file:" + dir, follower);
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    EXPECT_EQ((*reader)->LastPosition().value(), 20u);
+    auto tagged = ReadQueryEvents(**reader, Query::Of({QueryItem{{}, {"any:tag"}}}));
+    ASSERT_TRUE(tagged.ok()) << tagged.status().ToString();
+    EXPECT_TRUE(tagged->empty());
+    auto typed = ReadQueryEvents(**reader, Query::Of({QueryItem{{"Deposited"}, {}}}));
+    ASSERT_TRUE(typed.ok());
+    EXPECT_EQ(typed->size(), 20u);
+    Status check = (*reader)->Check();
+    EXPECT_TRUE(check.ok()) << check.ToString();
+  }
+  EXPECT_EQ(FormatOf(dir), 3) << "a follower writes nothing";
+  auto store = OpenOrDie(dir);
+  EXPECT_EQ(FormatOf(dir), 4);
+  EventData tagged;
+  tagged.type = "Deposited";
+  tagged.data = "{}";
+  tagged.tags = {"account:1"};
+  ASSERT_TRUE(store->Append("acct-1", Expected::any(), {tagged}).ok());
+  auto found = ReadQueryEvents(*store, Query::Of({QueryItem{{}, {"account:1"}}}));
+  ASSERT_TRUE(found.ok());
+  ASSERT_EQ(found->size(), 1u);
+  EXPECT_EQ((*found)[0].position.value(), 21u);
+  EXPECT_TRUE(store->Check().ok()) << store->Check().ToString();
+}
+
 TEST(UpgradeTest, OpeningAFormat1FolderForWritingUpgradesItAndAFollowerIsToldTo) {
   testutil::TempDir tmp;
   const std::string dir = ExtractFixture(tmp);
@@ -229,7 +294,7 @@ TEST(UpgradeTest, OpeningAFormat1FolderForWritingUpgradesItAndAFollowerIsToldTo)
     EXPECT_EQ(store->LastPosition().value(), 3020u);
     EXPECT_TRUE(store->Check().ok());
   }
-  EXPECT_EQ(FormatOf(dir), 3);
+  EXPECT_EQ(FormatOf(dir), 4);
   // Upgrading a current folder is nothing to do.
   EXPECT_TRUE(storage::UpgradeEmbeddedStore(dir, nullptr).ok());
 }
@@ -353,7 +418,7 @@ V1Folder WriteV1Folder(const std::string& dir, std::uint64_t target_events) {
 
 // Everything the format 1 folder held reads back from the upgraded one.
 void ExpectUpgradedWhole(const std::string& dir, const V1Folder& folder) {
-  ASSERT_EQ(FormatOf(dir), 3);
+  ASSERT_EQ(FormatOf(dir), 4);
   auto store = OpenOrDie(dir);
   ASSERT_NE(store, nullptr);
   Status check = store->Check();
@@ -396,10 +461,10 @@ TEST(UpgradeTest, AnUpgradeKilledAtAnyMomentResumesAndLosesNothing) {
     const bool killed = child.KillAndWait();
     auto format = storage::EmbeddedFolderFormat(dir);
     ASSERT_TRUE(format.ok()) << format.status().ToString();
-    ASSERT_TRUE(*format == 1 || *format == 3);
+    ASSERT_TRUE(*format == 1 || *format == 4);
     std::fprintf(stderr, "round %d: %s, format %d after %.1f s\n", round,
                  killed ? "killed" : "finished", *format, seconds());
-    if (!killed || *format == 3) break;
+    if (!killed || *format == 4) break;
     ++kills_in_format1;
     // Whatever the kill left, format 1 still checks clean.
     auto checked = storage::CheckEmbeddedFolderV1(dir, nullptr);

@@ -122,9 +122,9 @@ TEST(JsonCheckTest, ValidatesWithoutBuildingADocument) {
 }
 
 TEST(EventJsonTest, EventsRoundTripThroughTheExportForm) {
-  RecordedEvent e{EventId::Random(),   "account-1",  StreamVersion(3),   Position(9),
-                  "Deposited",         "V1",         "application/json", R"({"amount":5})",
-                  R"({"user":"ann"})", 1700000000123};
+  RecordedEvent e{
+      EventId::Random(),  "account-1",       StreamVersion(3),    Position(9),   "Deposited", "V1",
+      "application/json", R"({"amount":5})", R"({"user":"ann"})", 1700000000123, {}};
   auto parsed = ExportedEventFromJson(EventToJson(e.view()));
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
   EXPECT_EQ(parsed->stream, "account-1");

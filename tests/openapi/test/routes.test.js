@@ -389,6 +389,60 @@ describe('without credentials', () => {
     for (const q of ['limit=0', 'limit=10001', 'from=-1', 'waitMs=60001', 'waitMs=x']) await expect(400, s, 'GET', T, `/all?${q}`);
   });
 
+  test('tags, GET and POST /query, conditional and stream-less commits (docs/DCB.md)', async () => {
+    const T = '/query';
+    const C = '/commits';
+    const tag = `course:${randomUUID()}`;
+    const written = await expect(201, s, 'POST', '/streams/{stream}', '/streams/course-q1', { json: event('Course.Defined', { tags: [tag, 'b:1', tag] }) });
+    const mine = { items: [{ tags: [tag] }] };
+    const q = `/query?q=${enc(JSON.stringify(mine))}`;
+    const got = await expect(200, s, 'GET', T, q);
+    assert.deepEqual(got.body.events.map((e) => e.tags), [['b:1', tag].sort()]);
+    assert.equal(got.body.next, written.body.position + 1);
+    // Stream-less (to $dcb) and conditional: the condition holds at the last position read.
+    const ok = await expect(201, s, 'POST', C, '/commits', {
+      json: { appends: [{ events: [event('Seat.Taken', { tags: [tag] })] }], condition: { failIfEventsMatch: mine, after: written.body.position } },
+    });
+    assert.equal(ok.body.appends[0].stream, '$dcb');
+    const refused = await expect(409, s, 'POST', C, '/commits', {
+      json: { appends: [{ stream: 'course-q2', events: [event()] }], condition: { failIfEventsMatch: mine, after: written.body.position } },
+    });
+    assert.equal(refused.body.reason, 'condition');
+    assert.equal(refused.body.position, ok.body.position);
+    await expect(404, s, 'GET', '/streams/{stream}', '/streams/course-q2');
+    // Backward, paged by next; POST the same.
+    const back = await expect(200, s, 'GET', T, `${q}&direction=backward&limit=1`);
+    assert.deepEqual(back.body.events.map((e) => e.stream), ['$dcb']);
+    const rest = await expect(200, s, 'GET', T, `${q}&direction=backward&limit=1&from=${back.body.next}`);
+    assert.deepEqual(rest.body.events.map((e) => e.stream), ['course-q1']);
+    const posted = await expect(200, s, 'POST', T, '/query', { json: { query: mine, from: 1, limit: 10, direction: 'forward', raw: false } });
+    assert.equal(posted.body.events.length, 2);
+    await expect(200, s, 'GET', T, '/query?limit=2&raw=1');
+    for (const bad of ['q=%7B', `q=${enc('{"items":[{}]}')}`, 'limit=1001', 'direction=up', 'from=-1', 'raw=2'])
+      await expect(400, s, 'GET', T, `/query?${bad}`);
+    for (const bad of [{ query: { items: [{ tags: [''] }] } }, { limit: 0 }, { from: 'x' }, { query: [] }, { other: 1 }])
+      await expect(400, s, 'POST', T, '/query', { json: bad });
+    const badTag = await expect(400, s, 'POST', '/streams/{stream}', '/streams/course-q3', { json: event('X', { tags: ['a\u0001'] }) });
+    assert.match(badTag.body.field, /tags/);
+    const badAfter = await expect(400, s, 'POST', C, '/commits', { json: { appends: [{ stream: 'course-q3', events: [event()] }], condition: { failIfEventsMatch: {}, after: 'x' } } });
+    assert.equal(badAfter.body.field, 'condition.after');
+    await expect(415, s, 'POST', T, '/query', { body: '{}', headers: { 'Content-Type': 'text/plain' } });
+  });
+
+  test('GET /subscribe/query (SSE)', async () => {
+    const T = '/subscribe/query';
+    const tag = `sub:${randomUUID()}`;
+    await expect(201, s, 'POST', '/streams/{stream}', '/streams/subq-1', { json: [event('A', { tags: [tag] }), event('B'), event('C', { tags: [tag] })] });
+    const sub = await subscribe(s, `/subscribe/query?q=${enc(JSON.stringify({ items: [{ tags: [tag] }] }))}`, { count: 2 });
+    assert.equal(sub.status, 200);
+    const events = checkSse(T, sub);
+    assert.deepEqual(events.map((e) => e.type), ['A', 'C']);
+    const all = await subscribe(s, '/subscribe/query?from=1', { count: 1 });
+    checkSse(T, all);
+    await expect(400, s, 'GET', T, `/subscribe/query?q=${enc('{"items":[{}]}')}`);
+    await expect(400, s, 'GET', T, '/subscribe/query?from=-5');
+  });
+
   test('GET /subscribe/all (SSE)', async () => {
     const T = '/subscribe/all';
     const sub = await subscribe(s, '/subscribe/all?from=1', { count: 3 });
@@ -809,6 +863,13 @@ describe('with --auth', () => {
       await expect(403, s, method, template, sample(template), { headers: r, json });
     const sub = await subscribe(s, '/subscribe/all', { headers: r, count: 1 });
     checkSse('/subscribe/all', sub);
+    await expect(200, s, 'GET', '/query', '/query', { headers: r });
+    await expect(200, s, 'POST', '/query', '/query', { headers: r, json: {} });
+    checkSse('/subscribe/query', await subscribe(s, '/subscribe/query', { headers: r, count: 1 }));
+    // Events without a stream go to $dcb: a '$' name, the admin's alone.
+    const streamless = { appends: [{ events: [event()] }] };
+    await expect(403, s, 'POST', '/commits', '/commits', { headers: bearer(writer.body.key), json: streamless });
+    await expect(201, s, 'POST', '/commits', '/commits', { headers: admin, json: streamless });
     await expect(200, s, 'GET', '/all', '/all', { headers: r });
     await expect(200, s, 'GET', '/metrics', '/metrics', { headers: admin });
 
