@@ -42,6 +42,7 @@ export INDELIBLE_LEDGER_BIN=$PWD/build/dev/examples/ledger/indelible-ledger
 scripts/test-openapi.sh
 scripts/test-typescript.sh
 scripts/test-ledger-ts.sh
+scripts/test-enrolment-ts.sh
 # Every shell block of README.md and docs/*.md marked runnable, against a
 # fresh server per file (tests/docs): a documented command that the program
 # refuses fails here.

@@ -1,10 +1,10 @@
 // The client: one object per server, every call of the HTTP API.
 
 import { answerInteger, checkInteger, checkObject, checkOptionalInteger, describeValue, invalidArgument, unknownMember, unknownMemberError, type AnswerContext } from './check.js';
-import { decodeAppend, decodeEvent, decodeState, encodeEvent, encodeState, type WireEvent } from './codec.js';
+import { decodeAppend, decodeEvent, decodeState, encodeEvent, encodeQuery, encodeState, type WireEvent } from './codec.js';
 import { Consumers } from './consumers.js';
 import { NotFoundError } from './errors.js';
-import { streamPath, Transport, type Query } from './http.js';
+import { streamPath, Transport, type JsonResponse, type Query as UrlQuery } from './http.js';
 import {
   SchemaRoutes,
   type RegisterSchemaResult,
@@ -24,9 +24,12 @@ import type {
   AppendResult,
   ClientOptions,
   CommitAppend,
+  CommitOptions,
   CommitResult,
   EventInput,
   Expected,
+  Query,
+  QueryPage,
   RecordedEvent,
   StateInput,
   StateRecord,
@@ -72,7 +75,19 @@ function rawQuery(raw: boolean | undefined): number | undefined {
   return raw === true ? 1 : undefined;
 }
 
-function filterQuery(f: AllFilter): Query {
+/**
+ * Longest query document (JSON) GET /query carries in its URL; a longer one
+ * goes in a POST /query body. Percent-encoding may triple it, and servers
+ * and proxies commonly refuse request lines past 8 KiB.
+ */
+const MAX_QUERY_IN_URL = 2000;
+
+function checkDirection(direction: unknown, call: string): void {
+  if (direction === undefined || direction === 'forward' || direction === 'backward') return;
+  throw invalidArgument(call, 'direction', `must be 'forward' or 'backward', not ${describeValue(direction)}`);
+}
+
+function filterQuery(f: AllFilter): UrlQuery {
   const list = (v: string | string[] | undefined) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]);
   return { category: list(f.category), prefix: list(f.prefix), type: list(f.type) };
 }
@@ -86,6 +101,10 @@ const READ_ALL_OPTIONS: ReadonlySet<string> = new Set(['from', 'pageSize', 'cate
 const DELETE_OPTIONS: ReadonlySet<string> = new Set(['expected']);
 const LIST_OPTIONS: ReadonlySet<string> = new Set(['prefix', 'category', 'after', 'pageSize']);
 const SUBSCRIBE_ALL_OPTIONS: ReadonlySet<string> = new Set([...SUBSCRIBE_MEMBERS, 'category', 'prefix', 'type']);
+const COMMIT_OPTIONS: ReadonlySet<string> = new Set(['condition']);
+const CONDITION_MEMBERS: ReadonlySet<string> = new Set(['failIfEventsMatch', 'after']);
+const READ_QUERY_OPTIONS: ReadonlySet<string> = new Set(['from', 'limit', 'direction', 'raw']);
+const READ_QUERY_ALL_OPTIONS: ReadonlySet<string> = new Set(['from', 'pageSize', 'direction', 'raw']);
 const CLIENT_OPTIONS: ReadonlySet<string> = new Set(['apiKey', 'token', 'ca', 'timeoutMs', 'retries', 'maxConnections']);
 
 export class Client {
@@ -118,19 +137,27 @@ export class Client {
     return decodeAppend(res.json, res.header('idempotent-replay') === 'true', res);
   }
 
-  /** Several streams, each with its own expectation, events and optional state record: all or nothing. */
-  async commit(appends: CommitAppend[]): Promise<CommitResult> {
-    if (!Array.isArray(appends)) throw invalidArgument('commit', 'appends', `must be an array of {stream, expected?, events, state?}, not ${describeValue(appends)}`);
+  /**
+   * Several streams, each with its own expectation, events and optional
+   * state record: all or nothing. An append without `stream` writes its
+   * events without one (to `$dcb`). `condition` makes the commit fail,
+   * writing nothing, with a ConflictError of reason `'condition'` (and the
+   * `position` of the event that broke it) when an event matching its query
+   * was written after its `after` (docs/DCB.md).
+   */
+  async commit(appends: CommitAppend[], options: CommitOptions = {}): Promise<CommitResult> {
+    checkObject(options, COMMIT_OPTIONS, 'commit', '');
+    if (!Array.isArray(appends)) throw invalidArgument('commit', 'appends', `must be an array of {stream?, expected?, events, state?}, not ${describeValue(appends)}`);
     const wire: Json[] = [];
     for (let i = 0; i < appends.length; i++) {
       const a = appends[i]!;
-      if (a === null || typeof a !== 'object' || Array.isArray(a)) throw invalidArgument('commit', `appends[${i}]`, `must be an object {stream, expected?, events, state?}, not ${describeValue(a)}`);
+      if (a === null || typeof a !== 'object' || Array.isArray(a)) throw invalidArgument('commit', `appends[${i}]`, `must be an object {stream?, expected?, events, state?}, not ${describeValue(a)}`);
       const unknown = unknownMember(a, COMMIT_APPEND);
       if (unknown !== undefined) throw unknownMemberError('commit', `appends[${i}]`, unknown, COMMIT_APPEND);
       if (!Array.isArray(a.events)) throw invalidArgument('commit', `appends[${i}].events`, `is required, an array (empty for a state-only append), not ${describeValue(a.events)}`);
       const events: WireEvent[] = [];
       for (let j = 0; j < a.events.length; j++) events.push(encodeEvent(a.events[j]!, 'commit', i, j));
-      const out: Json = { stream: a.stream, events };
+      const out: Json = a.stream !== undefined ? { stream: a.stream, events } : { events };
       if (a.expected !== undefined) {
         checkExpected(a.expected, 'commit', i);
         out.expected = a.expected;
@@ -138,7 +165,18 @@ export class Client {
       if (a.state !== undefined) out.state = encodeState(a.state, 'commit', i);
       wire.push(out);
     }
-    const res = await this.transport.request<{ position: number; appends: Json[] }>('POST', '/commits', { body: { appends: wire } });
+    const body: Json = { appends: wire };
+    if (options.condition !== undefined) {
+      const c = options.condition;
+      checkObject(c, CONDITION_MEMBERS, 'commit', 'condition');
+      const condition: Json = { failIfEventsMatch: encodeQuery(c.failIfEventsMatch, 'commit', 'condition.failIfEventsMatch') };
+      if (c.after !== undefined) {
+        checkInteger(c.after, 'commit', 'condition.after');
+        condition.after = c.after;
+      }
+      body.condition = condition;
+    }
+    const res = await this.transport.request<{ position: number; appends: Json[] }>('POST', '/commits', { body });
     const replay = res.header('idempotent-replay') === 'true';
     return { position: answerInteger(res.json.position, res, 'position'), appends: res.json.appends.map((a) => decodeAppend(a, replay, res)) };
   }
@@ -166,7 +204,7 @@ export class Client {
   ): AsyncGenerator<RecordedEvent> {
     let from: number | undefined = options.from;
     for (;;) {
-      const query: Query = { from, limit: options.pageSize, direction: options.direction, includeDeleted: options.includeDeleted ? 'true' : undefined, raw: rawQuery(options.raw) };
+      const query: UrlQuery = { from, limit: options.pageSize, direction: options.direction, includeDeleted: options.includeDeleted ? 'true' : undefined, raw: rawQuery(options.raw) };
       const res = await this.transport.request<{ events: Json[]; nextVersion: unknown }>('GET', streamPath(stream), { query });
       for (const e of res.json.events) yield decodeEvent(e, res);
       // A page cut by the byte budget may be short: only a null nextVersion ends the stream.
@@ -194,7 +232,7 @@ export class Client {
   private async *allPages(options: { from?: number; pageSize?: number; raw?: boolean } & AllFilter): AsyncGenerator<RecordedEvent> {
     let from = options.from ?? 1;
     for (;;) {
-      const query: Query = { from, limit: options.pageSize, ...filterQuery(options), raw: rawQuery(options.raw) };
+      const query: UrlQuery = { from, limit: options.pageSize, ...filterQuery(options), raw: rawQuery(options.raw) };
       const res = await this.transport.request<{ events: Json[]; next: unknown }>('GET', '/all', { query });
       for (const e of res.json.events) yield decodeEvent(e, res);
       const next = nextOf(res.json.next, res, 'next');
@@ -202,6 +240,70 @@ export class Client {
       if (res.json.events.length === 0 && next <= from) return;
       from = next;
     }
+  }
+
+  /**
+   * One page of the events matching `query` (docs/DCB.md), in position
+   * order from `from` (inclusive, default the beginning) or, with
+   * `direction: 'backward'`, in reverse from `from` (default the last
+   * event); at most `limit` (default and at most 1000) and the server's byte
+   * budget. `next` is where the next page starts. `{items: []}` matches
+   * every event. Upcast like readAll; `raw: true` reads the events as stored.
+   */
+  async readQuery(query: Query, options: { from?: number; limit?: number; direction?: 'forward' | 'backward'; raw?: boolean } = {}): Promise<QueryPage> {
+    checkObject(options, READ_QUERY_OPTIONS, 'readQuery', '');
+    checkOptionalInteger(options.from, 'readQuery', 'from');
+    checkOptionalInteger(options.limit, 'readQuery', 'limit', 1);
+    checkDirection(options.direction, 'readQuery');
+    const q = encodeQuery(query, 'readQuery', 'query');
+    return this.queryPage(q, options.from, options.limit, options.direction, options.raw);
+  }
+
+  /**
+   * Every event matching `query`, paged as needed (`pageSize` events a
+   * page), forward from `from` to the end as it is when the read gets there,
+   * or backward to the first event.
+   */
+  readQueryAll(query: Query, options: { from?: number; pageSize?: number; direction?: 'forward' | 'backward'; raw?: boolean } = {}): AsyncGenerator<RecordedEvent> {
+    // Checked at the call, not at the first page.
+    checkObject(options, READ_QUERY_ALL_OPTIONS, 'readQueryAll', '');
+    checkOptionalInteger(options.from, 'readQueryAll', 'from');
+    checkOptionalInteger(options.pageSize, 'readQueryAll', 'pageSize', 1);
+    checkDirection(options.direction, 'readQueryAll');
+    return this.queryPages(encodeQuery(query, 'readQueryAll', 'query'), options);
+  }
+
+  private async *queryPages(query: Query, options: { from?: number; pageSize?: number; direction?: 'forward' | 'backward'; raw?: boolean }): AsyncGenerator<RecordedEvent> {
+    const backward = options.direction === 'backward';
+    let from = options.from ?? (backward ? undefined : 1);
+    for (;;) {
+      const page = await this.queryPage(query, from, options.pageSize, options.direction, options.raw);
+      yield* page.events;
+      // Backward, 0 is past the first event. A page may hold nothing and
+      // still move on (events the caller may not read were skipped): only
+      // one that brings nothing and stays put is the end.
+      if (backward && page.next === 0) return;
+      if (page.events.length === 0 && from !== undefined && (backward ? page.next >= from : page.next <= from)) return;
+      from = page.next;
+    }
+  }
+
+  /** GET /query, or POST /query for a query too long for a URL (both reads, so both retried). */
+  private async queryPage(query: Query, from: number | undefined, limit: number | undefined, direction: 'forward' | 'backward' | undefined, raw: boolean | undefined): Promise<QueryPage> {
+    const q = JSON.stringify(query);
+    let res: JsonResponse<{ events: Json[]; next: unknown }>;
+    if (q.length <= MAX_QUERY_IN_URL) {
+      const params: UrlQuery = { q: query.items.length > 0 ? q : undefined, from, limit, direction, raw: rawQuery(raw) };
+      res = await this.transport.request<{ events: Json[]; next: unknown }>('GET', '/query', { query: params });
+    } else {
+      const body: Json = { query };
+      if (from !== undefined) body.from = from;
+      if (limit !== undefined) body.limit = limit;
+      if (direction !== undefined) body.direction = direction;
+      if (raw === true) body.raw = true;
+      res = await this.transport.request<{ events: Json[]; next: unknown }>('POST', '/query', { body });
+    }
+    return { events: res.json.events.map((e) => decodeEvent(e, res)), next: answerInteger(res.json.next, res, 'next') };
   }
 
   /** A stream's last version and position; NotFoundError if it never existed. */
@@ -266,7 +368,7 @@ export class Client {
   private async *streamListPages(options: { prefix?: string; category?: string; after?: string; pageSize?: number }): AsyncGenerator<StreamInfo> {
     let after = options.after;
     for (;;) {
-      const query: Query = { prefix: options.prefix, category: options.category, after, limit: options.pageSize };
+      const query: UrlQuery = { prefix: options.prefix, category: options.category, after, limit: options.pageSize };
       const res = await this.transport.request<{ streams: Json[]; next: string | null }>('GET', '/streams', { query });
       for (const s of res.json.streams) {
         yield {
@@ -292,6 +394,19 @@ export class Client {
     checkObject(options, SUBSCRIBE_ALL_OPTIONS, 'subscribeAll', '');
     checkFrom(options.from, 'subscribeAll');
     return subscribe(this.transport, '/subscribe/all', { ...filterQuery(options), raw: rawQuery(options.raw) }, options);
+  }
+
+  /**
+   * Every event matching `query` from position `from` (default 1, or
+   * 'end': only what is committed after the call), then live, for ever;
+   * resumes after drops and server restarts with `Last-Event-ID`, without
+   * gap or duplicate. Ends on `signal` or when the loop is left.
+   */
+  subscribeQuery(query: Query, options: SubscribeOptions = {}): AsyncGenerator<RecordedEvent> {
+    checkObject(options, SUBSCRIBE_MEMBERS, 'subscribeQuery', '');
+    checkFrom(options.from, 'subscribeQuery');
+    const q = encodeQuery(query, 'subscribeQuery', 'query');
+    return subscribe(this.transport, '/subscribe/query', { q: q.items.length > 0 ? JSON.stringify(q) : undefined, raw: rawQuery(options.raw) }, options);
   }
 
   /** One stream's events from version `from` (default 0) or 'end', then live; waits for a stream that does not exist yet. */

@@ -4,7 +4,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { answerInteger, checkInteger, describeValue, invalidArgument, unknownMember, unknownMemberError, type AnswerContext } from './check.js';
-import type { AppendResult, EventInput, RecordedEvent, StateInput, StateRecord } from './types.js';
+import type { AppendResult, EventInput, Query, RecordedEvent, StateInput, StateRecord } from './types.js';
 
 /** Wire form of an event; `id` always set, so a retry is an idempotent replay. */
 export interface WireEvent {
@@ -15,9 +15,45 @@ export interface WireEvent {
   metadata?: Record<string, unknown>;
   contentType?: string;
   dataEncoding?: 'base64';
+  tags?: string[];
 }
 
-const EVENT_MEMBERS: ReadonlySet<string> = new Set(['id', 'type', 'schema', 'data', 'metadata', 'contentType']);
+const EVENT_MEMBERS: ReadonlySet<string> = new Set(['id', 'type', 'schema', 'data', 'metadata', 'contentType', 'tags']);
+const QUERY_MEMBERS: ReadonlySet<string> = new Set(['items']);
+const QUERY_ITEM_MEMBERS: ReadonlySet<string> = new Set(['types', 'tags']);
+
+/**
+ * An array of strings, or undefined: anything else would go out as is. The
+ * server checks the rest (counts, lengths, characters) and names the field.
+ */
+function checkStrings(value: unknown, call: string, field: string): void {
+  if (value === undefined) return;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      if (typeof value[i] !== 'string') throw invalidArgument(call, `${field}[${i}]`, `must be a string, not ${describeValue(value[i])}`);
+    }
+    return;
+  }
+  throw invalidArgument(call, field, `must be an array of strings, not ${describeValue(value)}`);
+}
+
+/** A query (`{items: [{types?, tags?}]}`) of `call`, at `field`, checked; answered as the object to send. */
+export function encodeQuery(q: Query, call: string, field: string): Query {
+  if (q === null || typeof q !== 'object' || Array.isArray(q)) throw invalidArgument(call, field, `must be a query {items: [{types?, tags?}]}, not ${describeValue(q)}`);
+  const unknown = unknownMember(q, QUERY_MEMBERS);
+  if (unknown !== undefined) throw unknownMemberError(call, field, unknown, QUERY_MEMBERS);
+  if (!Array.isArray(q.items)) throw invalidArgument(call, `${field}.items`, `is required, an array of {types?, tags?} ([] for every event), not ${describeValue(q.items)}`);
+  for (let i = 0; i < q.items.length; i++) {
+    const item = q.items[i];
+    const at = `${field}.items[${i}]`;
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) throw invalidArgument(call, at, `must be an object {types?, tags?}, not ${describeValue(item)}`);
+    const member = unknownMember(item, QUERY_ITEM_MEMBERS);
+    if (member !== undefined) throw unknownMemberError(call, at, member, QUERY_ITEM_MEMBERS);
+    checkStrings(item.types, call, `${at}.types`);
+    checkStrings(item.tags, call, `${at}.tags`);
+  }
+  return q;
+}
 const STATE_MEMBERS: ReadonlySet<string> = new Set(['data', 'schema']);
 
 // Where an event or state sits in its call, for errors only (made when
@@ -53,6 +89,10 @@ export function encodeEvent(e: EventInput, call: string, append: number, index: 
     if (e.contentType !== undefined) out.contentType = e.contentType;
   }
   if (e.metadata !== undefined) out.metadata = e.metadata;
+  if (e.tags !== undefined) {
+    checkStrings(e.tags, call, eventAt(append, index) + '.tags');
+    out.tags = e.tags;
+  }
   return out;
 }
 
@@ -95,6 +135,7 @@ export function decodeEvent(raw: Record<string, unknown>, answer: AnswerContext)
     timestamp: Number(raw.timestamp),
   };
   if (typeof raw.contentType === 'string') e.contentType = raw.contentType;
+  if (Array.isArray(raw.tags)) e.tags = raw.tags.map(String);
   return e;
 }
 

@@ -1,7 +1,7 @@
 // Typed errors: one class per kind of the store's error vocabulary
 // (DESIGN.md, "Error vocabulary"), made from the server's `{error, message,
-// field?, reason?, actualVersion?, eventId?, deleted?, stream?}` body and
-// status.
+// field?, reason?, actualVersion?, eventId?, deleted?, stream?, position?}`
+// body and status.
 
 export interface ErrorBody {
   error?: unknown;
@@ -12,6 +12,7 @@ export interface ErrorBody {
   eventId?: unknown;
   deleted?: unknown;
   stream?: unknown;
+  position?: unknown;
   [key: string]: unknown;
 }
 
@@ -45,27 +46,39 @@ export class IndelibleError extends Error {
  * already used elsewhere (on another stream, or a retry that mixes written
  * and new ids): the stream's version is not what went wrong, so
  * `actualVersion` is undefined, and `eventId` names the id when the server
- * knows it.
+ * knows it; `'condition'`, a commit's condition failed (docs/DCB.md): an
+ * event matching its query was written after its `after`, at `position`
+ * (the first such); read again and decide anew. `actualVersion` is
+ * undefined for it too.
  */
 export class ConflictError extends IndelibleError {
-  readonly reason: 'version' | 'event_id';
-  /** Version conflicts: the stream's last version, `null` if it does not exist. Undefined for `event_id`. */
+  readonly reason: 'version' | 'event_id' | 'condition';
+  /** Version conflicts: the stream's last version, `null` if it does not exist. Undefined for `event_id` and `condition`. */
   readonly actualVersion: number | null | undefined;
   /** Event-id conflicts: the id that was already used, when known. */
   readonly eventId?: string;
   /** The stream of the append that failed (commits name it; for `event_id`, the append that sent the id). */
   readonly stream?: string;
+  /** Condition conflicts: the position of the first event after the condition's `after` that matches its query. */
+  readonly position?: number;
   constructor(
     message: string,
     status: number,
     code: string,
-    init: ConstructorParameters<typeof IndelibleError>[3] & { reason?: 'version' | 'event_id'; actualVersion?: number | null; eventId?: string; stream?: string } = {},
+    init: ConstructorParameters<typeof IndelibleError>[3] & {
+      reason?: 'version' | 'event_id' | 'condition';
+      actualVersion?: number | null;
+      eventId?: string;
+      stream?: string;
+      position?: number;
+    } = {},
   ) {
     super(message, status, code, init);
     this.reason = init.reason ?? 'version';
-    this.actualVersion = this.reason === 'event_id' ? undefined : (init.actualVersion ?? null);
+    this.actualVersion = this.reason === 'version' ? (init.actualVersion ?? null) : undefined;
     if (init.eventId !== undefined) this.eventId = init.eventId;
     if (init.stream !== undefined) this.stream = init.stream;
+    if (init.position !== undefined) this.position = init.position;
   }
 }
 
@@ -118,6 +131,13 @@ export function errorFromResponse(status: number, body: ErrorBody | undefined, r
   // separates the two `unauthorized` cases (401 vs 403).
   if (code === 'conflict') {
     // Servers before the `reason` member sent version conflicts only.
+    if (body?.reason === 'condition') {
+      return new ConflictError(message, status, code, {
+        ...init,
+        reason: 'condition',
+        ...(typeof body.position === 'number' ? { position: body.position } : {}),
+      });
+    }
     if (body?.reason === 'event_id') {
       return new ConflictError(message, status, code, {
         ...init,

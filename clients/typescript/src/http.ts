@@ -352,10 +352,14 @@ export class Transport {
 
 function responseError(status: number, headers: http.IncomingHttpHeaders, json: unknown, method: string, path: string): IndelibleError {
   const err = errorFromResponse(status, json as ErrorBody | undefined, headerOf(headers, 'x-request-id') ?? undefined);
-  // A conflict's actual version past 2^53-1 would be a rounded number: refused like any other answer's.
-  const actual = (json as ErrorBody | undefined)?.actualVersion;
-  if (err instanceof ConflictError && typeof actual === 'number' && !Number.isSafeInteger(actual)) {
-    return unsafeAnswer(actual, { status, method, path, header: (name) => headerOf(headers, name) }, 'actualVersion', json as ErrorBody);
+  // A conflict's actual version or position past 2^53-1 would be a rounded number: refused like any other answer's.
+  if (err instanceof ConflictError) {
+    for (const field of ['actualVersion', 'position'] as const) {
+      const value = (json as ErrorBody | undefined)?.[field];
+      if (typeof value === 'number' && !Number.isSafeInteger(value)) {
+        return unsafeAnswer(value, { status, method, path, header: (name) => headerOf(headers, name) }, field, json as ErrorBody);
+      }
+    }
   }
   const retryAfter = Number(headerOf(headers, 'retry-after') ?? NaN); // seconds; the HTTP-date form is not used by indelible
   if (err instanceof UnavailableError && Number.isFinite(retryAfter) && retryAfter >= 0) err.retryAfterMs = retryAfter * 1000;

@@ -34,12 +34,17 @@ export { parseSse } from './sse.js';
 export type { SseItem, SseMessage, SubscribeOptions } from './sse.js';
 export type {
   AllFilter,
+  AppendCondition,
   AppendResult,
   ClientOptions,
   CommitAppend,
+  CommitOptions,
   CommitResult,
   EventInput,
   Expected,
+  Query,
+  QueryItem,
+  QueryPage,
   RecordedEvent,
   StateInput,
   StateRecord,

@@ -21,6 +21,12 @@ export interface EventInput {
   metadata?: Record<string, unknown>;
   /** Content type of byte data (default `application/octet-stream`). */
   contentType?: string;
+  /**
+   * Tags for queries across streams (`user:alice`, docs/DCB.md): at most
+   * 32, each 1 to 128 bytes without control characters. A set: the store
+   * keeps them sorted, duplicates removed.
+   */
+  tags?: string[];
 }
 
 /** An event as the store recorded it. */
@@ -41,6 +47,8 @@ export interface RecordedEvent {
   timestamp: number;
   /** Set for byte data only. */
   contentType?: string;
+  /** Its tags, sorted, without duplicates; absent when it has none. */
+  tags?: string[];
 }
 
 export interface AppendResult {
@@ -72,10 +80,60 @@ export interface StateRecord {
 
 /** One stream's part of a commit. */
 export interface CommitAppend {
-  stream: string;
+  /** Left out: the events go without a stream (to the reserved `$dcb`, docs/DCB.md). */
+  stream?: string;
   expected?: Expected;
   events: EventInput[];
   state?: StateInput;
+}
+
+/**
+ * One item of a query: events of any of `types` (none listed: any type)
+ * that carry every one of `tags` (none listed: no tag needed). An item
+ * needs a type or a tag.
+ */
+export interface QueryItem {
+  types?: string[];
+  tags?: string[];
+}
+
+/**
+ * Events matching any item (`{items: []}`: every event), the server's
+ * query document (docs/DCB.md, "HTTP"). At most 32 items, each at most 32
+ * types and 32 tags.
+ */
+export interface Query {
+  items: QueryItem[];
+}
+
+/**
+ * A commit's condition: the commit fails, writing nothing, with a
+ * ConflictError of reason `'condition'`, if an event matching
+ * `failIfEventsMatch` was written after position `after` (left out: any
+ * matching event at all). `after` is the last position the decision
+ * considered: the position of the last event read, or a query page's
+ * `next - 1` after reading it to its end.
+ */
+export interface AppendCondition {
+  failIfEventsMatch: Query;
+  after?: number;
+}
+
+export interface CommitOptions {
+  condition?: AppendCondition;
+}
+
+/** One page of a query read. */
+export interface QueryPage {
+  /** Matching events, in the read's direction. */
+  events: RecordedEvent[];
+  /**
+   * Where the next page starts (pass it as `from` with the same
+   * direction): past the events this page held and those it skipped.
+   * Forward, the store's last position + 1 once the read reached the end;
+   * backward, 0 once it passed position 1.
+   */
+  next: number;
 }
 
 export interface CommitResult {

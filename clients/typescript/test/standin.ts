@@ -13,18 +13,32 @@ export interface Answer {
   headers?: Record<string, string>;
 }
 
+/** A request as the stand-in saw it. */
+export interface SeenRequest {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
 export class StandIn {
   /** Request lines seen (`GET /all?from=1`), in order. */
   readonly requests: string[] = [];
+  /** The same requests, with their headers and bodies. */
+  readonly seen: SeenRequest[] = [];
   private readonly server: http.Server;
   private port = 0;
 
-  constructor(private readonly answer: (method: string, url: string) => Answer) {
+  constructor(private readonly answer: (method: string, url: string, request: SeenRequest) => Answer) {
     this.server = http.createServer((req, res) => {
       this.requests.push(`${req.method} ${req.url}`);
-      req.resume();
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (chunk: string) => (body += chunk));
       req.on('end', () => {
-        const a = this.answer(req.method!, req.url!);
+        const seen: SeenRequest = { method: req.method!, url: req.url!, headers: req.headers, body };
+        this.seen.push(seen);
+        const a = this.answer(req.method!, req.url!, seen);
         res.writeHead(a.status ?? 200, { 'content-type': a.contentType ?? 'application/json', 'x-request-id': 'standin-1', ...a.headers });
         res.end(a.body);
       });
