@@ -11,7 +11,10 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <optional>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "bench/scenarios.h"
 
@@ -38,11 +41,38 @@ std::function<Status(Context&)> WorkloadWith(int clients) {
   };
 }
 
+// --sizes of dcb: a comma-separated list of event counts, each with an
+// optional k or m (1m = 1,000,000); "none" for no read part. nullopt when
+// malformed.
+std::optional<std::vector<std::uint64_t>> ParseSizes(const std::string& text) {
+  std::vector<std::uint64_t> sizes;
+  if (text == "none") return sizes;
+  std::size_t begin = 0;
+  while (begin <= text.size()) {
+    const std::size_t end = std::min(text.find(',', begin), text.size());
+    std::string item = text.substr(begin, end - begin);
+    std::uint64_t scale = 1;
+    if (!item.empty() && (item.back() == 'k' || item.back() == 'K')) scale = 1000;
+    if (!item.empty() && (item.back() == 'm' || item.back() == 'M')) scale = 1000000;
+    if (scale != 1) item.pop_back();
+    if (item.empty() || item.size() > 12 ||
+        !std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return std::nullopt;
+    sizes.push_back(std::stoull(item) * scale);
+    begin = end + 1;
+  }
+  return sizes;
+}
+
 std::vector<Scenario> Scenarios(const std::string& name, bool with_nats,
-                                const std::vector<Scenario>& extra) {
+                                const std::vector<Scenario>& extra,
+                                const std::vector<std::uint64_t>& dcb_sizes) {
   // schemas measures the schema layer against the plain store (issue 35),
-  // not the engine itself: it runs alone, never in `all`.
+  // not the engine itself: it runs alone, never in `all`; so does dcb
+  // (issue 36), whose largest store takes minutes to fill.
   if (name == "schemas") return {{"schemas", RunSchemas}};
+  if (name == "dcb")
+    return {{"dcb", [dcb_sizes](Context& context) { return RunDcb(context, dcb_sizes); }}};
   std::vector<Scenario> all = {{"fsync", RunFsync},
                                {"append", RunAppend},
                                {"concurrent", RunConcurrent},
@@ -106,12 +136,12 @@ int Main(const std::vector<std::string>& args, const std::vector<ExtraScenario>&
   std::size_t page = 0;
   app.add_option("scenario", scenario,
                  "fsync | append | concurrent | batch | read | read-all | open | subscribe | "
-                 "group | entity | schemas | projection | relay | workload | index-lag | "
-                 "index-catchup | all (all but schemas, index-lag and index-catchup)")
+                 "group | entity | schemas | dcb | projection | relay | workload | index-lag | "
+                 "index-catchup | all (all but schemas, dcb, index-lag and index-catchup)")
       ->required()
       ->check(CLI::IsMember({"fsync", "append", "concurrent", "batch", "read", "read-all", "open",
-                             "subscribe", "group", "entity", "schemas", "projection", "relay",
-                             "workload", "index-lag", "index-catchup", "all"}));
+                             "subscribe", "group", "entity", "schemas", "dcb", "projection",
+                             "relay", "workload", "index-lag", "index-catchup", "all"}));
   app.add_option("--data", options.data,
                  "Folder on the disk to measure (required, except for workload and index-lag "
                  "with --store)");
@@ -136,7 +166,7 @@ int Main(const std::vector<std::string>& args, const std::vector<ExtraScenario>&
                  "Events of the open scenario (10000000), e.g. to scale it down in `all`")
       ->check(CLI::PositiveNumber);
   app.add_option("--clients", clients,
-                 "Concurrent clients (concurrent: 64; entity, schemas: 8; projection: 4 "
+                 "Concurrent clients (concurrent: 64; entity, schemas, dcb: 8; projection: 4 "
                  "writers; workload: CLIENTS; index-lag: 8 writers)")
       ->check(CLI::Range(1, 4096));
   app.add_option("--event-bytes", options.event_bytes, "Payload bytes per event (200)")
@@ -172,10 +202,15 @@ int Main(const std::vector<std::string>& args, const std::vector<ExtraScenario>&
                  "projection lag, index-lag: appends/s of the paced writers (projection: 5000; "
                  "index-lag: 1000, open loop)")
       ->check(CLI::Range(1.0, 1e6));
-  app.add_option("--seconds", seconds,
-                 "projection lag, index-lag: measured seconds after 2 s warm-up (10); schemas: "
-                 "seconds of appends per variant and round (0.5)")
+  app.add_option(
+         "--seconds", seconds,
+         "projection lag, index-lag: measured seconds after 2 s warm-up (10); schemas, dcb: "
+         "seconds of appends per variant and round (0.5)")
       ->check(CLI::Range(0.5, 3600.0));
+  std::string sizes_text = "100k,1m,10m";
+  app.add_option("--sizes", sizes_text,
+                 "dcb: events in each store the query reads are timed on, multiples of 10k "
+                 "(100k,1m,10m); none: appends only");
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses from the back
   try {
@@ -214,6 +249,12 @@ int Main(const std::vector<std::string>& args, const std::vector<ExtraScenario>&
   if (app.count("--rate") > 0) options.rate = rate;
   if (app.count("--seconds") > 0) options.seconds = seconds;
 
+  const std::optional<std::vector<std::uint64_t>> dcb_sizes = ParseSizes(sizes_text);
+  if (!dcb_sizes) {
+    std::fprintf(stderr, "indelible bench: --sizes takes event counts like 100k,1m,10m or none\n");
+    return 2;
+  }
+
   Context context(options);
   const bool has_projection = std::any_of(extra.begin(), extra.end(),
                                           [](const Scenario& s) { return s.name == "projection"; });
@@ -221,7 +262,8 @@ int Main(const std::vector<std::string>& args, const std::vector<ExtraScenario>&
     std::fprintf(stderr, "indelible bench projection: %s\n", kProjectionElsewhere);
     return 2;
   }
-  const std::vector<Scenario> scenarios = Scenarios(scenario, !options.nats.empty(), extra);
+  const std::vector<Scenario> scenarios =
+      Scenarios(scenario, !options.nats.empty(), extra, *dcb_sizes);
   if (options.store.empty())
     std::printf("# indelible bench %s data=%s fs=%s cores=%u runs=%d load=%s\n", scenario.c_str(),
                 options.data.c_str(), context.filesystem().c_str(),

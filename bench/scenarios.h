@@ -4,6 +4,9 @@
 // context's report, and returns what went wrong, if anything.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "bench/common.h"
 
 namespace indelible::bench {
@@ -32,6 +35,10 @@ Status RunEntity(Context& context);
 // Event schemas: appends validated and reads upcast against a plain store,
 // same run (schemas_bench.cc).
 Status RunSchemas(Context& context);
+// Consistency beyond one stream (issue 36): tagged and conditional appends
+// against plain ones, same run; query reads against the store's size, for
+// stores of each of `sizes` events (dcb_bench.cc).
+Status RunDcb(Context& context, const std::vector<std::uint64_t>& sizes);
 // NatsRelay to the NATS server of --nats (relay_bench.cc).
 Status RunRelay(Context& context);
 // WORKLOAD.md "ledger-append v1", on the embedded engine or --store
