@@ -33,10 +33,10 @@ Status OnlyMembers(const json::object& object, const std::string& at,
     bool known = false;
     for (std::string_view name : allowed) known = known || member.key() == name;
     if (!known)
-      return Status::Invalid(at + "." + std::string(member.key()).substr(0, 64),
-                             fmt::format("'{}' is not a member here; allowed: {}",
-                                         std::string(member.key()).substr(0, 64),
-                                         fmt::join(allowed, ", ")));
+      return Status::Invalid(
+          at + "." + std::string(member.key()).substr(0, 64),
+          fmt::format("'{}' is not a member here; allowed: {}",
+                      std::string(member.key()).substr(0, 64), fmt::join(allowed, ", ")));
   }
   return Status::Ok();
 }
@@ -56,7 +56,8 @@ Result<std::vector<std::string>> Strings(const json::value& value, const std::st
 
 Result<Query> QueryFrom(const json::value& value, const std::string& field) {
   if (!value.is_object())
-    return Status::Invalid(field, R"(a query is an object: {"items":[{"types":[...],"tags":[...]}]})");
+    return Status::Invalid(field,
+                           R"(a query is an object: {"items":[{"types":[...],"tags":[...]}]})");
   const json::object& object = value.as_object();
   if (Status s = OnlyMembers(object, field, {"items"}); !s.ok()) return s;
   Query query;
@@ -98,7 +99,8 @@ Result<std::optional<std::int64_t>> Number(const json::object& object, std::stri
   if (value == nullptr || value->is_null()) return std::optional<std::int64_t>();
   const auto n = WholeNumber(*value);
   if (!n || *n < min || *n > max)
-    return Status::Invalid(at, fmt::format("'{}' must be a whole number from {} to {}", key, min, max));
+    return Status::Invalid(at,
+                           fmt::format("'{}' must be a whole number from {} to {}", key, min, max));
   return std::optional<std::int64_t>(n);
 }
 
@@ -144,7 +146,8 @@ Result<QueryRead> QueryReadFromJson(std::string_view body) {
   auto value = Parse(body, "body");
   if (!value.ok()) return value.status();
   if (!value->is_object())
-    return Status::Invalid("body", "the body is an object {query, from?, limit?, direction?, raw?}");
+    return Status::Invalid("body",
+                           "the body is an object {query, from?, limit?, direction?, raw?}");
   const json::object& object = value->as_object();
   for (const auto& member : object) {
     const std::string_view key = member.key();
@@ -155,7 +158,8 @@ Result<QueryRead> QueryReadFromJson(std::string_view body) {
                                          std::string(key).substr(0, 64)));
   }
   QueryRead read;
-  if (const json::value* query = object.if_contains("query"); query != nullptr && !query->is_null()) {
+  if (const json::value* query = object.if_contains("query");
+      query != nullptr && !query->is_null()) {
     auto parsed = QueryFrom(*query, "query");
     if (!parsed.ok()) return parsed.status();
     read.query = std::move(*parsed);

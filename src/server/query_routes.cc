@@ -75,9 +75,9 @@ void GetQuery(ServerContext& context, std::shared_ptr<Exchange> exchange) {
     if (*direction == "backward") {
       options.direction = Direction::kBackward;
     } else if (*direction != "forward") {
-      return exchange->RespondError(
-          Status::Invalid("direction", fmt::format("'{}' is not a direction: forward or backward",
-                                                   direction->substr(0, 64))));
+      return exchange->RespondError(Status::Invalid(
+          "direction",
+          fmt::format("'{}' is not a direction: forward or backward", direction->substr(0, 64))));
     }
   }
   // Absent: the beginning forward, the last event backward.

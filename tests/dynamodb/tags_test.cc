@@ -7,9 +7,8 @@
 // appends.
 #include <gtest/gtest.h>
 
-#include <boost/json.hpp>
-
 #include <atomic>
+#include <boost/json.hpp>
 #include <map>
 #include <memory>
 #include <set>
@@ -136,8 +135,8 @@ TEST_F(TagsTest, TheIndexerWritesEachTagsEventsWithTheirRunningCount) {
   auto store = Open();
   ASSERT_TRUE(store);
   // Positions 1..6; course:c1 at 1, 3, 4, 6; student:s2 at 3 and 5.
-  ASSERT_TRUE(store->Append("a", Expected::any(), {Tagged("Enrolled", {"course:c1", "student:s1"})})
-                  .ok());
+  ASSERT_TRUE(
+      store->Append("a", Expected::any(), {Tagged("Enrolled", {"course:c1", "student:s1"})}).ok());
   ASSERT_TRUE(store->Append("b", Expected::any(), {Tagged("Other", {})}).ok());
   Settle(*store, 2);
   ASSERT_TRUE(store
@@ -200,9 +199,9 @@ TEST_F(TagsTest, QueriesReadForwardAndBackwardAcrossItems) {
   Settle(*store, 13);
   auto all = ReadAllEvents(*store);
   ASSERT_TRUE(all.ok());
-  const Query query = Query::Of({QueryItem{{"Enrolled"}, {"course:c1"}},
-                                 QueryItem{{}, {"course:c0", "student:s0"}},
-                                 QueryItem{{"Noted"}, {}}});
+  const Query query =
+      Query::Of({QueryItem{{"Enrolled"}, {"course:c1"}}, QueryItem{{}, {"course:c0", "student:s0"}},
+                 QueryItem{{"Noted"}, {}}});
   std::vector<std::uint64_t> expected;
   for (const auto& e : *all)
     if (query.Matches(e.type, e.tags)) expected.push_back(e.position.value());
@@ -267,15 +266,17 @@ TEST_F(TagsTest, AConditionHoldsUntilAMatchingEventIsWrittenAfterItsPosition) {
   Settle(*store, 2);
   // From position 2 on, it holds again.
   options.condition = AppendCondition{taken, Position(2)};
-  auto third = store->Commit({{"user-3", Expected::no_stream(), {Tagged("Released", {})}}}, options);
+  auto third =
+      store->Commit({{"user-3", Expected::no_stream(), {Tagged("Released", {})}}}, options);
   EXPECT_TRUE(third.ok()) << third.status().ToString();
   // A condition item of types alone cannot be checked here.
   options.condition = AppendCondition{Query::Of({QueryItem{{"UsernameClaimed"}, {}}}), Position(2)};
   auto typed = store->Commit({{"user-4", Expected::any(), {Tagged("X", {})}}}, options);
   EXPECT_EQ(typed.status().code(), ErrorCode::kInvalid) << typed.status().ToString();
   options.condition = AppendCondition{Query::All(), Position(2)};
-  EXPECT_EQ(store->Commit({{"user-4", Expected::any(), {Tagged("X", {})}}}, options).status().code(),
-            ErrorCode::kInvalid);
+  EXPECT_EQ(
+      store->Commit({{"user-4", Expected::any(), {Tagged("X", {})}}}, options).status().code(),
+      ErrorCode::kInvalid);
 }
 
 TEST_F(TagsTest, AnIdempotentRetryOfAConditionalCommitAnswersTheFirstResult) {
@@ -355,7 +356,8 @@ TEST_F(TagsTest, FiftyEnrolmentsAgainstTenSeatsEnrolExactlyTen) {
         CommitOptions options;
         options.condition = AppendCondition{course, Position(next.value() - 1)};
         auto result =
-            store->Commit({{"student-" + std::to_string(s), Expected::no_stream(),
+            store->Commit({{"student-" + std::to_string(s),
+                            Expected::no_stream(),
                             {Tagged("Enrolled", {"course:c9", "student:" + std::to_string(s)})}}},
                           options);
         if (result.ok()) {
@@ -389,8 +391,7 @@ TEST_F(TagsTest, AnIndexerStoppedBeforeAChunkLeavesACorrectTagIndex) {
   ASSERT_TRUE(streams.ok());
   auto described = client_->Call("DescribeTable", {{"TableName", prefix_ + "events"}});
   ASSERT_TRUE(described.ok());
-  const std::string arn(
-      described.body.at("Table").at("LatestStreamArn").as_string());
+  const std::string arn(described.body.at("Table").at("LatestStreamArn").as_string());
   dynamodb::AllIndex index(*client_, prefix_ + "all");
 
   auto options = [&](const std::string& owner) {
@@ -413,8 +414,9 @@ TEST_F(TagsTest, AnIndexerStoppedBeforeAChunkLeavesACorrectTagIndex) {
     }
   };
   for (int i = 0; i < 3; ++i)
-    ASSERT_TRUE(store->Append("t" + std::to_string(i), Expected::any(),
-                              {Tagged("Tested", {"tag:a", "tag:b"})})
+    ASSERT_TRUE(store
+                    ->Append("t" + std::to_string(i), Expected::any(),
+                             {Tagged("Tested", {"tag:a", "tag:b"})})
                     .ok());
   {
     dynamodb::Indexer first(*streams.value(), index, options("first"));
@@ -423,8 +425,9 @@ TEST_F(TagsTest, AnIndexerStoppedBeforeAChunkLeavesACorrectTagIndex) {
     ASSERT_EQ(first.last_position().value(), 3u);
   }
   for (int i = 0; i < 4; ++i)
-    ASSERT_TRUE(store->Append("u" + std::to_string(i), Expected::any(),
-                              {Tagged("Tested", {"tag:a"}), Tagged("Tested", {"tag:c"})})
+    ASSERT_TRUE(store
+                    ->Append("u" + std::to_string(i), Expected::any(),
+                             {Tagged("Tested", {"tag:a"}), Tagged("Tested", {"tag:c"})})
                     .ok());
   std::this_thread::sleep_for(milliseconds(400));  // the first one's lease runs out
   {
@@ -453,8 +456,8 @@ TEST_F(TagsTest, AnIndexerStoppedBeforeAChunkLeavesACorrectTagIndex) {
   ASSERT_EQ(next.last_position().value(), 11u);
 
   auto tags = Tags();
-  for (const auto& [tag, want] : std::map<std::string, std::int64_t>{
-           {"tag:a", 7}, {"tag:b", 3}, {"tag:c", 4}}) {
+  for (const auto& [tag, want] :
+       std::map<std::string, std::int64_t>{{"tag:a", 7}, {"tag:b", 3}, {"tag:c", 4}}) {
     auto pages = tags.Pages(tag, 1, true, 100);
     ASSERT_TRUE(pages.ok());
     std::vector<std::int64_t> seen;
@@ -488,9 +491,10 @@ TEST_F(TagsTest, TaggedAppendsCostTwiceTheirItemsAndTwoUnitsATag) {
   dynamodb::StreamTable table(*client_, table_options);
   auto units_of = [&](const std::string& stream, std::int64_t version) {
     auto reply = client_->Call(
-        "GetItem", {{"TableName", prefix_ + "events"},
-                    {"Key", {{"stream", {{"S", stream}}}, {"version", {{"N", std::to_string(version)}}}}},
-                    {"ConsistentRead", true}});
+        "GetItem",
+        {{"TableName", prefix_ + "events"},
+         {"Key", {{"stream", {{"S", stream}}}, {"version", {{"N", std::to_string(version)}}}}},
+         {"ConsistentRead", true}});
     EXPECT_TRUE(reply.ok() && reply.body.contains("Item")) << stream << " " << version;
     if (!reply.ok() || !reply.body.contains("Item")) return std::uint64_t{0};
     return aws::WriteUnits(aws::ItemSize(reply.body.at("Item").as_object()));
@@ -505,7 +509,8 @@ TEST_F(TagsTest, TaggedAppendsCostTwiceTheirItemsAndTwoUnitsATag) {
       ASSERT_TRUE(table.Append(stream, Expected::no_stream(), {Tagged("E", {})}).ok());
       const double before = client_->counters().write_units;
       ASSERT_TRUE(
-          table.Append(stream, Expected::exactly(StreamVersion(0)), {Tagged("E", tags, data)}).ok());
+          table.Append(stream, Expected::exactly(StreamVersion(0)), {Tagged("E", tags, data)})
+              .ok());
       const double reported = client_->counters().write_units - before;
       const std::uint64_t item = units_of(stream, 1);
       ASSERT_EQ(item, data == big ? 2u : 1u);

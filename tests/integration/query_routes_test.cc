@@ -116,10 +116,10 @@ class QueryRoutesTest : public ::testing::Test {
 };
 
 TEST_F(QueryRoutesTest, TagsComeBackSortedOnEveryReadRoute) {
-  auto written = http_.Post(
-      "/streams/user-1",
-      R"({"id":"0b9a1c1e-6a4d-4b53-9d0e-2b8c6f1a7e01","type":"Registered","data":{},)"
-      R"("tags":["user:u1","email:a@x","user:u1"]})");
+  auto written =
+      http_.Post("/streams/user-1",
+                 R"({"id":"0b9a1c1e-6a4d-4b53-9d0e-2b8c6f1a7e01","type":"Registered","data":{},)"
+                 R"("tags":["user:u1","email:a@x","user:u1"]})");
   ASSERT_TRUE(Is(written, 201));
   const json::value sorted = json::parse(R"(["email:a@x","user:u1"])");
   const auto tags_of_first = [&](const HttpResponse& answer) {
@@ -175,7 +175,8 @@ TEST_F(QueryRoutesTest, PagesForwardAndBackwardByNext) {
   EXPECT_LE(next, 4);
   auto second = GetQuery(query, "limit=2&from=" + std::to_string(next));
   EXPECT_EQ(Positions(second.Json()), (std::vector<std::uint64_t>{4, 5}));
-  auto third = GetQuery(query, "limit=2&from=" + std::to_string(second.Json().at("next").as_int64()));
+  auto third =
+      GetQuery(query, "limit=2&from=" + std::to_string(second.Json().at("next").as_int64()));
   EXPECT_TRUE(Positions(third.Json()).empty()) << third.body;
   EXPECT_EQ(third.Json().at("next").as_int64(), 7);
 
@@ -203,8 +204,8 @@ TEST_F(QueryRoutesTest, PagesForwardAndBackwardByNext) {
 
 TEST_F(QueryRoutesTest, SubscribeQueryCatchesUpThenGoesLive) {
   WriteCourses();
-  testutil::SseReader sse(server_.port(),
-                          "/subscribe/query?q=" + UrlEncode(R"({"items":[{"tags":["course:c2"]}]})"));
+  testutil::SseReader sse(
+      server_.port(), "/subscribe/query?q=" + UrlEncode(R"({"items":[{"tags":["course:c2"]}]})"));
   std::vector<std::string> ids;
   for (int i = 0; i < 3; ++i) {
     auto message = sse.NextMessage(10s);
@@ -213,9 +214,9 @@ TEST_F(QueryRoutesTest, SubscribeQueryCatchesUpThenGoesLive) {
   }
   EXPECT_EQ(ids, (std::vector<std::string>{"3", "4", "5"}));
   // A live event that does not match, then one that does: only the second.
-  ASSERT_TRUE(Is(http_.Post("/streams/course-3",
-                            R"({"type":"CourseDefined","data":{},"tags":["course:c3"]})"),
-                 201));
+  ASSERT_TRUE(Is(
+      http_.Post("/streams/course-3", R"({"type":"CourseDefined","data":{},"tags":["course:c3"]})"),
+      201));
   ASSERT_TRUE(Is(http_.Post("/streams/student-c",
                             R"({"type":"Enrolled","data":{},"tags":["course:c2","student:c"]})"),
                  201));
@@ -428,7 +429,8 @@ class QueryRoutesAuthTest : public ::testing::Test {
 
   std::string MakeKey(std::string_view name, std::string_view role) {
     auto made = http_.Post(
-        "/keys", R"({"name":")" + std::string(name) + R"(","roles":[")" + std::string(role) + "\"]}",
+        "/keys",
+        R"({"name":")" + std::string(name) + R"(","roles":[")" + std::string(role) + "\"]}",
         Admin());
     EXPECT_TRUE(Is(made, 201));
     return std::string(made.Json().at("key").as_string());
@@ -460,10 +462,10 @@ TEST_F(QueryRoutesAuthTest, QueriesSeeWhatAllShowsAndStreamlessNeedsAdmin) {
   EXPECT_NE(denied.Json().at("message").as_string().find("$dcb"), json::string::npos)
       << denied.body;
   ASSERT_TRUE(Is(http_.Post("/commits", streamless, Admin()), 201));
-  ASSERT_TRUE(Is(http_.Post("/streams/course-1", R"({"type":"Defined","tags":["t:1"]})", Writer()),
-                 201));
-  ASSERT_TRUE(Is(http_.Post("/streams/order-1", R"({"type":"Placed","tags":["t:1"]})", Writer()),
-                 201));
+  ASSERT_TRUE(
+      Is(http_.Post("/streams/course-1", R"({"type":"Defined","tags":["t:1"]})", Writer()), 201));
+  ASSERT_TRUE(
+      Is(http_.Post("/streams/order-1", R"({"type":"Placed","tags":["t:1"]})", Writer()), 201));
   // Positions 1 and 2 are the keys' entries in $audit.
   EXPECT_EQ(server_.store().LastPosition().value(), 5u);
 

@@ -13,8 +13,8 @@ namespace indelible {
 namespace {
 
 TEST(ApiQueriesTest, AQueryDecodesToWhatWasEncoded) {
-  const Query query = Query::Of({QueryItem{{"A", "B"}, {}}, QueryItem{{}, {"user:\"x\"", "k:é"}},
-                                 QueryItem{{"C"}, {"t"}}});
+  const Query query = Query::Of(
+      {QueryItem{{"A", "B"}, {}}, QueryItem{{}, {"user:\"x\"", "k:é"}}, QueryItem{{"C"}, {"t"}}});
   auto got = api::QueryFromJson(api::QueryToJson(query), "q");
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   EXPECT_EQ(*got, query);
@@ -44,7 +44,8 @@ TEST(ApiQueriesTest, BadQueryDocumentsNameTheField) {
   EXPECT_EQ(field(R"({"items":[{"type":["A"]}]})"), "q.items[0].type");
   EXPECT_EQ(field(R"({"itemz":[]})"), "q.itemz");
   std::string many = R"({"items":[)";
-  for (std::size_t i = 0; i <= kMaxQueryItems; ++i) many += (i > 0 ? "," : "") + std::string(R"({"types":["A"]})");
+  for (std::size_t i = 0; i <= kMaxQueryItems; ++i)
+    many += (i > 0 ? "," : "") + std::string(R"({"types":["A"]})");
   EXPECT_EQ(field(many + "]}"), "q.items");
 }
 
@@ -163,7 +164,8 @@ TEST(ApiQueriesTest, AConditionConflictTravelsWithItsPosition) {
   EXPECT_EQ(back.message(), conflict.message());
   // A stream's conflict is not mistaken for one.
   const Status version = api::StatusFromAnswer(
-      409, R"({"error":"conflict","reason":"version","actualVersion":3,"stream":"a","message":"m"})");
+      409,
+      R"({"error":"conflict","reason":"version","actualVersion":3,"stream":"a","message":"m"})");
   EXPECT_FALSE(version.condition_position());
 }
 
