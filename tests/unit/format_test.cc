@@ -36,6 +36,39 @@ TEST(FormatTest, EventRecordRoundTripsAndItsChecksumCoversTheKey) {
   EXPECT_NE(DecodeEvent(PositionKey(Position(42)), record.substr(0, 20), true, &view), "");
 }
 
+TEST(FormatTest, AnEventsTagsRoundTripAndOnlyRecordsTheEncoderWritesDecode) {
+  EventData e;
+  e.id = EventId::Random();
+  e.type = "Enrolled";
+  e.data = "{}";
+  e.metadata = "{}";
+  e.tags = {"course:c1", "student:s1"};
+  std::string record;
+  EncodeEvent(e, "$dcb", StreamVersion(0), Position(9), 1, &record);
+  EventView view;
+  std::vector<std::string> tags;
+  ASSERT_EQ(DecodeEvent(PositionKey(Position(9)), record, false, &view, &tags), "");
+  EXPECT_EQ(tags, e.tags);
+  ASSERT_EQ(view.tags.size(), 2u);
+  EXPECT_EQ(view.tags[1], "student:s1");
+
+  // The flags byte says tags follow; a record with the flag and no tag, or
+  // with a flag the format does not know, was not written by the encoder
+  // (found by fuzz_embedded_format: decode -> encode must give it back).
+  EventData untagged = e;
+  untagged.tags.clear();
+  EncodeEvent(untagged, "$dcb", StreamVersion(0), Position(9), 1, &record);
+  std::string empty_tags = record;
+  empty_tags[5] = 1;
+  empty_tags.push_back('\0');
+  EXPECT_EQ(DecodeEvent(PositionKey(Position(9)), empty_tags, false, &view, &tags),
+            "a tags section without tags");
+  std::string unknown_flag = record;
+  unknown_flag[5] = 2;
+  EXPECT_EQ(DecodeEvent(PositionKey(Position(9)), unknown_flag, false, &view, &tags),
+            "unknown record flags");
+}
+
 TEST(FormatTest, KeysSortNumericallyAndIndexValuesRoundTrip) {
   EXPECT_LT(PositionKey(Position(255)), PositionKey(Position(256)));
   EXPECT_LT(StreamVersionKey("a", 9), StreamVersionKey("a", 10));

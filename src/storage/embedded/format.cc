@@ -135,6 +135,9 @@ std::string DecodeEvent(std::string_view position_key, std::string_view record, 
   if (tags != nullptr) tags->clear();
   if ((flags & kEventHasTags) == 0) return {};
   const std::size_t count = static_cast<std::uint8_t>(record[at++]);
+  // The flag is set only when there are tags (EncodeEvent): a record that
+  // says otherwise was not written by this format.
+  if (count == 0) return "a tags section without tags";
   for (std::size_t t = 0; t < count; ++t) {
     if (at >= record.size()) return "the tags run past the record's end";
     const std::size_t len = static_cast<std::uint8_t>(record[at++]);
