@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "storage/embedded/engine.h"
+#include "store/retention_store.h"
 
 namespace indelible::bench {
 namespace {
@@ -42,7 +43,10 @@ std::optional<std::uint64_t> ParseHuman(std::string_view text, std::size_t& at, 
 }  // namespace
 
 std::optional<WalStats> ReadWalStats(Store& store) {
-  auto* embedded = dynamic_cast<storage::embedded::EmbeddedStore*>(&store);
+  // Store::Open's stores wrap the backend (store/retention_store.h).
+  Store* backend = &store;
+  if (auto* wrapped = dynamic_cast<store::RetentionStore*>(&store)) backend = &wrapped->inner();
+  auto* embedded = dynamic_cast<storage::embedded::EmbeddedStore*>(backend);
   if (embedded == nullptr) return std::nullopt;
   std::string text;
   if (!embedded->db()->GetProperty("rocksdb.dbstats", &text)) return std::nullopt;

@@ -57,6 +57,11 @@ struct StoreOptions {
   // Embedded engine: RocksDB block cache size. Reads of recent events are
   // served from it and from the OS page cache.
   std::size_t block_cache_bytes = 64 * 1024 * 1024;
+  // Stores that other processes write too (DynamoDB, an embedded
+  // follower): how old this process's copy of the streams' retention
+  // settings may get before a read refreshes it (docs/RETENTION.md). A
+  // store's own metadata writes apply at once.
+  std::chrono::milliseconds metadata_refresh{1000};
 };
 
 struct CommitOptions {

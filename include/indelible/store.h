@@ -22,6 +22,7 @@
 #include "indelible/options.h"
 #include "indelible/result.h"
 #include "indelible/status.h"
+#include "indelible/stream_metadata.h"
 #include "indelible/types.h"
 
 namespace indelible {
@@ -103,6 +104,24 @@ struct StreamList {
   std::vector<StreamInfo> streams;  // in name order (bytewise)
   // Pass as `after` to read the next page; nullopt when nothing follows.
   std::optional<std::string> next;
+};
+
+// What Store::Scavenge removed (docs/RETENTION.md).
+struct ScavengeReport {
+  std::uint64_t streams = 0;  // streams that had events removed
+  std::uint64_t events = 0;   // events removed
+  // Bytes of the records removed: the events and their index entries.
+  std::uint64_t bytes = 0;
+  // The backend's files before the scavenge and after its compaction (the
+  // embedded engine's folder; 0 where the backend has none).
+  std::uint64_t disk_bytes_before = 0;
+  std::uint64_t disk_bytes_after = 0;
+};
+
+// One stream's part of a scavenge: its events below `before` go.
+struct ScavengeCut {
+  std::string stream;
+  StreamVersion before;
 };
 
 // What a backend promises about positions.
@@ -351,12 +370,44 @@ class Store {
   // of the stream answer not_found until an append restarts it.
   Result<AppendResult> Delete(std::string stream, Expected expected = Expected::any());
 
+  // Stream metadata (stream_metadata.h, docs/RETENTION.md): the settings of
+  // `stream`, kept as the last event of `$$<stream>`. A stream that never
+  // had any reads as the default (no retention) with no version. invalid
+  // for a bad name or a metadata stream's own name.
+  virtual Result<StoredStreamMetadata> ReadStreamMetadata(std::string_view stream);
+  // Replaces the metadata of `stream` (which need not exist yet);
+  // `expected` is checked against the metadata's own version (no_stream:
+  // never written), a mismatch is a conflict reporting that version.
+  // Returns the new version (the ETag). Retention applies to every read
+  // that starts after it returns (Store::Open's stores; on a store shared
+  // by several processes, DynamoDB or an embedded follower, within
+  // StoreOptions::metadata_refresh); the bytes stay until a scavenge.
+  virtual Result<StreamVersion> WriteStreamMetadata(std::string_view stream,
+                                                    const StreamMetadata& metadata,
+                                                    Expected expected = Expected::any());
+
+  // Removes for good the bytes of the events the streams' retention hides
+  // (docs/RETENTION.md), their index entries with them, then compacts so
+  // the space is given back. Online: appends and reads go on; a cursor made
+  // before keeps what it saw. A stream's last event is always kept (its
+  // version goes on numbering the stream), even when retention hides it.
+  // An event's id is forgotten with it: a retry of a removed event is
+  // written again. $all positions are never reused: a read of $all steps
+  // over the gaps, a read of a stream from a removed version starts at its
+  // first kept one. `progress`: streams done of streams with retention.
+  // invalid on a backend that cannot remove events (a remote store;
+  // DynamoDB and memory, not yet).
+  virtual Result<ScavengeReport> Scavenge(const ProgressFn& progress = nullptr);
+
   // The stream's last version and position; not_found if it never existed.
   // A deleted stream reports its tombstone with deleted = true.
   virtual Result<StreamHead> Head(std::string_view stream) = 0;
 
   // not_found if the stream does not exist, or is deleted and
-  // !options.include_deleted.
+  // !options.include_deleted. Events the stream's retention hides
+  // (stream_metadata.h) are not returned by this or any other read
+  // (ReadAll, ReadQuery, FindEvent, ReadStateAndEvents); `limit` counts
+  // the events returned.
   virtual Result<std::unique_ptr<StreamCursor>> ReadStream(
       std::string_view stream, const ReadStreamOptions& options = {}) = 0;
 
@@ -461,6 +512,12 @@ class Store {
   // CommitAsync's half: a commit that passed the checks. The default runs
   // CommitValidated on the calling thread and calls `done` with its result.
   virtual void CommitAsyncValidated(CommitRequest commit, CommitCallback done);
+
+  // What Scavenge is built on: removes the events of each cut's stream
+  // below its `before` (never a stream's last event), and compacts. The
+  // default answers invalid (the backend cannot remove events).
+  virtual Result<ScavengeReport> RemoveEvents(const std::vector<ScavengeCut>& cuts,
+                                              const ProgressFn& progress);
 
   // What ListStreams is built on: the streams whose names start with
   // `prefix` and sort after `after`, in name order, at most `limit`. The

@@ -86,7 +86,10 @@ std::string Expected::ToString() const {
 
 Status ValidateStreamName(std::string_view name, bool allow_reserved) {
   if (name.empty()) return Status::Invalid("stream", "stream name is empty (1 to 256 bytes)");
-  if (name.size() > kMaxStreamNameBytes)
+  // A metadata stream ("$$" + a stream's name, stream_metadata.h) may be
+  // two bytes longer than the names it describes.
+  const bool metadata_stream = allow_reserved && name.starts_with("$$");
+  if (name.size() > kMaxStreamNameBytes + (metadata_stream ? 2 : 0))
     return Status::Invalid("stream", fmt::format("stream name is {} bytes; the limit is {}",
                                                  name.size(), kMaxStreamNameBytes));
   if (!IsValidUtf8(name)) return Status::Invalid("stream", "stream name is not valid UTF-8");

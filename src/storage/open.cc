@@ -7,13 +7,16 @@
 #include "indelible/store.h"
 #include "storage/embedded/embedded_store.h"
 #include "storage/memory/memory_store.h"
+#include "store/retention_store.h"
 #if INDELIBLE_HAVE_DYNAMODB
 #include "storage/dynamodb/dynamodb_store.h"
 #endif
 
 namespace indelible {
 
-Result<std::unique_ptr<Store>> Store::Open(std::string_view url, const StoreOptions& options) {
+namespace {
+
+Result<std::unique_ptr<Store>> OpenBackend(std::string_view url, const StoreOptions& options) {
   if (url == "memory:" || url == "memory://") return storage::OpenMemoryStore(options);
   if (auto path = storage::EmbeddedFolderOfUrl(url)) {
     if (path->empty()) return Status::Invalid("url", "file: URL needs a path, e.g. file:./data");
@@ -29,6 +32,16 @@ Result<std::unique_ptr<Store>> Store::Open(std::string_view url, const StoreOpti
   return Status::Invalid("url", fmt::format("unknown store URL '{}': use file:PATH (embedded), "
                                             "memory: or dynamodb://HOST[:PORT]?region=...",
                                             url));
+}
+
+}  // namespace
+
+// Every store a URL opens applies the streams' retention on its reads
+// (store/retention_store.h).
+Result<std::unique_ptr<Store>> Store::Open(std::string_view url, const StoreOptions& options) {
+  auto backend = OpenBackend(url, options);
+  if (!backend.ok()) return backend;
+  return store::RetentionStore::Wrap(std::move(*backend), options);
 }
 
 }  // namespace indelible

@@ -36,6 +36,10 @@ struct StoreAccess {
   static void CommitAsyncValidated(Store& store, CommitRequest commit, CommitCallback done) {
     store.CommitAsyncValidated(std::move(commit), std::move(done));
   }
+  static Result<ScavengeReport> RemoveEvents(Store& store, const std::vector<ScavengeCut>& cuts,
+                                             const ProgressFn& progress) {
+    return store.RemoveEvents(cuts, progress);
+  }
   static Result<std::vector<StreamInfo>> ListStreamRange(Store& store, std::string_view prefix,
                                                          std::string_view after,
                                                          std::size_t limit) {

@@ -10,6 +10,26 @@
 
 namespace indelible::storage::embedded {
 
+namespace {
+
+// The first kept version of a scavenged stream (0 when none was removed).
+std::int64_t ScavengedFrom(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* default_family,
+                           const rocksdb::ReadOptions& read, std::string_view stream,
+                           Problems* problems) {
+  const std::string key = ScavengedKey(stream);
+  std::string value;
+  if (!db->Get(read, default_family, ToSlice(key), &value).ok()) return 0;
+  auto kept = DecodeScavenged(key, value);
+  if (!kept) {
+    problems->Add(
+        fmt::format("the scavenge record of stream '{}' fails its checksum", Printable(stream)));
+    return 0;
+  }
+  return kept->value();
+}
+
+}  // namespace
+
 Status EmbeddedStore::Check(const ProgressFn& progress) {
   Problems problems;
   const std::uint64_t last = std::max<std::uint64_t>(LastPosition().value(), 1);
@@ -34,8 +54,19 @@ Status EmbeddedStore::Check(const ProgressFn& progress) {
     indexed = UINT64_MAX;
   }
 
-  // 1. The log: contiguous positions, sound records, and for each event up
-  //    to the id index's progress an id entry that points back at it.
+  // What scavenges removed (scavenge.cc): the log's gaps must add up to it.
+  ScavengeTotals removed;
+  if (rocksdb::Status s = db_->Get(read, families_[0], ToSlice(kScavengeTotalsKey), &value);
+      s.ok()) {
+    auto totals = DecodeScavengeTotals(value);
+    if (!totals) problems.Add("the scavenge totals record fails its checksum");
+    removed = totals.value_or(ScavengeTotals{});
+  }
+
+  // 1. The log: positions rising from 1, with no gaps but those scavenges
+  //    left; sound records, and for each event up to the id index's
+  //    progress an id entry that points back at it.
+  std::uint64_t gaps = 0;
   std::uint64_t expected = 1;
   std::uint64_t events = 0;
   std::uint64_t with_id = 0;
@@ -50,8 +81,11 @@ Status EmbeddedStore::Check(const ProgressFn& progress) {
       problems.Add("log has a key that is not a position");
       continue;
     }
-    if (position.value() != expected)
-      problems.Add(fmt::format("log jumps from position {} to {}", expected - 1, position.value()));
+    if (position.value() < expected)
+      problems.Add(
+          fmt::format("log goes back from position {} to {}", expected - 1, position.value()));
+    else
+      gaps += position.value() - expected;
     expected = position.value() + 1;
     ++events;
     EventView view;
@@ -80,13 +114,16 @@ Status EmbeddedStore::Check(const ProgressFn& progress) {
     if (progress && events % 65536 == 0) progress(events, last * 2);
   }
   if (!it->status().ok()) problems.Add("reading the log: " + it->status().ToString());
-  if (indexed != UINT64_MAX && indexed > events)
+  if (gaps != removed.events)
+    problems.Add(fmt::format("the log is missing {} positions; scavenges removed {} events", gaps,
+                             removed.events));
+  if (indexed != UINT64_MAX && indexed > events + removed.events)
     problems.Add(
         fmt::format("the id index's progress record says position {}, past the log's "
                     "end ({})",
-                    indexed, events));
-  // (Contiguity from 1 was checked above; `last` is only the progress
-  // estimate, since commits may land while a live store is checked.)
+                    indexed, events + removed.events));
+  // (The gaps were checked above; `last` is only the progress estimate,
+  // since commits may land while a live store is checked.)
 
   // 2. The stream index: each stream's appends cover its versions from 0
   //    without gap or overlap; each append's events are in the log, at
@@ -110,9 +147,15 @@ Status EmbeddedStore::Check(const ProgressFn& progress) {
     }
     if (stream != current) {
       current = std::string(stream);
-      next_version = 0;
+      // A scavenged stream starts at its first kept version, which its
+      // "scavenged/" record names.
+      next_version = ScavengedFrom(db_, families_[0], read, stream, &problems);
       life_first = StreamVersion(0);
       deleted = false;
+      if (next_version > 0 && version == next_version) {
+        auto first = DecodeAppendEntry(ToView(it->key()), ToView(it->value()), false);
+        if (first) life_first = first->life_first_version;
+      }
     }
     if (version != next_version)
       problems.Add(next_version == 0 ? fmt::format("stream '{}' starts at version {}, not 0",

@@ -129,8 +129,42 @@ class StreamIndexCursor final : public StreamCursor {
   }
 
  private:
-  // Reads the entry under index_, which must cover next_.
+  // Whether the entry under index_ covers next_.
+  bool Covering() const {
+    if (!index_->Valid()) return false;
+    std::string_view name;
+    std::int64_t first = 0;
+    if (!DecodeStreamVersionKey(ToView(index_->key()), &name, &first) || name != stream_ ||
+        next_ < first)
+      return false;
+    auto entry = DecodeAppendEntry(ToView(index_->key()), ToView(index_->value()), false);
+    return entry && next_ < first + entry->count;
+  }
+
+  // Where no entry covers next_ because a scavenge removed its version
+  // (the stream's "scavenged/" record says from where it kept them), a
+  // forward read goes on at the first kept version and a backward one
+  // ends. kNone: nothing was removed there (a missing entry is an error).
+  enum class Removal { kNone, kSkipped, kEnd };
+  Removal SkipRemoved() {
+    const std::string key = ScavengedKey(stream_);
+    std::string value;
+    if (!db_->Get(EmbeddedStore::ReadAt(snapshot_), db_->DefaultColumnFamily(), ToSlice(key),
+                  &value)
+             .ok())
+      return Removal::kNone;
+    auto kept_from = DecodeScavenged(key, value);
+    if (!kept_from || kept_from->value() <= next_) return Removal::kNone;
+    if (!forward_ || kept_from->value() > high_) return Removal::kEnd;
+    next_ = kept_from->value();
+    index_->SeekForPrev(StreamVersionKey(stream_, next_));
+    return Removal::kSkipped;
+  }
+
+  // Reads the entry under index_, which must cover next_ (or follow a
+  // scavenge's removal to the entry that does).
   bool EnterEntry() {
+    if (!Covering() && SkipRemoved() == Removal::kEnd) return false;
     if (!index_->Valid()) {
       status_ = index_->status().ok()
                     ? Status::Internal(fmt::format(

@@ -247,6 +247,18 @@ class EmbeddedStore final : public Store {
   Status DropFamilies(std::vector<rocksdb::ColumnFamilyHandle*> families);
   Result<StreamHead> HeadAt(const View& view, std::string_view stream);
 
+  // Scavenging (scavenge.cc): one stream's events below the cut, in
+  // batches, none past the id index's progress `indexed`; adds to *totals.
+  struct Removed {
+    std::uint64_t events = 0;
+    std::uint64_t bytes = 0;
+  };
+  Result<ScavengeReport> RemoveEvents(const std::vector<ScavengeCut>& cuts,
+                                      const ProgressFn& progress) override;
+  Result<Removed> RemoveStreamEvents(const ScavengeCut& cut, Position indexed,
+                                     ScavengeTotals* totals);
+  Mutex scavenge_mu_;  // one scavenge at a time
+
   // Follower mode (StoreOptions::follower): a RocksDB secondary instance,
   // with its own folder for RocksDB's logs.
   std::string secondary_path_;

@@ -309,4 +309,38 @@ std::optional<StateRecord> DecodeState(std::string_view key, std::string_view va
   return record;
 }
 
+std::string ScavengedKey(std::string_view stream) {
+  std::string key(kScavengedKeyPrefix);
+  key.append(stream);
+  return key;
+}
+
+// crc32 u32 | first kept version i64
+std::string EncodeScavenged(std::string_view key, StreamVersion first_kept) {
+  std::string out(4, '\0');
+  PutLE<std::int64_t>(&out, first_kept.value());
+  SealRecord(key, &out);
+  return out;
+}
+
+std::optional<StreamVersion> DecodeScavenged(std::string_view key, std::string_view value) {
+  if (value.size() != 12 || !CrcMatches(key, value)) return std::nullopt;
+  return StreamVersion(GetLE<std::int64_t>(value.data() + 4));
+}
+
+// crc32 u32 | events u64 | bytes u64
+std::string EncodeScavengeTotals(const ScavengeTotals& totals) {
+  std::string out(4, '\0');
+  PutLE<std::uint64_t>(&out, totals.events);
+  PutLE<std::uint64_t>(&out, totals.bytes);
+  SealRecord(kScavengeTotalsKey, &out);
+  return out;
+}
+
+std::optional<ScavengeTotals> DecodeScavengeTotals(std::string_view value) {
+  if (value.size() != 20 || !CrcMatches(kScavengeTotalsKey, value)) return std::nullopt;
+  return ScavengeTotals{GetLE<std::uint64_t>(value.data() + 4),
+                        GetLE<std::uint64_t>(value.data() + 12)};
+}
+
 }  // namespace indelible::storage::embedded

@@ -121,4 +121,21 @@ std::string EncodeCheckpoint(std::string_view key, std::string_view payload);
 std::optional<std::string_view> DecodeCheckpoint(std::string_view key, std::string_view value,
                                                  bool verify);
 
+// Scavenging (scavenge.cc, docs/FORMAT.md "Scavenged events"): a stream
+// whose first events were removed has the `default` record
+// "scavenged/" + stream, its first kept version; "scavenge-totals" counts
+// the events and bytes removed from the whole store, so `check` knows the
+// log's gaps are removals. Both are written in the batch that removes.
+inline constexpr std::string_view kScavengedKeyPrefix = "scavenged/";
+std::string ScavengedKey(std::string_view stream);
+std::string EncodeScavenged(std::string_view key, StreamVersion first_kept);
+std::optional<StreamVersion> DecodeScavenged(std::string_view key, std::string_view value);
+inline constexpr std::string_view kScavengeTotalsKey = "scavenge-totals";
+struct ScavengeTotals {
+  std::uint64_t events = 0;
+  std::uint64_t bytes = 0;
+};
+std::string EncodeScavengeTotals(const ScavengeTotals& totals);
+std::optional<ScavengeTotals> DecodeScavengeTotals(std::string_view value);
+
 }  // namespace indelible::storage::embedded

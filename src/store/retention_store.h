@@ -1,0 +1,105 @@
+// RetentionStore: what Store::Open hands out. It wraps a backend so that
+// every read leaves out the events the streams' metadata hides
+// (docs/RETENTION.md), and keeps the map of streams with retention
+// settings that those reads look in: built from the `$$` streams when the
+// store opens, updated by every commit to one through this store, and, on
+// a store other processes write too (DynamoDB, an embedded follower),
+// refreshed by a read once it is older than StoreOptions::metadata_refresh.
+// A store without any retention setting reads straight from the backend.
+#pragma once
+
+#include <memory>
+
+#include "core/mutex.h"
+#include "indelible/store.h"
+#include "store/retention.h"
+#include "store/store_access.h"
+
+namespace indelible::store {
+
+using internal::StoreAccess;
+
+class RetentionStore final : public Store {
+ public:
+  // Reads the `$$` streams of `inner` (one listing page per 1,000).
+  static Result<std::unique_ptr<Store>> Wrap(std::unique_ptr<Store> inner,
+                                             const StoreOptions& options);
+
+  Store& inner() { return *inner_; }
+
+  Result<StreamHead> Head(std::string_view stream) override { return inner_->Head(stream); }
+  Result<std::unique_ptr<StreamCursor>> ReadStream(std::string_view stream,
+                                                   const ReadStreamOptions& options) override;
+  Result<std::unique_ptr<AllCursor>> ReadAll(const ReadAllOptions& options) override;
+  Result<std::unique_ptr<AllCursor>> ReadQuery(const Query& query,
+                                               const ReadQueryOptions& options) override;
+  Result<std::optional<RecordedEvent>> FindEvent(const EventId& id) override;
+  Result<StateAndEvents> ReadStateAndEvents(std::string_view stream) override;
+
+  Position LastPosition() const override { return inner_->LastPosition(); }
+  Position WaitForCommit(Position after, std::chrono::milliseconds timeout) override {
+    return inner_->WaitForCommit(after, timeout);
+  }
+  Status SaveRecord(std::string_view name, std::string_view value) override {
+    return inner_->SaveRecord(name, value);
+  }
+  Result<std::optional<std::string>> LoadRecord(std::string_view name) override {
+    return inner_->LoadRecord(name);
+  }
+  Result<std::vector<std::pair<std::string, std::string>>> ListRecords(
+      std::string_view prefix) override {
+    return inner_->ListRecords(prefix);
+  }
+  Status DeleteRecord(std::string_view name) override { return inner_->DeleteRecord(name); }
+  Result<std::optional<StateRecord>> ReadState(std::string_view stream) override {
+    return inner_->ReadState(stream);
+  }
+  StoreTraits traits() const override { return inner_->traits(); }
+  StoreStats stats() const override { return inner_->stats(); }
+  Status WriteHealth() const override { return inner_->WriteHealth(); }
+  std::optional<IndexHealth> IndexerHealth() const override { return inner_->IndexerHealth(); }
+  Status Check(const ProgressFn& progress) override { return inner_->Check(progress); }
+  // Works out each retained stream's cut and has the backend remove the
+  // events below it (RemoveEvents).
+  Result<ScavengeReport> Scavenge(const ProgressFn& progress) override;
+
+  RetentionStore(std::unique_ptr<Store> inner, const StoreOptions& options);
+
+ protected:
+  Result<CommitResult> CommitValidated(std::vector<AppendRequest> appends,
+                                       const CommitOptions& options) override;
+  std::vector<Result<CommitResult>> CommitEachValidated(
+      std::vector<CommitRequest> commits) override;
+  void CommitAsyncValidated(CommitRequest commit, CommitCallback done) override;
+  Result<std::vector<StreamInfo>> ListStreamRange(std::string_view prefix, std::string_view after,
+                                                  std::size_t limit) override;
+  Result<ScavengeReport> RemoveEvents(const std::vector<ScavengeCut>& cuts,
+                                      const ProgressFn& progress) override {
+    return StoreAccess::RemoveEvents(*inner_, cuts, progress);
+  }
+
+ private:
+  // The retention settings a read starting now must apply; null when no
+  // stream has any.
+  std::shared_ptr<const RetentionMap> Rules();
+  // Reads every `$$` stream whose version changed since the last load.
+  Status Load();
+  // A commit through this store wrote `appends` with `result`: takes in
+  // the metadata it wrote.
+  void Learn(const std::vector<AppendRequest>& appends, const CommitResult& result);
+  void Apply(const std::string& stream, std::int64_t version,
+             std::optional<StreamMetadata> metadata);
+
+  std::unique_ptr<Store> inner_;
+  const bool shared_;  // other processes write the store too: refresh
+  const std::chrono::milliseconds refresh_;
+
+  Mutex mu_;
+  std::shared_ptr<const RetentionMap> rules_ GUARDED_BY(mu_);
+  // Every metadata stream's version as last applied, by described stream.
+  std::map<std::string, std::int64_t, std::less<>> versions_ GUARDED_BY(mu_);
+  std::chrono::steady_clock::time_point loaded_at_ GUARDED_BY(mu_);
+  bool loading_ GUARDED_BY(mu_) = false;
+};
+
+}  // namespace indelible::store
