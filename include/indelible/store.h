@@ -399,6 +399,19 @@ class Store {
   // DynamoDB and memory, not yet).
   virtual Result<ScavengeReport> Scavenge(const ProgressFn& progress = nullptr);
 
+  // Hard delete (erasure, docs/RETENTION.md): appends a tombstone
+  // ($deleted, data {"erased":true}) with the given expectation (any,
+  // exists or exactly) and, in the same commit, sets the stream's metadata
+  // to hide every event before it (truncateBefore; its other settings
+  // kept); then removes those events' records where the backend can
+  // (embedded: at once, their bytes leave the files at the next scavenge's
+  // compaction; elsewhere at a scavenge). Irreversible: nothing brings the
+  // events back. Reads see what Delete leaves (not_found, deleted), and
+  // $all and subscriptions the tombstone alone, so read models learn of
+  // the erasure. The stream may start again, its numbering continuing.
+  // not_found for a stream that never existed.
+  virtual Result<AppendResult> Erase(std::string_view stream, Expected expected = Expected::any());
+
   // The stream's last version and position; not_found if it never existed.
   // A deleted stream reports its tombstone with deleted = true.
   virtual Result<StreamHead> Head(std::string_view stream) = 0;
@@ -516,8 +529,9 @@ class Store {
   // What Scavenge is built on: removes the events of each cut's stream
   // below its `before` (never a stream's last event), and compacts. The
   // default answers invalid (the backend cannot remove events).
+  // `compact`: false leaves the bytes in the files until a later compaction.
   virtual Result<ScavengeReport> RemoveEvents(const std::vector<ScavengeCut>& cuts,
-                                              const ProgressFn& progress);
+                                              const ProgressFn& progress, bool compact = true);
 
   // What ListStreams is built on: the streams whose names start with
   // `prefix` and sort after `after`, in name order, at most `limit`. The

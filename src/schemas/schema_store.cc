@@ -95,6 +95,17 @@ class SchemaStoreImpl final : public SchemaStore {
     return inner_.ReadState(stream);
   }
 
+  // Straight to the inner store: a `$metadata` event has no schema to check
+  // or upcast, and the inner store may keep metadata its own way (a remote
+  // store's route, the retention map of Store::Open's stores).
+  Result<StoredStreamMetadata> ReadStreamMetadata(std::string_view stream) override {
+    return inner_.ReadStreamMetadata(stream);
+  }
+  Result<StreamVersion> WriteStreamMetadata(std::string_view stream, const StreamMetadata& metadata,
+                                            Expected expected) override {
+    return inner_.WriteStreamMetadata(stream, metadata, expected);
+  }
+
   Result<StateAndEvents> ReadStateAndEvents(std::string_view stream) override {
     auto loaded = inner_.ReadStateAndEvents(stream);
     if (!loaded.ok() || !loaded->events) return loaded;
@@ -108,6 +119,14 @@ class SchemaStoreImpl final : public SchemaStore {
   Status WriteHealth() const override { return inner_.WriteHealth(); }
   std::optional<IndexHealth> IndexerHealth() const override { return inner_.IndexerHealth(); }
   Status Check(const ProgressFn& progress) override { return inner_.Check(progress); }
+  Result<ScavengeReport> Scavenge(const ProgressFn& progress) override {
+    return inner_.Scavenge(progress);
+  }
+  // Erase's commit is the store's own (a tombstone and metadata, no
+  // schema to check): the inner store runs it whole, removal included.
+  Result<AppendResult> Erase(std::string_view stream, Expected expected) override {
+    return inner_.Erase(stream, expected);
+  }
 
  protected:
   Result<CommitResult> CommitValidated(std::vector<AppendRequest> appends,
@@ -152,6 +171,10 @@ class SchemaStoreImpl final : public SchemaStore {
   Result<std::vector<StreamInfo>> ListStreamRange(std::string_view prefix, std::string_view after,
                                                   std::size_t limit) override {
     return StoreAccess::ListStreamRange(inner_, prefix, after, limit);
+  }
+  Result<ScavengeReport> RemoveEvents(const std::vector<ScavengeCut>& cuts,
+                                      const ProgressFn& progress, bool compact) override {
+    return StoreAccess::RemoveEvents(inner_, cuts, progress, compact);
   }
 
  private:

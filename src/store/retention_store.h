@@ -74,8 +74,8 @@ class RetentionStore final : public Store {
   Result<std::vector<StreamInfo>> ListStreamRange(std::string_view prefix, std::string_view after,
                                                   std::size_t limit) override;
   Result<ScavengeReport> RemoveEvents(const std::vector<ScavengeCut>& cuts,
-                                      const ProgressFn& progress) override {
-    return StoreAccess::RemoveEvents(*inner_, cuts, progress);
+                                      const ProgressFn& progress, bool compact) override {
+    return StoreAccess::RemoveEvents(*inner_, cuts, progress, compact);
   }
 
  private:

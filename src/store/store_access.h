@@ -37,8 +37,8 @@ struct StoreAccess {
     store.CommitAsyncValidated(std::move(commit), std::move(done));
   }
   static Result<ScavengeReport> RemoveEvents(Store& store, const std::vector<ScavengeCut>& cuts,
-                                             const ProgressFn& progress) {
-    return store.RemoveEvents(cuts, progress);
+                                             const ProgressFn& progress, bool compact = true) {
+    return store.RemoveEvents(cuts, progress, compact);
   }
   static Result<std::vector<StreamInfo>> ListStreamRange(Store& store, std::string_view prefix,
                                                          std::string_view after,

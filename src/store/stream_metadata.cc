@@ -73,7 +73,8 @@ Result<ScavengeReport> Store::Scavenge(const ProgressFn&) {
                          "scavenge` on a data folder)");
 }
 
-Result<ScavengeReport> Store::RemoveEvents(const std::vector<ScavengeCut>&, const ProgressFn&) {
+Result<ScavengeReport> Store::RemoveEvents(const std::vector<ScavengeCut>&, const ProgressFn&,
+                                           bool) {
   return Status::Invalid("store",
                          "this backend cannot remove events yet (the embedded engine can); "
                          "retention still hides them from every read");

@@ -387,5 +387,80 @@ TEST_P(DurableTest, ScavengeKeepsAStreamsLastEventAndFollowsMaxAge) {
   EXPECT_EQ(store().Head("tb-a")->version.value(), 4);
 }
 
+// A hard delete: the tombstone alone is left to read, in $all too, so read
+// models learn of it; the stream may start again.
+TEST_P(ConformanceTest, EraseLeavesOnlyItsTombstoneOnEveryReadPath) {
+  std::vector<EventData> events = Events(5);
+  for (auto& e : events) e.tags = {"erase:me"};
+  const EventId erased_id = events.front().id;
+  ASSERT_TRUE(store().Append("erase-a", Expected::no_stream(), events).ok());
+  Put("erase-b", 2);
+  Settle();
+  auto erased = store().Erase("erase-a");
+  ASSERT_TRUE(erased.ok()) << erased.status().ToString();
+  EXPECT_EQ(erased->last_version.value(), 5);
+  Settle();
+
+  auto read = store().ReadStream("erase-a");
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.status().code(), ErrorCode::kNotFound);
+  EXPECT_TRUE(read.status().deleted());
+  ReadStreamOptions audit;
+  audit.include_deleted = true;
+  const auto left = Read("erase-a", audit);
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_EQ(left[0].type, kDeletedEventType);
+  EXPECT_EQ(left[0].data, R"({"erased":true})");
+  const auto all = All();
+  EXPECT_EQ(VersionsOf(all, "erase-a"), (std::vector<std::int64_t>{5}));
+  EXPECT_EQ(VersionsOf(all, "erase-b").size(), 2u);
+  Query tagged;
+  tagged.items.push_back(QueryItem{{}, {"erase:me"}});
+  EXPECT_TRUE(ReadQueryEvents(store(), tagged)->empty());
+  if (store().traits().ids_unique_across_streams) {
+    auto found = store().FindEvent(erased_id);
+    ASSERT_TRUE(found.ok()) << found.status().ToString();
+    EXPECT_FALSE(*found);
+  }
+  EXPECT_TRUE(store().Head("erase-a")->deleted);
+  EXPECT_EQ(store().ReadStreamMetadata("erase-a")->metadata.truncate_before, StreamVersion(5));
+
+  // It may start again, numbering on; its new events are read.
+  ASSERT_TRUE(store().Append("erase-a", Expected::any(), Events(1)).ok());
+  EXPECT_EQ(VersionsOf(Read("erase-a")), (std::vector<std::int64_t>{6}));
+}
+
+TEST_P(ConformanceTest, EraseChecksItsExpectationAndRefusesBadInput) {
+  EXPECT_EQ(store().Erase("never-was").status().code(), ErrorCode::kNotFound);
+  Put("erase-c", 3);
+  auto wrong = store().Erase("erase-c", Expected::exactly(StreamVersion(1)));
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.status().code(), ErrorCode::kConflict);
+  EXPECT_EQ(wrong.status().actual_version(), 2);
+  EXPECT_EQ(store().Erase("erase-c", Expected::no_stream()).status().code(), ErrorCode::kInvalid);
+  EXPECT_EQ(store().Erase("$audit").status().code(), ErrorCode::kInvalid);
+  EXPECT_EQ(Read("erase-c").size(), 3u) << "nothing was erased";
+  auto right = store().Erase("erase-c", Expected::exactly(StreamVersion(2)));
+  ASSERT_TRUE(right.ok()) << right.status().ToString();
+  EXPECT_EQ(right->last_version.value(), 3);
+}
+
+// Erased bytes leave the folder: the records at once, the bytes at the
+// next scavenge's compaction.
+TEST_P(DurableTest, ErasedEventsLeaveEveryFileAfterTheNextScavenge) {
+  const std::string marker = "erase-marker-" + EventId::Random().ToString();
+  std::vector<EventData> events;
+  for (int i = 0; i < 50; ++i) events.push_back(Event("Said", "{\"s\":\"" + marker + "\"}"));
+  ASSERT_TRUE(store().Append("erase-d", Expected::no_stream(), events).ok());
+  ASSERT_TRUE(store().Erase("erase-d").ok());
+  EXPECT_TRUE(store().Check().ok()) << store().Check().ToString();
+  auto report = store().Scavenge();
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(FilesHolding(FolderOf(Url()), marker), std::vector<std::string>{});
+  Open();
+  EXPECT_TRUE(store().Check().ok()) << store().Check().ToString();
+  EXPECT_EQ(VersionsOf(All(), "erase-d"), (std::vector<std::int64_t>{50}));
+}
+
 }  // namespace
 }  // namespace indelible::conformance

@@ -328,19 +328,21 @@ std::optional<StreamVersion> DecodeScavenged(std::string_view key, std::string_v
   return StreamVersion(GetLE<std::int64_t>(value.data() + 4));
 }
 
-// crc32 u32 | events u64 | bytes u64
+// crc32 u32 | events u64 | bytes u64 | compacted events u64
 std::string EncodeScavengeTotals(const ScavengeTotals& totals) {
   std::string out(4, '\0');
   PutLE<std::uint64_t>(&out, totals.events);
   PutLE<std::uint64_t>(&out, totals.bytes);
+  PutLE<std::uint64_t>(&out, totals.compacted_events);
   SealRecord(kScavengeTotalsKey, &out);
   return out;
 }
 
 std::optional<ScavengeTotals> DecodeScavengeTotals(std::string_view value) {
-  if (value.size() != 20 || !CrcMatches(kScavengeTotalsKey, value)) return std::nullopt;
+  if (value.size() != 28 || !CrcMatches(kScavengeTotalsKey, value)) return std::nullopt;
   return ScavengeTotals{GetLE<std::uint64_t>(value.data() + 4),
-                        GetLE<std::uint64_t>(value.data() + 12)};
+                        GetLE<std::uint64_t>(value.data() + 12),
+                        GetLE<std::uint64_t>(value.data() + 20)};
 }
 
 }  // namespace indelible::storage::embedded

@@ -134,6 +134,10 @@ inline constexpr std::string_view kScavengeTotalsKey = "scavenge-totals";
 struct ScavengeTotals {
   std::uint64_t events = 0;
   std::uint64_t bytes = 0;
+  // `events` as of the last compaction after removals: when behind, the
+  // removed bytes may still be in the files (an erasure's removals wait
+  // for the next scavenge's compaction).
+  std::uint64_t compacted_events = 0;
 };
 std::string EncodeScavengeTotals(const ScavengeTotals& totals);
 std::optional<ScavengeTotals> DecodeScavengeTotals(std::string_view value);

@@ -44,7 +44,7 @@ std::uint64_t FolderBytes(const std::string& path) {
 }  // namespace
 
 Result<ScavengeReport> EmbeddedStore::RemoveEvents(const std::vector<ScavengeCut>& cuts,
-                                                   const ProgressFn& progress) {
+                                                   const ProgressFn& progress, bool compact) {
   if (follower()) return Status::Invalid("store", "this store was opened as a read-only follower");
   if (Status s = WriteHealth(); !s.ok()) return s;
   MutexLock scavenging(&scavenge_mu_);
@@ -79,21 +79,28 @@ Result<ScavengeReport> EmbeddedStore::RemoveEvents(const std::vector<ScavengeCut
     if (progress) progress(++done, cuts.size());
   }
 
-  if (report.events > 0) {
+  // Compacts when removals (these, or an erasure's before) are not yet.
+  const bool compacting = compact && totals.events > totals.compacted_events;
+  if (compacting) totals.compacted_events = totals.events;
+  if (report.events > 0 || compacting) {
     // Through a group commit: its sync covers the batches above, and the
     // readers' view moves past them, so no snapshot of ours keeps the
-    // removed values alive through the compaction below.
+    // removed values alive through the compaction below. (Written before
+    // the compaction: a crash in it leaves the bytes to RocksDB's own
+    // compactions, which drop them in time.)
     const std::string totals_record = EncodeScavengeTotals(totals);
     if (Status s = WriteCheckpoint(std::string(kScavengeTotalsKey), &totals_record); !s.ok())
       return s;
+  }
+  if (compacting) {
     rocksdb::FlushOptions flush;
     flush.wait = true;
     if (rocksdb::Status s = db_->Flush(flush, families_); !s.ok())
       return FromRocks(s, "flushing after a scavenge");
-    rocksdb::CompactRangeOptions compact;
-    compact.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+    rocksdb::CompactRangeOptions whole;
+    whole.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
     for (rocksdb::ColumnFamilyHandle* family : families_) {
-      if (rocksdb::Status s = db_->CompactRange(compact, family, nullptr, nullptr); !s.ok())
+      if (rocksdb::Status s = db_->CompactRange(whole, family, nullptr, nullptr); !s.ok())
         return FromRocks(s, "compacting after a scavenge");
     }
   }
