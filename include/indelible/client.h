@@ -25,7 +25,8 @@
 // Retries: Append gives every event without an id a random one before
 // sending, so an append is always safe to retry, and the client does so once
 // by itself when a reused keep-alive connection turns out to be closed by the
-// server before any answer. Deletes are never retried by the client.
+// server before any answer. Deletes and metadata writes are never retried by
+// the client.
 #pragma once
 
 #include <chrono>
@@ -158,6 +159,18 @@ class Client {
   // exists or exactly(V); no_stream is invalid.
   Result<AppendResult> Delete(std::string_view stream, Expected expected = Expected::any());
 
+  // GET /streams/{stream}/metadata: the stream's metadata and its version
+  // (Store::ReadStreamMetadata; version nullopt when it was never written).
+  Result<StoredStreamMetadata> ReadStreamMetadata(std::string_view stream);
+  // PUT /streams/{stream}/metadata (Store::WriteStreamMetadata): replaces
+  // the metadata; `expected` is checked against the metadata's own version
+  // and travels as If-Match / If-None-Match. Returns the new version.
+  // Errors: invalid (a bad value, a metadata stream's name), conflict with
+  // the metadata's actual version, unauthorized without the delete right
+  // on the stream. Never resent by the client, as a delete.
+  Result<StreamVersion> WriteStreamMetadata(std::string_view stream, const StreamMetadata& metadata,
+                                            Expected expected = Expected::any());
+
   // GET /streams/{stream}/head. not_found if the stream never existed.
   Result<StreamHead> Head(std::string_view stream);
   // POST /commits: several streams, each with its own expectation, events and
@@ -283,6 +296,9 @@ class Client {
 // - WaitForCommit long-polls GET /all?from=after+1&limit=1&waitMs=...
 // - LastPosition asks GET /health; if that fails it answers the last
 //   position it knew (it has no way to report an error).
+// - ReadStreamMetadata and WriteStreamMetadata are GET and PUT
+//   /streams/{stream}/metadata (the server refuses commits to `$$` streams
+//   from clients); retention applies on the server, to every read.
 // - Check answers invalid (it verifies a local folder); stats() is zeros.
 inline constexpr std::size_t kRemotePageEvents = 500;
 Result<std::unique_ptr<Store>> OpenRemoteStore(std::string_view url,

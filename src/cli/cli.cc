@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <cctype>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -117,6 +118,19 @@ int Cli::Fail(const Status& status) const {
     std::fprintf(stderr, "%s\n", line.c_str());
   }
   return ExitCode(status.code());
+}
+
+Result<Expected> ParseExpected(const std::string& text) {
+  if (text == "any") return Expected::any();
+  if (text == "no_stream") return Expected::no_stream();
+  if (text == "exists") return Expected::exists();
+  std::int64_t version = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), version);
+  if (ec != std::errc() || end != text.data() + text.size() || version < 0)
+    return Status::Invalid("expected", fmt::format("'{}' is not an expectation: use any, "
+                                                   "no_stream, exists or a version (0 or more)",
+                                                   text));
+  return Expected::exactly(StreamVersion(version));
 }
 
 void AddFilterFlags(CLI::App* verb, AllFilter* filter) {

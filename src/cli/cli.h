@@ -48,11 +48,16 @@ struct Cli {
   int ParseAndRun(CLI::App& app, int argc, char** argv);
 };
 
+// --expected: "any", "no_stream", "exists" or a version number; invalid
+// (field "expected") for anything else.
+Result<Expected> ParseExpected(const std::string& text);
+
 // A filter for $all from repeated --category/--prefix/--type flags.
 void AddFilterFlags(CLI::App* verb, AllFilter* filter);
 
 // Verbs, by group (one file each).
 void AddWriteVerbs(CLI::App& app, Cli& cli);     // append, delete
+void AddMetadataVerb(CLI::App& app, Cli& cli);   // metadata
 void AddReadVerbs(CLI::App& app, Cli& cli);      // read, head, all, tail
 void AddIoVerbs(CLI::App& app, Cli& cli);        // export, import
 void AddAdminVerbs(CLI::App& app, Cli& cli);     // check, bench

@@ -2,7 +2,6 @@
 #include <fmt/format.h>
 
 #include <boost/json.hpp>
-#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -15,20 +14,6 @@
 
 namespace indelible::cli {
 namespace {
-
-// "any", "no_stream", "exists" or a version number.
-Result<Expected> ParseExpected(const std::string& text) {
-  if (text == "any") return Expected::any();
-  if (text == "no_stream") return Expected::no_stream();
-  if (text == "exists") return Expected::exists();
-  std::int64_t version = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), version);
-  if (ec != std::errc() || end != text.data() + text.size() || version < 0)
-    return Status::Invalid("expected", fmt::format("'{}' is not an expectation: use any, "
-                                                   "no_stream, exists or a version (0 or more)",
-                                                   text));
-  return Expected::exactly(StreamVersion(version));
-}
 
 Result<std::string> ReadAllText(const std::string& path) {
   if (path == "-") return std::string(std::istreambuf_iterator<char>(std::cin), {});

@@ -7,6 +7,7 @@
 #include "api/keys.h"
 #include "api/limits.h"
 #include "api/queries.h"
+#include "api/stream_metadata.h"
 #include "api/wire.h"
 #include "client/client_impl.h"
 #include "core/event_json.h"
@@ -120,6 +121,36 @@ Result<AppendResult> Client::Delete(std::string_view stream, Expected expected) 
   if (!answer.ok()) return answer.status();
   if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
   return api::AppendResultFromJson(answer->body());
+}
+
+Result<StoredStreamMetadata> Client::ReadStreamMetadata(std::string_view stream) {
+  if (Status s = ValidateStreamName(stream, /*allow_reserved=*/true); !s.ok()) return s;
+  auto answer = impl_->Call(impl_->MakeRequest(http::verb::get, StreamPath(stream) + "/metadata"),
+                            /*retry_safe=*/true);
+  if (!answer.ok()) return answer.status();
+  if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
+  return api::StoredStreamMetadataFromJson(answer->body());
+}
+
+Result<StreamVersion> Client::WriteStreamMetadata(std::string_view stream,
+                                                  const StreamMetadata& metadata,
+                                                  Expected expected) {
+  if (Status s = ValidateStreamName(stream, /*allow_reserved=*/true); !s.ok()) return s;
+  // Through the parser first, as the store does: `custom` is copied into
+  // the body as it is, so it must be a JSON object before it is sent, and
+  // a bad value gets the error it gets locally.
+  auto checked = StreamMetadataFromJson(StreamMetadataToJson(metadata));
+  if (!checked.ok()) return checked.status();
+  net::Request request = impl_->MakeRequest(http::verb::put, StreamPath(stream) + "/metadata");
+  SetExpected(request, expected);
+  request.set(http::field::content_type, kJsonContentType);
+  request.body() = StreamMetadataToJson(*checked);
+  request.prepare_payload();
+  // Not resent, as a delete: a second write would take another version.
+  auto answer = impl_->Call(request, /*retry_safe=*/false);
+  if (!answer.ok()) return answer.status();
+  if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
+  return api::StreamMetadataWrittenFromJson(answer->body());
 }
 
 Result<CommitResult> Client::Commit(std::vector<AppendRequest> appends,

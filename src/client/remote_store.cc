@@ -76,6 +76,16 @@ class RemoteStore final : public Store {
     return client_->ReadState(stream);
   }
 
+  // The API has routes for these; Store's defaults would commit to the
+  // `$$` stream, which the server refuses to a client.
+  Result<StoredStreamMetadata> ReadStreamMetadata(std::string_view stream) override {
+    return client_->ReadStreamMetadata(stream);
+  }
+  Result<StreamVersion> WriteStreamMetadata(std::string_view stream, const StreamMetadata& metadata,
+                                            Expected expected) override {
+    return client_->WriteStreamMetadata(stream, metadata, expected);
+  }
+
   Result<std::optional<RecordedEvent>> FindEvent(const EventId& id) override {
     return client_->FindEvent(id);
   }

@@ -9,6 +9,7 @@ std::optional<Status> CheckAccess(const Access& access, const auth::Principal& p
   const auth::Grants& grants = principal.grants;
   const std::string_view right = auth::RightName(access.right);
   const auto denied = [&](std::string what) {
+    if (!access.why.empty()) what += "; " + access.why;
     return Status::Unauthorized(
         fmt::format("{} lacks the {} right here: {}", principal.name, right, what));
   };

@@ -30,21 +30,24 @@ struct Access {
   std::string prefix;
   // Appended to $audit with its outcome when the route answers ("stream.delete").
   std::string audit;
+  // Why the route needs this right, added to a 403 when it is not plain
+  // from the route (writing stream metadata needs `delete`).
+  std::string why;
 
   static Access Open() { return {}; }
-  static Access Authenticated() { return {Scope::kAuthenticated, auth::Right::kRead, {}, {}}; }
-  static Access OnStream(auth::Right right, std::string audit = {}) {
-    return {Scope::kStream, right, {}, std::move(audit)};
+  static Access Authenticated() { return {Scope::kAuthenticated, auth::Right::kRead, {}, {}, {}}; }
+  static Access OnStream(auth::Right right, std::string audit = {}, std::string why = {}) {
+    return {Scope::kStream, right, {}, std::move(audit), std::move(why)};
   }
   static Access OnGroup(std::string audit = {}) {
-    return {Scope::kGroup, auth::Right::kConsumers, {}, std::move(audit)};
+    return {Scope::kGroup, auth::Right::kConsumers, {}, std::move(audit), {}};
   }
   static Access Everywhere(auth::Right right, std::string audit = {}) {
-    return {Scope::kEverywhere, right, {}, std::move(audit)};
+    return {Scope::kEverywhere, right, {}, std::move(audit), {}};
   }
-  static Access Somewhere(auth::Right right) { return {Scope::kSomewhere, right, {}, {}}; }
+  static Access Somewhere(auth::Right right) { return {Scope::kSomewhere, right, {}, {}, {}}; }
   static Access Under(auth::Right right, std::string prefix) {
-    return {Scope::kPrefix, right, std::move(prefix), {}};
+    return {Scope::kPrefix, right, std::move(prefix), {}, {}};
   }
 };
 

@@ -70,6 +70,7 @@ void Exchange::Respond(Response response) {
                   : response.result_int() < 300 ? "ok"
                                                 : std::to_string(response.result_int());
   entry.request_id = request_id_;
+  entry.detail = std::move(audit_detail_);
   ServerContext& context = session_->context();
   boost::asio::post(context.blocking, [&context, session = session_, entry = std::move(entry),
                                        response = std::move(response)]() mutable {

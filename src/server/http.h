@@ -85,6 +85,9 @@ class Exchange {
   // by default the first path parameter) before it is sent.
   void Audit(std::string act, std::string target);
   void SetAuditTarget(std::string target) { audit_target_ = std::move(target); }
+  // The audit entry's `detail` (what was set), for acts whose target alone
+  // does not say it.
+  void SetAuditDetail(std::string detail) { audit_detail_ = std::move(detail); }
   // Set by the session once the credentials are checked.
   void SetPrincipal(std::shared_ptr<const auth::Principal> principal) {
     principal_ = std::move(principal);
@@ -99,7 +102,7 @@ class Exchange {
   bool done_ = false;
   std::shared_ptr<const auth::Principal> principal_;
   std::string source_;
-  std::string audit_act_, audit_target_;
+  std::string audit_act_, audit_target_, audit_detail_;
   // The error this exchange answered (RecordError), for $audit's outcome.
   ErrorCode error_ = ErrorCode::kOk;
   // Keeps the I/O threads running while an answer is pending elsewhere (an

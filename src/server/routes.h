@@ -8,6 +8,7 @@ namespace indelible::server {
 
 void AddStreamRoutes(Router& router, ServerContext& context);      // /streams/...
 void AddStreamInfoRoutes(Router& router, ServerContext& context);  // /streams, .../state
+void AddMetadataRoutes(Router& router, ServerContext& context);    // .../metadata
 void AddCommitRoutes(Router& router, ServerContext& context);      // /commits
 void AddAllRoutes(Router& router, ServerContext& context);         // /all
 void AddQueryRoutes(Router& router, ServerContext& context);       // /query
@@ -25,6 +26,7 @@ Status AddCustomRoutes(Router& router, ServerContext& context);
 inline void AddStandardRoutes(Router& router, ServerContext& context) {
   AddStreamRoutes(router, context);
   AddStreamInfoRoutes(router, context);
+  AddMetadataRoutes(router, context);
   AddCommitRoutes(router, context);
   AddAllRoutes(router, context);
   AddQueryRoutes(router, context);
@@ -41,5 +43,9 @@ inline void AddStandardRoutes(Router& router, ServerContext& context) {
 // 1 or true, the events as stored; 0, false or absent, upcast
 // (docs/SCHEMAS.md). invalid for anything else.
 Result<bool> RawParam(const Exchange& exchange);
+
+// The answer to a store's error on a single-stream route: a conflict on a
+// version carries the current version as its ETag too (stream_routes.cc).
+void RespondStoreError(Exchange& exchange, const Status& status);
 
 }  // namespace indelible::server

@@ -31,20 +31,6 @@ void RespondAppended(Exchange& exchange, const AppendResult& result, http::statu
   exchange.Respond(std::move(response));
 }
 
-// A conflict carries the stream's current ETag when it has one.
-void RespondStoreError(Exchange& exchange, const Status& status) {
-  if (status.code() == ErrorCode::kConflict && status.actual_version()) {
-    exchange.RecordError(status.code());
-    Response response(http::status::conflict, exchange.request().version());
-    response.set(http::field::content_type, "application/json");
-    response.set(http::field::etag, api::ETagFor(StreamVersion(*status.actual_version())));
-    response.body() = api::StatusToJson(status);
-    exchange.Respond(std::move(response));
-    return;
-  }
-  exchange.RespondError(status);
-}
-
 void Append(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   const Request& request = exchange->request();
   auto expected = ExpectedFromHeaders(request);
@@ -175,6 +161,19 @@ void Head(ServerContext& context, const std::shared_ptr<Exchange>& exchange) {
 }
 
 }  // namespace
+
+void RespondStoreError(Exchange& exchange, const Status& status) {
+  if (status.code() == ErrorCode::kConflict && status.actual_version()) {
+    exchange.RecordError(status.code());
+    Response response(http::status::conflict, exchange.request().version());
+    response.set(http::field::content_type, "application/json");
+    response.set(http::field::etag, api::ETagFor(StreamVersion(*status.actual_version())));
+    response.body() = api::StatusToJson(status);
+    exchange.Respond(std::move(response));
+    return;
+  }
+  exchange.RespondError(status);
+}
 
 void AddStreamRoutes(Router& router, ServerContext& context) {
   router.Add(http::verb::post, "/streams/{}", Access::OnStream(auth::Right::kWrite),

@@ -95,6 +95,24 @@ TEST_F(CliRemoteTest, AppendReadHeadAllAndDeleteInTextAndJson) {
 
 // `streams` pages through GET /streams (1000 at a time) and prints the same
 // lines as against a folder; filters pass through.
+TEST_F(CliRemoteTest, MetadataSetHidesTheOlderEventsFromRead) {
+  for (int i = 0; i < 5; ++i)
+    ASSERT_EQ(Cli("append s --type T --data " + std::to_string(i)).exit_code, 0);
+  EXPECT_EQ(Cli("metadata s").out, "s metadata (never written): {}\n");
+  Outcome set = Cli("metadata s --set '{\"maxCount\":2}' --expected no_stream");
+  ASSERT_EQ(set.exit_code, 0) << set.err;
+  EXPECT_EQ(set.out, "s metadata version 0: {\"maxCount\":2}\n");
+  Outcome read = Cli("read s");
+  ASSERT_EQ(read.exit_code, 0) << read.err;
+  EXPECT_EQ(read.out, "#4 s@3 T 3\n#5 s@4 T 4\n");
+  EXPECT_EQ(Cli("--json metadata s").out,
+            "{\"stream\":\"s\",\"version\":0,\"metadata\":{\"maxCount\":2}}\n");
+  Outcome stale = Cli("--json metadata s --set '{}' --expected no_stream");
+  EXPECT_EQ(stale.exit_code, 4);
+  EXPECT_NE(stale.err.find("\"actualVersion\":0"), std::string::npos) << stale.err;
+  EXPECT_EQ(Cli("metadata s --set '{\"maxcount\":1}'").exit_code, 2);
+}
+
 TEST_F(CliRemoteTest, StreamsListsByNameWithFilters) {
   for (const char* stream : {"orders-2", "orders-1", "pay-1", "orders/eu"})
     ASSERT_EQ(Cli(std::string("append '") + stream + "' --type T").exit_code, 0);

@@ -64,6 +64,40 @@ TEST_F(CliTest, AppendReadHeadAllAndDeleteInTextAndJson) {
   EXPECT_EQ(Cli("read acc-1 --include-deleted").exit_code, 0);
 }
 
+TEST_F(CliTest, MetadataSetHidesTheOlderEventsFromRead) {
+  for (int i = 0; i < 5; ++i)
+    ASSERT_EQ(Cli("append s --type T --data " + std::to_string(i)).exit_code, 0);
+  Outcome none = Cli("metadata s");
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_EQ(none.out, "s metadata (never written): {}\n");
+  EXPECT_EQ(Cli("--json metadata s").out, "{\"stream\":\"s\",\"version\":null,\"metadata\":{}}\n");
+
+  Outcome set = Cli("metadata s --set '{\"maxCount\":2}' --expected no_stream");
+  ASSERT_EQ(set.exit_code, 0) << set.err;
+  EXPECT_EQ(set.out, "s metadata version 0: {\"maxCount\":2}\n");
+  Outcome read = Cli("read s");
+  ASSERT_EQ(read.exit_code, 0) << read.err;
+  EXPECT_EQ(read.out, "#4 s@3 T 3\n#5 s@4 T 4\n");
+  Outcome shown = Cli("--json metadata s");
+  EXPECT_EQ(shown.out, "{\"stream\":\"s\",\"version\":0,\"metadata\":{\"maxCount\":2}}\n");
+
+  // A stale expectation is a conflict (4), a typo invalid (2): nothing written.
+  Outcome stale = Cli("--json metadata s --set '{}' --expected no_stream");
+  EXPECT_EQ(stale.exit_code, 4);
+  EXPECT_NE(stale.err.find("\"actualVersion\":0"), std::string::npos) << stale.err;
+  Outcome typo = Cli("metadata s --set '{\"maxcount\":1}'");
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_NE(typo.err.find("maxcount"), std::string::npos) << typo.err;
+  EXPECT_EQ(Cli("metadata s --set ''").exit_code, 2);
+  EXPECT_EQ(Cli("metadata s").out, "s metadata version 0: {\"maxCount\":2}\n");
+
+  Outcome written = Cli("--json metadata s --set '{}' --expected 0");
+  ASSERT_EQ(written.exit_code, 0) << written.err;
+  EXPECT_EQ(written.out, "{\"stream\":\"s\",\"version\":1}\n");
+  // Unset, the events read again: retention hides, it does not erase.
+  EXPECT_EQ(Cli("read s").out.substr(0, 11), "#1 s@0 T 0\n");
+}
+
 TEST_F(CliTest, ErrorsHaveTheirExitCodesAndWriteNothing) {
   ASSERT_EQ(Cli("append s --type T").exit_code, 0);
   Outcome conflict = Cli("--json append s --type T --expected no_stream");

@@ -366,6 +366,61 @@ TEST_F(ClientTest, FindEventGivesTheEventOfAnIdOverTheServer) {
   EXPECT_EQ((*through)->type, "Placed");
 }
 
+TEST_F(ClientTest, StreamMetadataRoundTripsThroughTheRemoteStore) {
+  AppendSome("r", 5);
+  auto store = OpenRemoteStore(server_->url());
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+
+  auto none = (*store)->ReadStreamMetadata("r");
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_FALSE(none->version);
+  EXPECT_EQ(none->metadata, StreamMetadata{});
+
+  StreamMetadata kept;
+  kept.max_count = 2;
+  kept.custom = R"({"owner":"billing"})";
+  auto written = (*store)->WriteStreamMetadata("r", kept, Expected::no_stream());
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  EXPECT_EQ(*written, StreamVersion(0));
+  auto read = (*store)->ReadStreamMetadata("r");
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(read->version, StreamVersion(0));
+  EXPECT_EQ(read->metadata, kept);
+  // The Client says the same as the Store over it.
+  auto direct = client_->ReadStreamMetadata("r");
+  ASSERT_TRUE(direct.ok()) << direct.status().ToString();
+  EXPECT_EQ(direct->metadata, kept);
+
+  // The server applies it: the remote store reads the newest two only.
+  auto cursor = (*store)->ReadStream("r");
+  ASSERT_TRUE(cursor.ok()) << cursor.status().ToString();
+  std::vector<std::int64_t> versions;
+  for (; (*cursor)->Valid(); (*cursor)->Next())
+    versions.push_back((*cursor)->event().version.value());
+  ASSERT_TRUE((*cursor)->status().ok()) << (*cursor)->status().ToString();
+  EXPECT_EQ(versions, (std::vector<std::int64_t>{3, 4}));
+
+  // Errors as a local store gives them: a conflict with the metadata's
+  // version, invalid for a metadata stream's name or a bad custom value.
+  auto stale = (*store)->WriteStreamMetadata("r", StreamMetadata{}, Expected::no_stream());
+  ASSERT_EQ(stale.status().code(), ErrorCode::kConflict) << stale.status().ToString();
+  EXPECT_EQ(stale.status().actual_version(), std::optional<std::int64_t>(0));
+  EXPECT_EQ((*store)->ReadStreamMetadata("$$r").status().code(), ErrorCode::kInvalid);
+  StreamMetadata bad;
+  bad.custom = "[1]";
+  auto refused = (*store)->WriteStreamMetadata("r", bad);
+  ASSERT_EQ(refused.status().code(), ErrorCode::kInvalid) << refused.status().ToString();
+  EXPECT_EQ(refused.status().field(), "custom");
+  auto unchanged = client_->ReadStreamMetadata("r");
+  ASSERT_TRUE(unchanged.ok()) << unchanged.status().ToString();
+  EXPECT_EQ(unchanged->version, StreamVersion(0));
+
+  auto next =
+      client_->WriteStreamMetadata("r", StreamMetadata{}, Expected::exactly(StreamVersion(0)));
+  ASSERT_TRUE(next.ok()) << next.status().ToString();
+  EXPECT_EQ(*next, StreamVersion(1));
+}
+
 TEST_F(ClientTest, TransportFailuresAreUnavailable) {
   EXPECT_EQ(Client::Connect("ftp://127.0.0.1:1").status().code(), ErrorCode::kInvalid);
   // https is spoken (client_https_test.cc); nobody listens on port 1.

@@ -105,6 +105,11 @@ const std::vector<Route>& Routes() {
       {"GET", "/streams/{s}/head", "", Scope::kStream, "read", 200, 200},
       // No state record was written: allowed is 404.
       {"GET", "/streams/{s}/state", "", Scope::kStream, "read", 404, 404},
+      // Stream metadata: read with read, written with delete (its retention
+      // hides events); custom keys only here, so nothing is hidden.
+      {"GET", "/streams/{s}/metadata", "", Scope::kStream, "read", 200, 200},
+      {"PUT", "/streams/{s}/metadata", R"({"custom":{"tried":true}})", Scope::kStream, "delete",
+       200, 200},
       // A commit needs the write right on each stream it names (one here).
       {"POST", "/commits", R"({"appends":[{"stream":"{s}","events":[{"type":"Tried"}]}]})",
        Scope::kStream, "write", 201, 400},

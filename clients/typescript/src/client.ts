@@ -3,7 +3,7 @@
 import { answerInteger, checkInteger, checkObject, checkOptionalInteger, describeValue, invalidArgument, unknownMember, unknownMemberError, type AnswerContext } from './check.js';
 import { decodeAppend, decodeEvent, decodeState, encodeEvent, encodeQuery, encodeState, type WireEvent } from './codec.js';
 import { Consumers } from './consumers.js';
-import { NotFoundError } from './errors.js';
+import { IndelibleError, NotFoundError } from './errors.js';
 import { streamPath, Transport, type JsonResponse, type Query as UrlQuery } from './http.js';
 import {
   SchemaRoutes,
@@ -33,8 +33,11 @@ import type {
   RecordedEvent,
   StateInput,
   StateRecord,
+  StoredStreamMetadata,
   StreamHead,
   StreamInfo,
+  StreamMetadata,
+  StreamMetadataWritten,
 } from './types.js';
 
 type Json = Record<string, unknown>;
@@ -99,6 +102,8 @@ const COMMIT_APPEND: ReadonlySet<string> = new Set(['stream', 'expected', 'event
 const READ_STREAM_OPTIONS: ReadonlySet<string> = new Set(['from', 'direction', 'pageSize', 'includeDeleted', 'raw']);
 const READ_ALL_OPTIONS: ReadonlySet<string> = new Set(['from', 'pageSize', 'category', 'prefix', 'type', 'raw']);
 const DELETE_OPTIONS: ReadonlySet<string> = new Set(['expected']);
+const METADATA_OPTIONS: ReadonlySet<string> = new Set(['expected']);
+const STREAM_METADATA: ReadonlySet<string> = new Set(['maxAge', 'maxCount', 'truncateBefore', 'custom']);
 const LIST_OPTIONS: ReadonlySet<string> = new Set(['prefix', 'category', 'after', 'pageSize']);
 const SUBSCRIBE_ALL_OPTIONS: ReadonlySet<string> = new Set([...SUBSCRIBE_MEMBERS, 'category', 'prefix', 'type']);
 const COMMIT_OPTIONS: ReadonlySet<string> = new Set(['condition']);
@@ -355,6 +360,48 @@ export class Client {
     const headers = expectationHeaders(options.expected, 'delete');
     const res = await this.transport.request<Json>('DELETE', streamPath(stream), headers !== undefined ? { headers, idempotent: false } : { idempotent: false });
     return decodeAppend(res.json, false, res);
+  }
+
+  /**
+   * The stream's metadata (retention settings and custom keys) and its own
+   * version; `version` null and `metadata` `{}` when it was never written.
+   * Needs the read right on the stream.
+   */
+  async readStreamMetadata(stream: string): Promise<StoredStreamMetadata> {
+    const res = await this.transport.request<Json>('GET', streamPath(stream) + '/metadata');
+    const j = res.json;
+    const metadata = j.metadata;
+    if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata))
+      throw new IndelibleError(`${res.method} ${res.path}: the answer's metadata is ${describeValue(metadata)}, not an object`, res.status, 'internal');
+    return {
+      stream: String(j.stream),
+      version: j.version === null ? null : answerInteger(j.version, res, 'version'),
+      metadata: metadata as StreamMetadata,
+    };
+  }
+
+  /**
+   * Replaces the stream's metadata (the whole document: members left out
+   * are unset). Retention hides the stream's older events from every read
+   * at once. `expected` is checked against the metadata's own version
+   * (`'no_stream'`: never written), a mismatch is a ConflictError with
+   * its `actualVersion`. Needs the delete right on the stream.
+   */
+  async writeStreamMetadata(stream: string, metadata: StreamMetadata, options: { expected?: Expected } = {}): Promise<StreamMetadataWritten> {
+    checkObject(options, METADATA_OPTIONS, 'writeStreamMetadata', '');
+    checkObject(metadata, STREAM_METADATA, 'writeStreamMetadata', 'metadata');
+    if (metadata === undefined) throw invalidArgument('writeStreamMetadata', 'metadata', 'is required, an object such as { maxCount: 1000 }');
+    for (const [key, min] of [['maxAge', 1], ['maxCount', 1], ['truncateBefore', 0]] as const) {
+      const value = metadata[key];
+      if (value !== undefined && value !== null) checkInteger(value, 'writeStreamMetadata', `metadata.${key}`, min);
+    }
+    const custom = metadata.custom;
+    if (custom !== undefined && custom !== null && (typeof custom !== 'object' || Array.isArray(custom)))
+      throw invalidArgument('writeStreamMetadata', 'metadata.custom', `must be an object of your own keys, not ${describeValue(custom)}`);
+    // Not idempotent (a second write takes another version): retried only when surely not done.
+    const headers = expectationHeaders(options.expected, 'writeStreamMetadata');
+    const res = await this.transport.request<Json>('PUT', streamPath(stream) + '/metadata', headers !== undefined ? { body: metadata, headers, idempotent: false } : { body: metadata, idempotent: false });
+    return { stream: String(res.json.stream), version: answerInteger(res.json.version, res, 'version') };
   }
 
   /** Streams by name (bytewise order), paged; only those the caller may read. */

@@ -48,6 +48,9 @@ export type {
   RecordedEvent,
   StateInput,
   StateRecord,
+  StoredStreamMetadata,
   StreamHead,
   StreamInfo,
+  StreamMetadata,
+  StreamMetadataWritten,
 } from './types.js';

@@ -78,6 +78,39 @@ export interface StateRecord {
   data: unknown;
 }
 
+/**
+ * A stream's metadata (docs/HTTP.md, "Stream metadata"): its retention
+ * settings, which hide its older events from every read at once, and the
+ * caller's own keys. Every member is optional; `null` or left out means
+ * unset. Any other member is refused (`InvalidError`), by the client
+ * before anything is sent and by the server.
+ */
+export interface StreamMetadata {
+  /** Seconds: events committed longer ago are not read. An integer >= 1. */
+  maxAge?: number | null;
+  /** Only the newest this many versions are read (a tombstone included). An integer >= 1. */
+  maxCount?: number | null;
+  /** Versions below it are not read. An integer >= 0. */
+  truncateBefore?: number | null;
+  /** Your own keys: a JSON object, kept as sent. */
+  custom?: Record<string, unknown> | null;
+}
+
+/** A stream's metadata as stored, from `readStreamMetadata`. */
+export interface StoredStreamMetadata {
+  stream: string;
+  /** The metadata's own version (its ETag: 0 for the first write, then +1); null when never written. */
+  version: number | null;
+  /** `{}` when never written; unset members are left out. */
+  metadata: StreamMetadata;
+}
+
+/** What `writeStreamMetadata` answers: the metadata's new version. */
+export interface StreamMetadataWritten {
+  stream: string;
+  version: number;
+}
+
 /** One stream's part of a commit. */
 export interface CommitAppend {
   /** Left out: the events go without a stream (to the reserved `$dcb`, docs/DCB.md). */

@@ -160,7 +160,7 @@ describe('without credentials', () => {
     }
     // A stream name that is not one, on every stream route.
     const badName = `/streams/${enc('bad\u0001name')}`;
-    for (const [method, suffix, json] of [['POST', '', event()], ['GET', ''], ['DELETE', ''], ['GET', '/head'], ['GET', '/state']]) {
+    for (const [method, suffix, json] of [['POST', '', event()], ['GET', ''], ['DELETE', ''], ['GET', '/head'], ['GET', '/state'], ['GET', '/metadata'], ['PUT', '/metadata', {}]]) {
       const r = await expect(400, s, method, `${T}${suffix}`, `${badName}${suffix}`, { json });
       assert.equal(r.body.field, 'stream');
     }
@@ -259,6 +259,33 @@ describe('without credentials', () => {
     await expect(404, s, 'GET', T, '/streams/acct-4/state');
     await expect(404, s, 'GET', T, '/streams/order-1/state');
     await expect(404, s, 'GET', T, '/streams/never-written/state');
+  });
+
+  test('GET and PUT /streams/{stream}/metadata (issue 37)', async () => {
+    const T = '/streams/{stream}/metadata';
+    const none = await expect(200, s, 'GET', T, '/streams/meta-1/metadata');
+    assert.deepEqual(none.body, { stream: 'meta-1', version: null, metadata: {} });
+    assert.equal(none.res.headers.etag, undefined, 'never written: no ETag');
+    const first = await expect(200, s, 'PUT', T, '/streams/meta-1/metadata', { json: { maxCount: 2, custom: { owner: 'ops' } }, headers: { 'If-None-Match': '*' } });
+    assert.deepEqual(first.body, { stream: 'meta-1', version: 0 });
+    assert.equal(first.res.headers.etag, '"0"');
+    const got = await expect(200, s, 'GET', T, '/streams/meta-1/metadata');
+    assert.equal(got.res.headers.etag, '"0"');
+    assert.deepEqual(got.body.metadata, { maxCount: 2, custom: { owner: 'ops' } });
+    await expect(200, s, 'PUT', T, '/streams/meta-1/metadata', { json: { maxAge: 60, maxCount: null, truncateBefore: 1 }, headers: { 'If-Match': '"0"' } });
+    // The expectation is on the metadata's version, kept in the stream $$meta-1.
+    versionConflict(await expect(409, s, 'PUT', T, '/streams/meta-1/metadata', { json: {}, headers: { 'If-Match': '"0"' } }), { stream: '$$meta-1', actual: 1 });
+    versionConflict(await expect(409, s, 'PUT', T, '/streams/meta-1/metadata', { json: {}, headers: { 'If-None-Match': '*' } }), { stream: '$$meta-1', actual: 1 });
+    const typo = await expect(400, s, 'PUT', T, '/streams/meta-1/metadata', { json: { maxcount: 1 } });
+    assert.equal(typo.body.field, 'metadata');
+    assert.match(typo.body.message, /maxcount/);
+    const zero = await expect(400, s, 'PUT', T, '/streams/meta-1/metadata', { json: { maxCount: 0 } });
+    assert.equal(zero.body.field, 'maxCount');
+    await expect(400, s, 'PUT', T, '/streams/meta-1/metadata', { json: [] });
+    await expect(400, s, 'GET', T, `/streams/${enc('$$meta-1')}/metadata`);
+    await expect(400, s, 'PUT', T, `/streams/${enc('$$meta-1')}/metadata`, { json: {} });
+    const after = await expect(200, s, 'GET', T, '/streams/meta-1/metadata');
+    assert.deepEqual(after.body, { stream: 'meta-1', version: 1, metadata: { maxAge: 60, truncateBefore: 1 } });
   });
 
   test('GET /streams (issue 20)', async () => {
@@ -839,6 +866,11 @@ describe('with --auth', () => {
     await expect(201, s, 'POST', '/streams/{stream}', '/streams/order-1', { headers: bearer(writer.body.key), json: event() });
     await expect(200, s, 'GET', '/streams/{stream}', '/streams/order-1', { headers: r });
     await expect(403, s, 'DELETE', '/streams/{stream}', '/streams/order-1', { headers: r });
+    // Stream metadata: read with read, written with delete (retention hides events).
+    await expect(200, s, 'GET', '/streams/{stream}/metadata', '/streams/order-1/metadata', { headers: r });
+    const noDelete = await expect(403, s, 'PUT', '/streams/{stream}/metadata', '/streams/order-1/metadata', { headers: bearer(writer.body.key), json: { maxCount: 1 } });
+    assert.match(noDelete.body.message, /delete right/);
+    await expect(200, s, 'PUT', '/streams/{stream}/metadata', '/streams/order-1/metadata', { headers: admin, json: {} });
     await expect(403, s, 'GET', '/streams/{stream}', `/streams/${enc('$audit')}`, { headers: r });
     await expect(200, s, 'GET', '/streams/{stream}', `/streams/${enc('$audit')}`, { headers: admin });
     await expect(403, s, 'GET', '/metrics', '/metrics', { headers: r });
@@ -847,7 +879,7 @@ describe('with --auth', () => {
     await expect(403, s, 'PUT', '/consumers/{group}', '/consumers/g1', { headers: r });
     await expect(403, s, 'GET', '/consumers', '/consumers', { headers: r });
     // A reader: no $ stream, no consumer group, no key.
-    for (const template of ['/streams/{stream}/head', '/streams/{stream}/state', '/subscribe/streams/{stream}'])
+    for (const template of ['/streams/{stream}/head', '/streams/{stream}/state', '/streams/{stream}/metadata', '/subscribe/streams/{stream}'])
       await expect(403, s, 'GET', template, template.replace('{stream}', enc('$audit')), { headers: r });
     for (const [method, template, json] of [
       ['GET', '/consumers/{group}'],
