@@ -71,6 +71,7 @@ std::vector<Scenario> Scenarios(const std::string& name, bool with_nats,
   // not the engine itself: it runs alone, never in `all`; so does dcb
   // (issue 36), whose largest store takes minutes to fill.
   if (name == "schemas") return {{"schemas", RunSchemas}};
+  if (name == "retention") return {{"retention", RunRetention}};
   if (name == "dcb")
     return {{"dcb", [dcb_sizes](Context& context) { return RunDcb(context, dcb_sizes); }}};
   std::vector<Scenario> all = {{"fsync", RunFsync},
@@ -136,12 +137,14 @@ int Main(const std::vector<std::string>& args, const std::vector<ExtraScenario>&
   std::size_t page = 0;
   app.add_option("scenario", scenario,
                  "fsync | append | concurrent | batch | read | read-all | open | subscribe | "
-                 "group | entity | schemas | dcb | projection | relay | workload | index-lag | "
-                 "index-catchup | all (all but schemas, dcb, index-lag and index-catchup)")
+                 "group | entity | schemas | dcb | retention | projection | relay | workload | "
+                 "index-lag | index-catchup | all (all but schemas, dcb, retention, index-lag and "
+                 "index-catchup)")
       ->required()
-      ->check(CLI::IsMember({"fsync", "append", "concurrent", "batch", "read", "read-all", "open",
-                             "subscribe", "group", "entity", "schemas", "dcb", "projection",
-                             "relay", "workload", "index-lag", "index-catchup", "all"}));
+      ->check(
+          CLI::IsMember({"fsync", "append", "concurrent", "batch", "read", "read-all", "open",
+                         "subscribe", "group", "entity", "schemas", "dcb", "retention",
+                         "projection", "relay", "workload", "index-lag", "index-catchup", "all"}));
   app.add_option("--data", options.data,
                  "Folder on the disk to measure (required, except for workload and index-lag "
                  "with --store)");

@@ -39,6 +39,9 @@ Status RunSchemas(Context& context);
 // against plain ones, same run; query reads against the store's size, for
 // stores of each of `sizes` events (dcb_bench.cc).
 Status RunDcb(Context& context, const std::vector<std::uint64_t>& sizes);
+// retention (issue 37): $all reads with retention set, scavenge throughput
+// and what a scavenge costs concurrent appends (retention_bench.cc).
+Status RunRetention(Context& context);
 // NatsRelay to the NATS server of --nats (relay_bench.cc).
 Status RunRelay(Context& context);
 // WORKLOAD.md "ledger-append v1", on the embedded engine or --store

@@ -10,6 +10,7 @@ RetentionCut CutOf(const StreamMetadata& metadata, std::optional<std::int64_t> l
                    std::int64_t now_ms) {
   RetentionCut cut;
   if (metadata.truncate_before) cut.first_version = metadata.truncate_before->value();
+  if (metadata.max_count) cut.last_version = last_version;
   if (metadata.max_count && last_version) {
     const std::int64_t count = static_cast<std::int64_t>(
         std::min<std::uint64_t>(*metadata.max_count, std::uint64_t{1} << 62));
@@ -42,7 +43,13 @@ class RetainedStreamCursor final : public StreamCursor {
     SkipHidden();
   }
 
-  bool Valid() const override { return left_ > 0 && inner_->Valid(); }
+  // A forward read ends at the version max_count was counted from (the
+  // events after it came after the read began); backward reads start there
+  // (RetentionStore::ReadStream).
+  bool Valid() const override {
+    return left_ > 0 && inner_->Valid() &&
+           (!cut_.last_version || inner_->event().version.value() <= *cut_.last_version);
+  }
   void Next() override {
     --left_;
     inner_->Next();

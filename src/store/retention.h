@@ -24,6 +24,10 @@ using RetentionMap = std::map<std::string, StreamMetadata, std::less<>>;
 struct RetentionCut {
   std::int64_t first_version = 0;
   std::int64_t oldest_ms = INT64_MIN;
+  // The stream's last version when max_count was counted back from it
+  // (nullopt when no max_count): a stream read stops there, so it never
+  // returns more than max_count events though appends land meanwhile.
+  std::optional<std::int64_t> last_version;
 
   bool Hides(const EventView& event) const {
     return event.version.value() < first_version || event.timestamp_ms < oldest_ms;

@@ -23,7 +23,10 @@ RetentionStore::RetentionStore(std::unique_ptr<Store> inner, const StoreOptions&
     : Store(StoreAccess::limits(*inner)),
       inner_(std::move(inner)),
       shared_(!inner_->traits().local_reads || options.follower),
-      refresh_(options.metadata_refresh) {}
+      refresh_ns_(
+          std::chrono::duration_cast<std::chrono::steady_clock::duration>(options.metadata_refresh)
+              .count()),
+      refreshed_at_(std::chrono::steady_clock::now().time_since_epoch().count()) {}
 
 Result<std::unique_ptr<Store>> RetentionStore::Wrap(std::unique_ptr<Store> inner,
                                                     const StoreOptions& options) {
@@ -62,8 +65,6 @@ Status RetentionStore::Load() {
     if (!page->next) break;
     list.after = *page->next;
   }
-  MutexLock lock(&mu_);
-  loaded_at_ = std::chrono::steady_clock::now();
   return Status::Ok();
 }
 
@@ -85,6 +86,7 @@ void RetentionStore::Apply(const std::string& stream, std::int64_t version,
   else
     next->erase(stream);
   rules_ = next->empty() ? nullptr : std::shared_ptr<const RetentionMap>(std::move(next));
+  has_rules_.store(rules_ != nullptr, std::memory_order_release);
 }
 
 void RetentionStore::Learn(const std::vector<AppendRequest>& appends, const CommitResult& result) {
@@ -104,17 +106,25 @@ void RetentionStore::Learn(const std::vector<AppendRequest>& appends, const Comm
 }
 
 std::shared_ptr<const RetentionMap> RetentionStore::Rules() {
-  MutexLock lock(&mu_);
-  if (shared_ && !loading_ && std::chrono::steady_clock::now() - loaded_at_ >= refresh_) {
-    loading_ = true;
-    lock.Unlock();
-    // A failed refresh keeps the map it had; the next read after the
-    // interval tries again.
-    const Status loaded = Load();
-    lock.Lock();
-    loading_ = false;
-    if (!loaded.ok()) loaded_at_ = std::chrono::steady_clock::now();
+  if (shared_) {
+    const std::int64_t now = std::chrono::steady_clock::now().time_since_epoch().count();
+    if (now - refreshed_at_.load(std::memory_order_relaxed) >= refresh_ns_) {
+      MutexLock lock(&mu_);
+      if (!loading_) {
+        loading_ = true;
+        refreshed_at_.store(now, std::memory_order_relaxed);
+        lock.Unlock();
+        // A failed refresh keeps the map it had; the next read after the
+        // interval tries again.
+        (void)Load();
+        lock.Lock();
+        loading_ = false;
+      }
+    }
   }
+  // The common case, no stream with retention: no lock on the read path.
+  if (!has_rules_.load(std::memory_order_acquire)) return nullptr;
+  MutexLock lock(&mu_);
   return rules_;
 }
 
@@ -126,9 +136,13 @@ Result<std::unique_ptr<StreamCursor>> RetentionStore::ReadStream(std::string_vie
   auto cut = CutFor(*inner_, stream, rule->second, UnixMillisNow());
   if (!cut.ok()) return cut.status();
   ReadStreamOptions read = options;
-  if (read.direction == Direction::kForward)
+  if (read.direction == Direction::kForward) {
     read.from = StreamVersion(
         std::max<std::int64_t>(read.from ? read.from->value() : 0, cut->first_version));
+  } else if (cut->last_version) {
+    read.from = StreamVersion(
+        std::min<std::int64_t>(read.from ? read.from->value() : INT64_MAX, *cut->last_version));
+  }
   // Hidden events come first in a stream's order (oldest versions), except
   // by age when clocks stepped back: only then may they sit among those
   // returned, so only then does the filter count the limit itself.

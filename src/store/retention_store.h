@@ -8,6 +8,7 @@
 // A store without any retention setting reads straight from the backend.
 #pragma once
 
+#include <atomic>
 #include <memory>
 
 #include "core/mutex.h"
@@ -91,14 +92,18 @@ class RetentionStore final : public Store {
              std::optional<StreamMetadata> metadata);
 
   std::unique_ptr<Store> inner_;
-  const bool shared_;  // other processes write the store too: refresh
-  const std::chrono::milliseconds refresh_;
+  const bool shared_;              // other processes write the store too: refresh
+  const std::int64_t refresh_ns_;  // StoreOptions::metadata_refresh, in steady_clock ticks
+  // When the last refresh started (steady_clock ticks); read without mu_.
+  std::atomic<std::int64_t> refreshed_at_;
+  // rules_ is not null: read without mu_, so a store without retention
+  // takes no lock on its reads.
+  std::atomic<bool> has_rules_{false};
 
   Mutex mu_;
   std::shared_ptr<const RetentionMap> rules_ GUARDED_BY(mu_);
   // Every metadata stream's version as last applied, by described stream.
   std::map<std::string, std::int64_t, std::less<>> versions_ GUARDED_BY(mu_);
-  std::chrono::steady_clock::time_point loaded_at_ GUARDED_BY(mu_);
   bool loading_ GUARDED_BY(mu_) = false;
 };
 

@@ -203,7 +203,7 @@ TEST_P(ConformanceTest, MaxAgeHidesEventsOlderThanItByTheirCommitTime) {
   EXPECT_EQ(VersionsOf(All(), "aged-a"), (std::vector<std::int64_t>{2, 3}));
 }
 
-TEST_P(ConformanceTest, RacingMetadataWritersEachWinOneVersion) {
+TEST_P(ConformanceTest, ConcurrentMetadataWritersEachWinOneVersion) {
   constexpr int kThreads = 6;
   constexpr int kTries = 10;
   std::atomic<int> won{0};
@@ -225,6 +225,48 @@ TEST_P(ConformanceTest, RacingMetadataWritersEachWinOneVersion) {
   ASSERT_TRUE(final.ok());
   ASSERT_TRUE(final->version);
   EXPECT_EQ(final->version->value() + 1, won.load()) << "every success took exactly one version";
+}
+
+// Reads racing retention changes and appends: each read applies one set of
+// settings (the one in force when it started), never a torn one, and
+// nothing fails. Under ThreadSanitizer in CI (the tsan stage).
+TEST_P(ConformanceTest, ConcurrentReadsWhileRetentionChanges) {
+  Put("moving-a", 40);
+  ASSERT_TRUE(store().WriteStreamMetadata("moving-a", KeepLast(30)).ok());
+  std::atomic<bool> stop{false};
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  threads.emplace_back([&] {
+    for (std::uint64_t n = 1; !stop; n = n % 30 + 1)
+      if (!store().WriteStreamMetadata("moving-a", KeepLast(n)).ok()) ++failures;
+  });
+  threads.emplace_back([&] {
+    while (!stop)
+      if (!store().Append("moving-a", Expected::any(), Events(1)).ok()) ++failures;
+  });
+  for (int r = 0; r < 2; ++r) {
+    threads.emplace_back([&] {
+      while (!stop) {
+        auto events = ReadStreamEvents(store(), "moving-a");
+        if (!events.ok()) {
+          ADD_FAILURE() << events.status().ToString();
+          ++failures;
+        } else if (events->empty() || events->size() > 30) {
+          ADD_FAILURE() << events->size() << " events read";
+          ++failures;
+        }
+        auto all = ReadAllEvents(store());
+        if (!all.ok()) {
+          ADD_FAILURE() << all.status().ToString();
+          ++failures;
+        }
+      }
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  stop = true;
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
 }
 
 TEST_P(DurableTest, RetentionSurvivesAReopen) {
