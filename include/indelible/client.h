@@ -25,8 +25,8 @@
 // Retries: Append gives every event without an id a random one before
 // sending, so an append is always safe to retry, and the client does so once
 // by itself when a reused keep-alive connection turns out to be closed by the
-// server before any answer. Deletes and metadata writes are never retried by
-// the client.
+// server before any answer. Deletes, erasures and metadata writes are never
+// retried by the client.
 #pragma once
 
 #include <chrono>
@@ -158,6 +158,23 @@ class Client {
   // DELETE /streams/{stream}: a soft delete (tombstone). `expected` is any,
   // exists or exactly(V); no_stream is invalid.
   Result<AppendResult> Delete(std::string_view stream, Expected expected = Expected::any());
+
+  // DELETE /streams/{stream}?erase=true: a hard delete (Store::Erase): the
+  // tombstone, and the stream's events removed for good on the server.
+  // Irreversible. `expected` is any, exists or exactly(V); no_stream is
+  // invalid. Errors as Delete: not_found for a stream that never existed,
+  // conflict with the stream's actual version, unauthorized without the
+  // delete right on the stream. Never resent by the client, as a delete.
+  Result<AppendResult> Erase(std::string_view stream, Expected expected = Expected::any());
+
+  // POST /scavenge (Store::Scavenge): the server removes the bytes of the
+  // events its streams' retention hides, and reports what it removed. Can
+  // take minutes (it compacts): the answer is awaited for
+  // ClientOptions::timeout plus kScavengeWait. Errors: unauthorized unless
+  // the credential is an admin's, invalid from a server whose store cannot
+  // scavenge (not the embedded engine). Resent only as reads are (a
+  // second scavenge removes what is left, which is nothing).
+  Result<ScavengeReport> Scavenge();
 
   // GET /streams/{stream}/metadata: the stream's metadata and its version
   // (Store::ReadStreamMetadata; version nullopt when it was never written).
@@ -299,8 +316,14 @@ class Client {
 // - ReadStreamMetadata and WriteStreamMetadata are GET and PUT
 //   /streams/{stream}/metadata (the server refuses commits to `$$` streams
 //   from clients); retention applies on the server, to every read.
+// - Erase is DELETE /streams/{stream}?erase=true and Scavenge POST
+//   /scavenge (the server scavenges its own store; `progress` is never
+//   called: the answer comes when it is done).
 // - Check answers invalid (it verifies a local folder); stats() is zeros.
 inline constexpr std::size_t kRemotePageEvents = 500;
+// How much longer than ClientOptions::timeout Client::Scavenge waits for
+// the server's answer: a scavenge of a large store compacts all of it.
+inline constexpr std::chrono::milliseconds kScavengeWait = std::chrono::hours(1);
 Result<std::unique_ptr<Store>> OpenRemoteStore(std::string_view url,
                                                const ClientOptions& options = {});
 

@@ -408,8 +408,10 @@ class Store {
   // compaction; elsewhere at a scavenge). Irreversible: nothing brings the
   // events back. Reads see what Delete leaves (not_found, deleted), and
   // $all and subscriptions the tombstone alone, so read models learn of
-  // the erasure. The stream may start again, its numbering continuing.
-  // not_found for a stream that never existed.
+  // the erasure. The stream may start again, its numbering continuing. A
+  // stream already deleted keeps its tombstone (no second one: the answer
+  // is that tombstone's append, replayed) and only the metadata and the
+  // removal are written. not_found for a stream that never existed.
   virtual Result<AppendResult> Erase(std::string_view stream, Expected expected = Expected::any());
 
   // The stream's last version and position; not_found if it never existed.

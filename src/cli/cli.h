@@ -56,17 +56,18 @@ Result<Expected> ParseExpected(const std::string& text);
 void AddFilterFlags(CLI::App* verb, AllFilter* filter);
 
 // Verbs, by group (one file each).
-void AddWriteVerbs(CLI::App& app, Cli& cli);     // append, delete
-void AddMetadataVerb(CLI::App& app, Cli& cli);   // metadata
-void AddReadVerbs(CLI::App& app, Cli& cli);      // read, head, all, tail
-void AddIoVerbs(CLI::App& app, Cli& cli);        // export, import
-void AddAdminVerbs(CLI::App& app, Cli& cli);     // check, bench
-void AddServeVerb(CLI::App& app, Cli& cli);      // serve
-void AddConsumerVerbs(CLI::App& app, Cli& cli);  // consumers ...
-void AddRelayVerb(CLI::App& app, Cli& cli);      // relay nats
-void AddKeyVerbs(CLI::App& app, Cli& cli);       // keys ...
-void AddDynamoDbVerbs(CLI::App& app, Cli& cli);  // dynamodb create-tables, policy
-void AddSchemaVerbs(CLI::App& app, Cli& cli);    // schemas ...
+void AddWriteVerbs(CLI::App& app, Cli& cli);      // append, delete
+void AddMetadataVerb(CLI::App& app, Cli& cli);    // metadata
+void AddRetentionVerbs(CLI::App& app, Cli& cli);  // scavenge, erase
+void AddReadVerbs(CLI::App& app, Cli& cli);       // read, head, all, tail
+void AddIoVerbs(CLI::App& app, Cli& cli);         // export, import
+void AddAdminVerbs(CLI::App& app, Cli& cli);      // check, bench
+void AddServeVerb(CLI::App& app, Cli& cli);       // serve
+void AddConsumerVerbs(CLI::App& app, Cli& cli);   // consumers ...
+void AddRelayVerb(CLI::App& app, Cli& cli);       // relay nats
+void AddKeyVerbs(CLI::App& app, Cli& cli);        // keys ...
+void AddDynamoDbVerbs(CLI::App& app, Cli& cli);   // dynamodb create-tables, policy
+void AddSchemaVerbs(CLI::App& app, Cli& cli);     // schemas ...
 
 // A reader that upcasts as a server does: the --data store wrapped in a
 // SchemaStore (schemas.h); with --url the server's store, which upcasts.

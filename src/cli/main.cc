@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   app.add_flag("--json", cli.json, "machine-readable output: one JSON value per line");
   indelible::cli::AddWriteVerbs(app, cli);
   indelible::cli::AddMetadataVerb(app, cli);
+  indelible::cli::AddRetentionVerbs(app, cli);
   indelible::cli::AddReadVerbs(app, cli);
   indelible::cli::AddIoVerbs(app, cli);
   indelible::cli::AddAdminVerbs(app, cli);

@@ -7,6 +7,7 @@
 #include "api/keys.h"
 #include "api/limits.h"
 #include "api/queries.h"
+#include "api/scavenge.h"
 #include "api/stream_metadata.h"
 #include "api/wire.h"
 #include "client/client_impl.h"
@@ -121,6 +122,31 @@ Result<AppendResult> Client::Delete(std::string_view stream, Expected expected) 
   if (!answer.ok()) return answer.status();
   if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
   return api::AppendResultFromJson(answer->body());
+}
+
+Result<AppendResult> Client::Erase(std::string_view stream, Expected expected) {
+  if (expected.kind() == Expected::Kind::kNoStream)
+    return Status::Invalid("expected", "erase expects any, exists or a version, not no_stream");
+  if (Status s = ValidateStreamName(stream); !s.ok()) return s;
+  net::Request request =
+      impl_->MakeRequest(http::verb::delete_, StreamPath(stream) + "?erase=true");
+  SetExpected(request, expected);
+  // Not resent, as a delete: a second tombstone could follow the first.
+  auto answer = impl_->Call(request, /*retry_safe=*/false);
+  if (!answer.ok()) return answer.status();
+  if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
+  return api::AppendResultFromJson(answer->body());
+}
+
+Result<ScavengeReport> Client::Scavenge() {
+  // No body: the route takes none. A reused connection closed before the
+  // server read the request may be resent; a second scavenge finds
+  // nothing more to remove.
+  auto answer = impl_->Call(impl_->MakeRequest(http::verb::post, "/scavenge"), /*retry_safe=*/true,
+                            kScavengeWait);
+  if (!answer.ok()) return answer.status();
+  if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
+  return api::ScavengeReportFromJson(answer->body());
 }
 
 Result<StoredStreamMetadata> Client::ReadStreamMetadata(std::string_view stream) {

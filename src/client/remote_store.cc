@@ -86,6 +86,16 @@ class RemoteStore final : public Store {
     return client_->WriteStreamMetadata(stream, metadata, expected);
   }
 
+  // The server erases and scavenges its own store: Store::Erase would
+  // commit to the `$$` stream, which the server refuses to a client, and
+  // Store::Scavenge answers invalid.
+  Result<AppendResult> Erase(std::string_view stream, Expected expected) override {
+    auto erased = client_->Erase(stream, expected);
+    if (erased.ok()) Remember(erased->position);
+    return erased;
+  }
+  Result<ScavengeReport> Scavenge(const ProgressFn&) override { return client_->Scavenge(); }
+
   Result<std::optional<RecordedEvent>> FindEvent(const EventId& id) override {
     return client_->FindEvent(id);
   }

@@ -40,6 +40,11 @@ std::optional<Status> CheckAccess(const Access& access, const auth::Principal& p
       return denied(access.prefix.empty()
                         ? std::string("this route touches any stream")
                         : fmt::format("this route touches the streams under '{}'", access.prefix));
+    case Access::Scope::kAdmin:
+      if (grants.admin()) return std::nullopt;
+      return Status::Unauthorized(
+          fmt::format("{} may not do this: only the admin role may ({})", principal.name,
+                      access.why.empty() ? std::string("an act on the whole store") : access.why));
   }
   return denied("unknown scope");
 }

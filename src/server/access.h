@@ -24,6 +24,7 @@ struct Access {
     kEverywhere,     // the right on every stream (keys, metrics)
     kSomewhere,      // the right on some stream; the handler narrows ($all)
     kPrefix,         // the right on every stream under `prefix` (custom routes)
+    kAdmin,          // the admin role (acts on the whole store: POST /scavenge)
   };
   Scope scope = Scope::kOpen;
   auth::Right right = auth::Right::kRead;
@@ -48,6 +49,10 @@ struct Access {
   static Access Somewhere(auth::Right right) { return {Scope::kSomewhere, right, {}, {}, {}}; }
   static Access Under(auth::Right right, std::string prefix) {
     return {Scope::kPrefix, right, std::move(prefix), {}, {}};
+  }
+  // No right on streams is enough: `why` says what the act does, for the 403.
+  static Access Admin(std::string audit, std::string why) {
+    return {Scope::kAdmin, auth::Right::kRead, {}, std::move(audit), std::move(why)};
   }
 };
 

@@ -9,6 +9,7 @@ namespace indelible::server {
 void AddStreamRoutes(Router& router, ServerContext& context);      // /streams/...
 void AddStreamInfoRoutes(Router& router, ServerContext& context);  // /streams, .../state
 void AddMetadataRoutes(Router& router, ServerContext& context);    // .../metadata
+void AddScavengeRoutes(Router& router, ServerContext& context);    // /scavenge
 void AddCommitRoutes(Router& router, ServerContext& context);      // /commits
 void AddAllRoutes(Router& router, ServerContext& context);         // /all
 void AddQueryRoutes(Router& router, ServerContext& context);       // /query
@@ -27,6 +28,7 @@ inline void AddStandardRoutes(Router& router, ServerContext& context) {
   AddStreamRoutes(router, context);
   AddStreamInfoRoutes(router, context);
   AddMetadataRoutes(router, context);
+  AddScavengeRoutes(router, context);
   AddCommitRoutes(router, context);
   AddAllRoutes(router, context);
   AddQueryRoutes(router, context);

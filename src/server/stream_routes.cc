@@ -1,4 +1,5 @@
-// /streams/{stream}: append (POST), read (GET), soft delete (DELETE), head.
+// /streams/{stream}: append (POST), read (GET), soft delete (DELETE) or hard
+// delete (DELETE ?erase=true, audited as stream.erase), head.
 #include <fmt/format.h>
 
 #include <boost/asio/post.hpp>
@@ -59,15 +60,36 @@ void Append(ServerContext& context, std::shared_ptr<Exchange> exchange) {
       });
 }
 
+// `?erase=true`: a hard delete (Store::Erase) instead of the soft one;
+// `false` or none: the soft delete. invalid for anything else, so a typo
+// never falls back to the reversible act.
+Result<bool> EraseParam(const Exchange& exchange) {
+  auto erase = exchange.Query("erase");
+  if (!erase || *erase == "false") return false;
+  if (*erase == "true") return true;
+  return Status::Invalid("erase",
+                         fmt::format("'{}' is not erase's: true for a hard delete (the events "
+                                     "removed for good), false or none for a soft delete",
+                                     erase->substr(0, 64)));
+}
+
 void Delete(ServerContext& context, std::shared_ptr<Exchange> exchange) {
+  // Whatever the answer, an erase asked for is on $audit as one.
+  if (auto asked = exchange->Query("erase"); asked && *asked != "false")
+    exchange->Audit("stream.erase", {});
+  auto erase = EraseParam(*exchange);
+  if (!erase.ok()) return exchange->RespondError(erase.status());
   auto expected = ExpectedFromHeaders(exchange->request());
   if (!expected.ok()) return exchange->RespondError(expected.status());
   if (expected->kind() == Expected::Kind::kNoStream)
-    return exchange->RespondError(
-        Status::Invalid("If-None-Match", "a delete needs an existing stream; drop If-None-Match"));
-  boost::asio::post(context.blocking, [&context, exchange, expected = *expected] {
+    return exchange->RespondError(Status::Invalid(
+        "If-None-Match", fmt::format("{} needs an existing stream; drop If-None-Match",
+                                     *erase ? "an erase" : "a delete")));
+  boost::asio::post(context.blocking, [&context, exchange, expected = *expected, erase = *erase] {
     RunGuarded(*exchange, [&] {
-      auto result = context.store.Delete(exchange->params()[0], expected);
+      const std::string& stream = exchange->params()[0];
+      auto result =
+          erase ? context.store.Erase(stream, expected) : context.store.Delete(stream, expected);
       if (!result.ok()) return RespondStoreError(*exchange, result.status());
       RespondAppended(*exchange, *result, http::status::ok);
     });

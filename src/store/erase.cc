@@ -14,6 +14,30 @@ namespace {
 // moves the versions the commit expects: read again, a few times.
 constexpr int kAttempts = 8;
 
+// A stream already deleted takes no second tombstone: its metadata alone
+// hides everything before the tombstone it has (the tombstone stays, the
+// last event, telling read models the stream is gone), and the events are
+// removed as Erase removes them. Answers with the tombstone's append.
+Result<AppendResult> HideDeletedLife(Store& store, std::string_view stream, const StreamHead& head,
+                                     Expected expected, const StoredStreamMetadata& metadata) {
+  if (expected.kind() == Expected::Kind::kExactly && expected.version() != head.version)
+    return Status::Conflict(fmt::format("stream '{}' is at version {}, expected {}", stream,
+                                        head.version.value(), expected.version().value()),
+                            head.version.value(), true, std::string(stream));
+  StreamMetadata hiding = metadata.metadata;
+  hiding.truncate_before = head.version;
+  auto written = store.WriteStreamMetadata(
+      stream, hiding,
+      metadata.version ? Expected::exactly(*metadata.version) : Expected::no_stream());
+  if (!written.ok()) return written.status();
+  AppendResult result;
+  result.stream = std::string(stream);
+  result.first_version = result.last_version = head.version;
+  result.first_position = result.position = head.position;
+  result.replayed = true;  // the tombstone was written before
+  return result;
+}
+
 }  // namespace
 
 Result<AppendResult> Store::Erase(std::string_view stream, Expected expected) {
@@ -25,10 +49,21 @@ Result<AppendResult> Store::Erase(std::string_view stream, Expected expected) {
     if (!head.ok()) return head.status();
     if (expected.kind() == Expected::Kind::kExists && head->deleted)
       return Status::Conflict(
-          fmt::format("stream '{}' is deleted; erase it with expected any", stream),
+          fmt::format("stream '{}' is deleted; erase it with expected any or its version", stream),
           head->version.value(), true, std::string(stream));
     auto metadata = ReadStreamMetadata(stream);
     if (!metadata.ok()) return metadata.status();
+    if (head->deleted) {
+      auto hidden = HideDeletedLife(*this, stream, *head, expected, *metadata);
+      if (hidden.ok())
+        (void)RemoveEvents({ScavengeCut{std::string(stream), head->version}}, nullptr,
+                           /*compact=*/false);
+      if (hidden.ok() || attempt + 1 == kAttempts ||
+          hidden.status().code() != ErrorCode::kConflict ||
+          expected.kind() == Expected::Kind::kExactly)
+        return hidden;
+      continue;
+    }
 
     const Expected on_stream =
         expected.kind() == Expected::Kind::kExactly ? expected : Expected::exactly(head->version);

@@ -472,6 +472,24 @@ TEST_P(ConformanceTest, EraseLeavesOnlyItsTombstoneOnEveryReadPath) {
   EXPECT_EQ(VersionsOf(Read("erase-a")), (std::vector<std::int64_t>{6}));
 }
 
+// A stream soft-deleted first (the usual order: delete, then a request to
+// be forgotten) is erased too: its tombstone stays, its events go.
+TEST_P(ConformanceTest, EraseOfASoftDeletedStreamHidesItsEvents) {
+  Put("erase-e", 4);
+  ASSERT_TRUE(store().Delete("erase-e").ok());
+  Settle();
+  auto erased = store().Erase("erase-e");
+  ASSERT_TRUE(erased.ok()) << erased.status().ToString();
+  EXPECT_EQ(erased->last_version.value(), 4);
+  EXPECT_TRUE(erased->replayed) << "the tombstone was there already";
+  ReadStreamOptions audit;
+  audit.include_deleted = true;
+  EXPECT_EQ(VersionsOf(Read("erase-e", audit)), (std::vector<std::int64_t>{4}));
+  EXPECT_EQ(VersionsOf(All(), "erase-e"), (std::vector<std::int64_t>{4}));
+  EXPECT_EQ(store().Erase("erase-e", Expected::exactly(StreamVersion(3))).status().code(),
+            ErrorCode::kConflict);
+}
+
 TEST_P(ConformanceTest, EraseChecksItsExpectationAndRefusesBadInput) {
   EXPECT_EQ(store().Erase("never-was").status().code(), ErrorCode::kNotFound);
   Put("erase-c", 3);

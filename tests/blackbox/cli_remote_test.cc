@@ -113,6 +113,38 @@ TEST_F(CliRemoteTest, MetadataSetHidesTheOlderEventsFromRead) {
   EXPECT_EQ(Cli("metadata s --set '{\"maxcount\":1}'").exit_code, 2);
 }
 
+TEST_F(CliRemoteTest, ScavengeAndEraseGoThroughTheServer) {
+  for (int i = 0; i < 6; ++i)
+    ASSERT_EQ(Cli("append s --type T --data " + std::to_string(i)).exit_code, 0);
+  ASSERT_EQ(Cli("metadata s --set '{\"maxCount\":2}'").exit_code, 0);
+  // The server holds its folder: a local scavenge of it is refused.
+  EXPECT_EQ(Run("--data " + File("server"), "scavenge").exit_code, 8);
+
+  Outcome scavenged = Cli("scavenge");
+  ASSERT_EQ(scavenged.exit_code, 0) << scavenged.err;
+  EXPECT_EQ(scavenged.out.substr(0, scavenged.out.find('\n') + 1),
+            "scavenged 4 events of 1 stream\n");
+  EXPECT_NE(scavenged.out.find(" bytes of records; data folder "), std::string::npos)
+      << scavenged.out;
+  Outcome again = Cli("--json scavenge");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  const boost::json::value report = boost::json::parse(again.out);
+  EXPECT_EQ(report.at("events").as_int64(), 0);
+  EXPECT_GT(report.at("diskBytesAfter").as_int64(), 0);
+  EXPECT_GE(report.at("tookMs").as_int64(), 0);
+  ASSERT_EQ(Cli("metadata s --set '{}'").exit_code, 0);
+  EXPECT_EQ(Cli("read s").out, "#5 s@4 T 4\n#6 s@5 T 5\n");
+
+  EXPECT_EQ(Cli("erase s --expected 4").exit_code, 4);
+  Outcome erased = Cli("erase s");
+  ASSERT_EQ(erased.exit_code, 0) << erased.err;
+  EXPECT_EQ(erased.out, "erased s (tombstone version 6); its events are gone for good\n");
+  Outcome read = Cli("read s");
+  EXPECT_EQ(read.exit_code, 3);
+  EXPECT_NE(read.err.find("not_found: stream 's'"), std::string::npos) << read.err;
+  EXPECT_EQ(Cli("erase never").exit_code, 3);
+}
+
 TEST_F(CliRemoteTest, StreamsListsByNameWithFilters) {
   for (const char* stream : {"orders-2", "orders-1", "pay-1", "orders/eu"})
     ASSERT_EQ(Cli(std::string("append '") + stream + "' --type T").exit_code, 0);

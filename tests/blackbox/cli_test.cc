@@ -98,6 +98,56 @@ TEST_F(CliTest, MetadataSetHidesTheOlderEventsFromRead) {
   EXPECT_EQ(Cli("read s").out.substr(0, 11), "#1 s@0 T 0\n");
 }
 
+TEST_F(CliTest, ScavengeRemovesWhatRetentionHidesAndEraseRemovesAStream) {
+  for (int i = 0; i < 6; ++i)
+    ASSERT_EQ(Cli("append s --type T --data " + std::to_string(i)).exit_code, 0);
+  ASSERT_EQ(Cli("append t --type T").exit_code, 0);
+  ASSERT_EQ(Cli("metadata s --set '{\"maxCount\":2}'").exit_code, 0);
+
+  Outcome scavenged = Cli("scavenge");
+  ASSERT_EQ(scavenged.exit_code, 0) << scavenged.err;
+  const auto newline = scavenged.out.find('\n');
+  ASSERT_NE(newline, std::string::npos) << scavenged.out;
+  EXPECT_EQ(scavenged.out.substr(0, newline + 1), "scavenged 4 events of 1 stream\n");
+  EXPECT_NE(scavenged.out.find(" bytes of records; data folder "), std::string::npos)
+      << scavenged.out;
+  EXPECT_EQ(scavenged.err, "") << "no progress bar when stderr is not a terminal";
+  // Removed, not hidden: with the setting lifted, the newest two are all.
+  ASSERT_EQ(Cli("metadata s --set '{}'").exit_code, 0);
+  EXPECT_EQ(Cli("read s").out, "#5 s@4 T 4\n#6 s@5 T 5\n");
+  Outcome again = Cli("--json scavenge");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.out.rfind("{\"streams\":0,\"events\":0,\"bytes\":0,\"diskBytesBefore\":", 0), 0u)
+      << again.out;
+  EXPECT_NE(again.out.find(",\"tookMs\":"), std::string::npos) << again.out;
+
+  // erase: expectations as delete's; the stream then reads as not found.
+  EXPECT_EQ(Cli("erase s --expected 4").exit_code, 4);
+  EXPECT_EQ(Cli("erase s --expected no_stream").exit_code, 2);
+  EXPECT_EQ(Cli("erase never").exit_code, 3);
+  Outcome erased = Cli("erase s --expected 5");
+  ASSERT_EQ(erased.exit_code, 0) << erased.err;
+  EXPECT_EQ(erased.out, "erased s (tombstone version 6); its events are gone for good\n");
+  Outcome read = Cli("read s");
+  EXPECT_EQ(read.exit_code, 3);
+  EXPECT_NE(read.err.find("not_found: stream 's'"), std::string::npos) << read.err;
+  Outcome left = Cli("read s --include-deleted");
+  EXPECT_EQ(std::count(left.out.begin(), left.out.end(), '\n'), 1) << left.out;
+  EXPECT_NE(left.out.find(" s@6 $deleted {\"erased\":true}\n"), std::string::npos) << left.out;
+  Outcome json = Cli("--json erase t");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(json.out.rfind("{\"stream\":\"t\",\"firstVersion\":1,\"lastVersion\":1,", 0), 0u)
+      << json.out;
+
+  // Both verbs are in the help.
+  Outcome help = Cli("--help");
+  EXPECT_NE(help.out.find("scavenge"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("erase"), std::string::npos) << help.out;
+  // A store that cannot scavenge says so: invalid (2).
+  Outcome memory = testutil::RunCli(INDELIBLE_PATH, "--data memory:", "scavenge", "", tmp_);
+  EXPECT_EQ(memory.exit_code, 2) << memory.err;
+}
+
 TEST_F(CliTest, ErrorsHaveTheirExitCodesAndWriteNothing) {
   ASSERT_EQ(Cli("append s --type T").exit_code, 0);
   Outcome conflict = Cli("--json append s --type T --expected no_stream");

@@ -421,6 +421,67 @@ TEST_F(ClientTest, StreamMetadataRoundTripsThroughTheRemoteStore) {
   EXPECT_EQ(*next, StreamVersion(1));
 }
 
+// Scavenge and Erase over the server, through the Client and through the
+// RemoteStore (whose Store defaults would answer invalid, or commit to a
+// `$$` stream the server refuses).
+TEST_F(ClientTest, ScavengeAndEraseThroughTheRemoteStore) {
+  AppendSome("r", 8);
+  AppendSome("gone", 3);
+  auto store = OpenRemoteStore(server_->url());
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  StreamMetadata keep;
+  keep.max_count = 3;
+  ASSERT_TRUE((*store)->WriteStreamMetadata("r", keep).ok());
+
+  bool progressed = false;
+  auto report = (*store)->Scavenge([&](std::uint64_t, std::uint64_t) { progressed = true; });
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->streams, 1u);
+  EXPECT_EQ(report->events, 5u);
+  EXPECT_GT(report->bytes, 0u);
+  EXPECT_GT(report->disk_bytes_before, 0u);
+  EXPECT_GT(report->disk_bytes_after, 0u);
+  EXPECT_FALSE(progressed) << "the server reports no progress";
+  auto again = client_->Scavenge();
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->events, 0u);
+  // Removed, not hidden: with the setting lifted, versions 5..7 are all.
+  ASSERT_TRUE((*store)->WriteStreamMetadata("r", StreamMetadata{}).ok());
+  auto cursor = (*store)->ReadStream("r");
+  ASSERT_TRUE(cursor.ok()) << cursor.status().ToString();
+  std::vector<std::int64_t> versions;
+  for (; (*cursor)->Valid(); (*cursor)->Next())
+    versions.push_back((*cursor)->event().version.value());
+  ASSERT_TRUE((*cursor)->status().ok()) << (*cursor)->status().ToString();
+  EXPECT_EQ(versions, (std::vector<std::int64_t>{5, 6, 7}));
+
+  // Erase: the tombstone's result, then the stream reads as deleted.
+  auto stale = (*store)->Erase("gone", Expected::exactly(StreamVersion(1)));
+  ASSERT_EQ(stale.status().code(), ErrorCode::kConflict) << stale.status().ToString();
+  EXPECT_EQ(stale.status().actual_version(), std::optional<std::int64_t>(2));
+  auto erased = (*store)->Erase("gone", Expected::exactly(StreamVersion(2)));
+  ASSERT_TRUE(erased.ok()) << erased.status().ToString();
+  EXPECT_EQ(erased->stream, "gone");
+  EXPECT_EQ(erased->last_version, StreamVersion(3));
+  EXPECT_GT(erased->position.value(), 0u);
+  auto head = (*store)->Head("gone");
+  ASSERT_TRUE(head.ok()) << head.status().ToString();
+  EXPECT_TRUE(head->deleted);
+  EXPECT_EQ((*store)->ReadStream("gone").status().code(), ErrorCode::kNotFound);
+  ReadStreamOptions deleted;
+  deleted.include_deleted = true;
+  auto left = client_->ReadStream("gone", deleted);
+  ASSERT_TRUE(left.ok()) << left.status().ToString();
+  ASSERT_EQ(left->events.size(), 1u) << "only the tombstone is left";
+  EXPECT_EQ(left->events[0].type, kDeletedEventType);
+  EXPECT_EQ(left->events[0].data, R"({"erased":true})");
+
+  // Errors as a local store gives them.
+  EXPECT_EQ(client_->Erase("never", Expected::any()).status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(client_->Erase("r", Expected::no_stream()).status().code(), ErrorCode::kInvalid);
+  EXPECT_EQ(client_->Erase("$audit", Expected::any()).status().code(), ErrorCode::kInvalid);
+}
+
 TEST_F(ClientTest, TransportFailuresAreUnavailable) {
   EXPECT_EQ(Client::Connect("ftp://127.0.0.1:1").status().code(), ErrorCode::kInvalid);
   // https is spoken (client_https_test.cc); nobody listens on port 1.

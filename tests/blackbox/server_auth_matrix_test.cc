@@ -81,7 +81,7 @@ bool Holds(const std::string& role, const std::string& other) {
   return role == "admin" || role == other;
 }
 
-enum class Scope { kOpen, kAuthenticated, kStream, kGroup, kEverywhere, kSomewhere };
+enum class Scope { kOpen, kAuthenticated, kStream, kGroup, kEverywhere, kSomewhere, kAdmin };
 
 struct Route {
   std::string method;
@@ -102,6 +102,8 @@ const std::vector<Route>& Routes() {
       {"POST", "/streams/{s}", EventJson("Tried"), Scope::kStream, "write", 201, 400},
       {"GET", "/streams/{s}", "", Scope::kStream, "read", 200, 200},
       {"DELETE", "/streams/{s}", "", Scope::kStream, "delete", 200, 400},
+      // A hard delete needs what a soft one does; '$' streams are never erased.
+      {"DELETE", "/streams/{s}?erase=true", "", Scope::kStream, "delete", 200, 400},
       {"GET", "/streams/{s}/head", "", Scope::kStream, "read", 200, 200},
       // No state record was written: allowed is 404.
       {"GET", "/streams/{s}/state", "", Scope::kStream, "read", 404, 404},
@@ -136,6 +138,8 @@ const std::vector<Route>& Routes() {
       {"POST", "/keys", R"({"name":"{n}","roles":["reader"]})", Scope::kEverywhere, "keys", 201, 0},
       {"DELETE", "/keys/{k}", "", Scope::kEverywhere, "keys", 200, 0},
       {"GET", "/metrics", "", Scope::kEverywhere, "metrics", 200, 0},
+      // The whole store: the admin role's alone, whatever rights a role has.
+      {"POST", "/scavenge", "", Scope::kAdmin, "", 200, 0},
       {"GET", "/health", "", Scope::kOpen, "", 200, 0},
       // The web console's files: a browser sends no credential when it
       // navigates, and the files hold no data.
@@ -202,6 +206,9 @@ class AuthMatrixTest : public AuthServerTest {
         break;
       case Scope::kSomewhere:
         allowed = Somewhere(who, route.right);
+        break;
+      case Scope::kAdmin:
+        allowed = who == "admin";
         break;
     }
     if (!allowed) return 403;

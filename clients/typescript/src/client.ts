@@ -31,6 +31,7 @@ import type {
   Query,
   QueryPage,
   RecordedEvent,
+  ScavengeReport,
   StateInput,
   StateRecord,
   StoredStreamMetadata,
@@ -103,6 +104,8 @@ const READ_STREAM_OPTIONS: ReadonlySet<string> = new Set(['from', 'direction', '
 const READ_ALL_OPTIONS: ReadonlySet<string> = new Set(['from', 'pageSize', 'category', 'prefix', 'type', 'raw']);
 const DELETE_OPTIONS: ReadonlySet<string> = new Set(['expected']);
 const METADATA_OPTIONS: ReadonlySet<string> = new Set(['expected']);
+/** How much longer than `timeoutMs` a scavenge's answer is awaited: it compacts the whole store. */
+const SCAVENGE_WAIT_MS = 3_600_000;
 const STREAM_METADATA: ReadonlySet<string> = new Set(['maxAge', 'maxCount', 'truncateBefore', 'custom']);
 const LIST_OPTIONS: ReadonlySet<string> = new Set(['prefix', 'category', 'after', 'pageSize']);
 const SUBSCRIBE_ALL_OPTIONS: ReadonlySet<string> = new Set([...SUBSCRIBE_MEMBERS, 'category', 'prefix', 'type']);
@@ -360,6 +363,44 @@ export class Client {
     const headers = expectationHeaders(options.expected, 'delete');
     const res = await this.transport.request<Json>('DELETE', streamPath(stream), headers !== undefined ? { headers, idempotent: false } : { idempotent: false });
     return decodeAppend(res.json, false, res);
+  }
+
+  /**
+   * Hard delete (erasure): appends a tombstone (data `{ erased: true }`)
+   * and removes the stream's earlier events for good on the server: no read
+   * returns them again, `$all` and subscriptions see the tombstone alone.
+   * Irreversible (`delete` keeps the events). `expected` as for `delete`;
+   * `NotFoundError` for a stream that never existed. Needs the delete
+   * right on the stream. Not retried after a dropped connection.
+   */
+  async erase(stream: string, options: { expected?: Expected } = {}): Promise<AppendResult> {
+    checkObject(options, DELETE_OPTIONS, 'erase', '');
+    const headers = expectationHeaders(options.expected, 'erase');
+    const query = { erase: 'true' };
+    const res = await this.transport.request<Json>('DELETE', streamPath(stream), headers !== undefined ? { query, headers, idempotent: false } : { query, idempotent: false });
+    return decodeAppend(res.json, false, res);
+  }
+
+  /**
+   * Removes for good the bytes of the events the streams' retention hides
+   * (their metadata: `writeStreamMetadata`), then compacts: the server's
+   * `POST /scavenge`. Can take minutes on a large store; the answer is
+   * awaited for the client's `timeoutMs` plus an hour. Needs the admin
+   * role (`ForbiddenError` otherwise); a store that cannot scavenge (not
+   * the embedded engine) is an `InvalidError`.
+   */
+  async scavenge(): Promise<ScavengeReport> {
+    // Harmless twice: a second scavenge finds nothing more to remove.
+    const res = await this.transport.request<Json>('POST', '/scavenge', { waitMs: SCAVENGE_WAIT_MS });
+    const j = res.json;
+    return {
+      streams: answerInteger(j.streams, res, 'streams'),
+      events: answerInteger(j.events, res, 'events'),
+      bytes: answerInteger(j.bytes, res, 'bytes'),
+      diskBytesBefore: answerInteger(j.diskBytesBefore, res, 'diskBytesBefore'),
+      diskBytesAfter: answerInteger(j.diskBytesAfter, res, 'diskBytesAfter'),
+      tookMs: answerInteger(j.tookMs, res, 'tookMs'),
+    };
   }
 
   /**

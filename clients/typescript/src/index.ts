@@ -46,6 +46,7 @@ export type {
   QueryItem,
   QueryPage,
   RecordedEvent,
+  ScavengeReport,
   StateInput,
   StateRecord,
   StoredStreamMetadata,

@@ -111,6 +111,22 @@ export interface StreamMetadataWritten {
   version: number;
 }
 
+/** What `scavenge` removed (the server's `POST /scavenge`). */
+export interface ScavengeReport {
+  /** Streams that had events removed. */
+  streams: number;
+  /** Events removed. */
+  events: number;
+  /** Bytes of the records removed: the events and their index entries. */
+  bytes: number;
+  /** The server's data folder before the scavenge (0 where its store has none). */
+  diskBytesBefore: number;
+  /** ... and after its compaction. */
+  diskBytesAfter: number;
+  /** How long the scavenge ran on the server, in milliseconds. */
+  tookMs: number;
+}
+
 /** One stream's part of a commit. */
 export interface CommitAppend {
   /** Left out: the events go without a stream (to the reserved `$dcb`, docs/DCB.md). */

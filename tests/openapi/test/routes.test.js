@@ -288,6 +288,33 @@ describe('without credentials', () => {
     assert.deepEqual(after.body, { stream: 'meta-1', version: 1, metadata: { maxAge: 60, truncateBefore: 1 } });
   });
 
+  test('POST /scavenge and DELETE /streams/{stream}?erase=true (issue 37)', async () => {
+    const T = '/streams/{stream}';
+    await expect(201, s, 'POST', T, '/streams/scav-1', { json: [1, 2, 3, 4, 5].map((n) => event('Counted', { data: n })) });
+    await expect(200, s, 'PUT', '/streams/{stream}/metadata', '/streams/scav-1/metadata', { json: { maxCount: 2 } });
+    const done = await expect(200, s, 'POST', '/scavenge', '/scavenge');
+    assert.equal(done.body.streams, 1);
+    assert.equal(done.body.events, 3);
+    assert.ok(done.body.diskBytesAfter > 0);
+    const again = await expect(200, s, 'POST', '/scavenge', '/scavenge', { json: {} });
+    assert.equal(again.body.events, 0);
+    const options = await expect(400, s, 'POST', '/scavenge', '/scavenge', { json: { maxCount: 1 } });
+    assert.equal(options.body.field, 'body');
+
+    const maybe = await expect(400, s, 'DELETE', T, '/streams/scav-1?erase=maybe');
+    assert.equal(maybe.body.field, 'erase');
+    versionConflict(await expect(409, s, 'DELETE', T, '/streams/scav-1?erase=true', { headers: { 'If-Match': '"0"' } }), { stream: 'scav-1', actual: 4 });
+    await expect(400, s, 'DELETE', T, '/streams/scav-1?erase=true', { headers: { 'If-None-Match': '*' } });
+    await expect(404, s, 'DELETE', T, '/streams/never-written?erase=true');
+    const erased = await expect(200, s, 'DELETE', T, '/streams/scav-1?erase=true', { headers: { 'If-Match': '"4"' } });
+    assert.equal(erased.res.headers.etag, '"5"');
+    assert.deepEqual([erased.body.firstVersion, erased.body.lastVersion], [5, 5]);
+    const gone = await expect(404, s, 'GET', T, '/streams/scav-1');
+    assert.equal(gone.body.deleted, true);
+    const left = await expect(200, s, 'GET', T, '/streams/scav-1?includeDeleted=true');
+    assert.deepEqual(left.body.events.map((e) => [e.version, e.type, e.data]), [[5, '$deleted', { erased: true }]]);
+  });
+
   test('GET /streams (issue 20)', async () => {
     const T = '/streams';
     const all = await expect(200, s, 'GET', T, '/streams');
@@ -871,6 +898,11 @@ describe('with --auth', () => {
     const noDelete = await expect(403, s, 'PUT', '/streams/{stream}/metadata', '/streams/order-1/metadata', { headers: bearer(writer.body.key), json: { maxCount: 1 } });
     assert.match(noDelete.body.message, /delete right/);
     await expect(200, s, 'PUT', '/streams/{stream}/metadata', '/streams/order-1/metadata', { headers: admin, json: {} });
+    // Erasing needs delete, as a delete does; scavenging the admin role, whatever the rights.
+    await expect(403, s, 'DELETE', '/streams/{stream}', '/streams/order-1?erase=true', { headers: bearer(writer.body.key) });
+    const notAdmin = await expect(403, s, 'POST', '/scavenge', '/scavenge', { headers: bearer(writer.body.key) });
+    assert.match(notAdmin.body.message, /admin role/);
+    await expect(200, s, 'POST', '/scavenge', '/scavenge', { headers: admin });
     await expect(403, s, 'GET', '/streams/{stream}', `/streams/${enc('$audit')}`, { headers: r });
     await expect(200, s, 'GET', '/streams/{stream}', `/streams/${enc('$audit')}`, { headers: admin });
     await expect(403, s, 'GET', '/metrics', '/metrics', { headers: r });
