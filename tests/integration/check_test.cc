@@ -61,6 +61,58 @@ TEST(CheckTest, HealthyStorePasses) {
   EXPECT_TRUE(CheckFolder(tmp.Sub("d")).ok());
 }
 
+// A scavenge's gaps are accounted for (docs/FORMAT.md, "Scavenged
+// events"); a log record gone without one is damage.
+TEST(CheckTest, ALogGapIsDamageUnlessAScavengeMadeIt) {
+  testutil::TempDir tmp;
+  const std::string dir = tmp.Sub("d");
+  Fill(dir, 50);
+  {
+    auto store = Store::Open("file:" + dir);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    StreamMetadata keep;
+    keep.max_count = 2;
+    ASSERT_TRUE((*store)->WriteStreamMetadata("fill-0", keep).ok());
+    auto report = (*store)->Scavenge();
+    ASSERT_TRUE(report.ok()) << report.status().ToString();
+    ASSERT_EQ(report->events, 8u);
+  }
+  EXPECT_TRUE(CheckFolder(dir).ok()) << CheckFolder(dir).ToString();
+  // Position 2 is fill-1's first event: nothing removed it but this.
+  EditRaw(dir, [](rocksdb::DB* db, std::vector<rocksdb::ColumnFamilyHandle*>& cf) {
+    ASSERT_TRUE(
+        db->Delete(rocksdb::WriteOptions(), cf[1], embedded::PositionKey(Position(2))).ok());
+  });
+  Status s = CheckFolder(dir);
+  EXPECT_EQ(s.code(), ErrorCode::kInternal);
+  EXPECT_NE(s.message().find("the log is missing 9 positions; scavenges removed 8 events"),
+            std::string::npos)
+      << s.message();
+}
+
+TEST(CheckTest, FindsAScavengedStreamWhoseRecordDisagreesWithItsIndex) {
+  testutil::TempDir tmp;
+  const std::string dir = tmp.Sub("d");
+  Fill(dir, 50);
+  {
+    auto store = Store::Open("file:" + dir);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    StreamMetadata keep;
+    keep.max_count = 2;
+    ASSERT_TRUE((*store)->WriteStreamMetadata("fill-0", keep).ok());
+    ASSERT_TRUE((*store)->Scavenge().ok());
+  }
+  EditRaw(dir, [](rocksdb::DB* db, std::vector<rocksdb::ColumnFamilyHandle*>& cf) {
+    const std::string key = embedded::ScavengedKey("fill-0");
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), cf[0], key,
+                        embedded::EncodeScavenged(key, StreamVersion(5)))
+                    .ok());
+  });
+  Status s = CheckFolder(dir);
+  EXPECT_EQ(s.code(), ErrorCode::kInternal);
+  EXPECT_NE(s.message().find("stream 'fill-0'"), std::string::npos) << s.message();
+}
+
 TEST(CheckTest, FindsAMissingIdIndexEntry) {
   testutil::TempDir tmp;
   const std::string dir = tmp.Sub("d");
