@@ -31,7 +31,11 @@ RetentionStore::RetentionStore(std::unique_ptr<Store> inner, const StoreOptions&
 Result<std::unique_ptr<Store>> RetentionStore::Wrap(std::unique_ptr<Store> inner,
                                                     const StoreOptions& options) {
   auto store = std::make_unique<RetentionStore>(std::move(inner), options);
-  if (Status s = store->Load(); !s.ok()) return s;
+  // A store shared by processes may not list yet (DynamoDB builds the
+  // listing's index on a table made before it): it opens without the
+  // settings and reads them at the first refresh that can list, within
+  // metadata_refresh, as it takes in other processes' changes.
+  if (Status s = store->Load(); !s.ok() && !store->shared_) return s;
   return std::unique_ptr<Store>(std::move(store));
 }
 
