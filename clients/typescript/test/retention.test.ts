@@ -5,10 +5,8 @@
 
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync } from 'node:fs';
-import * as path from 'node:path';
 import { Client, ConflictError, ForbiddenError, InvalidError, NotFoundError, type ScavengeReport } from '../src/index.js';
-import { Server, collect, tempDir, unique } from './server.js';
+import { Server, collect, startAuthServer, unique, type AuthServer } from './server.js';
 
 describe('scavenge and erase', () => {
   let server: Server;
@@ -98,28 +96,16 @@ describe('scavenge on a store that cannot', () => {
 });
 
 describe('scavenge and erase with --auth', () => {
-  let server: Server;
+  let auth: AuthServer;
   let admin: Client;
   let writer: Client;
 
   before(async () => {
-    const dir = tempDir();
-    server = await Server.start({ data: dir, args: ['--auth', '--bootstrap-key-file', path.join(dir, 'admin.key')] });
-    const adminKey = readFileSync(path.join(dir, 'admin.key'), 'utf8').trim();
-    admin = new Client(server.url, { apiKey: adminKey });
-    const res = await fetch(`${server.url}/keys`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: unique('writer-'), roles: ['writer'] }),
-    });
-    assert.equal(res.status, 201);
-    writer = new Client(server.url, { apiKey: ((await res.json()) as { key: string }).key });
+    auth = await startAuthServer();
+    ({ admin, writer } = auth);
   });
   after(async () => {
-    admin.close();
-    writer.close();
-    await server.stop();
-    rmSync(server.data, { recursive: true, force: true });
+    await auth.close();
   });
 
   test('only an admin scavenges; erasing needs delete: ForbiddenError, nothing done', async () => {

@@ -105,3 +105,41 @@ export async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
 export function unique(prefix: string): string {
   return `${prefix}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 7)}`;
 }
+
+// A server started with --auth and two clients on it: `admin` (the
+// bootstrap key) and `writer` (a key of the writer role: append and read,
+// no delete, not admin). `close` stops all three and removes the folder.
+export interface AuthServer {
+  server: Server;
+  admin: import('../src/index.js').Client;
+  writer: import('../src/index.js').Client;
+  close(): Promise<void>;
+}
+
+export async function startAuthServer(): Promise<AuthServer> {
+  const { Client } = await import('../src/index.js');
+  const { readFileSync } = await import('node:fs');
+  const dir = tempDir();
+  const server = await Server.start({ data: dir, args: ['--auth', '--bootstrap-key-file', path.join(dir, 'admin.key')] });
+  const adminKey = readFileSync(path.join(dir, 'admin.key'), 'utf8').trim();
+  const admin = new Client(server.url, { apiKey: adminKey });
+  const res = await fetch(`${server.url}/keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: unique('writer-'), roles: ['writer'] }),
+  });
+  if (res.status !== 201) throw new Error(`making a writer key: ${res.status} ${await res.text()}`);
+  const writer = new Client(server.url, { apiKey: ((await res.json()) as { key: string }).key });
+  return {
+    server,
+    admin,
+    writer,
+    async close() {
+      admin.close();
+      writer.close();
+      await server.stop();
+      rmSync(server.data, { recursive: true, force: true });
+    },
+  };
+}
+
