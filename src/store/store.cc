@@ -68,6 +68,20 @@ Result<std::vector<std::pair<std::string, std::string>>> Store::ListRecords(std:
 }
 Status Store::DeleteRecord(std::string_view) { return NoRecords(); }
 
+Result<ScavengeReport> Store::Scavenge(const ProgressFn&) {
+  return Status::Invalid("store",
+                         "this store cannot scavenge: run it where the store is opened "
+                         "from its URL (a server's POST /scavenge, or `indelible "
+                         "scavenge` on a data folder)");
+}
+
+Result<ScavengeReport> Store::RemoveEvents(const std::vector<ScavengeCut>&, const ProgressFn&,
+                                           bool) {
+  return Status::Invalid("store",
+                         "this backend cannot remove events yet (the embedded engine can); "
+                         "retention still hides them from every read");
+}
+
 Result<std::optional<RecordedEvent>> Store::FindEvent(const EventId&) {
   return Status::Invalid("id",
                          "this store keeps no index of events by id; read the event by its stream "

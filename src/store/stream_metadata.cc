@@ -66,18 +66,4 @@ Result<StreamVersion> Store::WriteStreamMetadata(std::string_view stream,
   return result->appends.front().last_version;
 }
 
-Result<ScavengeReport> Store::Scavenge(const ProgressFn&) {
-  return Status::Invalid("store",
-                         "this store cannot scavenge: run it where the store is opened "
-                         "from its URL (a server's POST /scavenge, or `indelible "
-                         "scavenge` on a data folder)");
-}
-
-Result<ScavengeReport> Store::RemoveEvents(const std::vector<ScavengeCut>&, const ProgressFn&,
-                                           bool) {
-  return Status::Invalid("store",
-                         "this backend cannot remove events yet (the embedded engine can); "
-                         "retention still hides them from every read");
-}
-
 }  // namespace indelible
