@@ -176,6 +176,13 @@ class Client {
   // second scavenge removes what is left, which is nothing).
   Result<ScavengeReport> Scavenge();
 
+  // DELETE /subjects/{subject} (Store::ShredSubject): the server deletes the
+  // subject's keys, so its events read as redacted. Irreversible. Errors:
+  // unauthorized unless the credential is an admin's, invalid from a
+  // server without a master key. Resent only as reads are (a second shred
+  // finds no key).
+  Result<ShredReport> ShredSubject(std::string_view subject);
+
   // GET /streams/{stream}/metadata: the stream's metadata and its version
   // (Store::ReadStreamMetadata; version nullopt when it was never written).
   Result<StoredStreamMetadata> ReadStreamMetadata(std::string_view stream);

@@ -17,6 +17,17 @@ inline constexpr std::string_view kJsonContentType = "application/json";
 // The type of the tombstone event that Store::Delete appends.
 inline constexpr std::string_view kDeletedEventType = "$deleted";
 
+// Crypto-shredding (docs/RETENTION.md): an event declares its subject (the
+// person or thing whose key seals its data) with a tag "subject:<id>"; at
+// most one such tag per event.
+inline constexpr std::string_view kSubjectTagPrefix = "subject:";
+// The content type of a sealed event as stored: its data is the
+// ciphertext, opened on every read of a store that has the master key.
+inline constexpr std::string_view kSealedContentType = "application/vnd.indelible.sealed";
+// The data a sealed event reads as once its subject's keys are deleted
+// (its content type application/json, its sealed metadata fields gone).
+inline constexpr std::string_view kRedactedData = R"({"$redacted":true})";
+
 // An event as the client hands it to an append.
 struct EventData {
   // Client-made UUID for idempotent retries; the nil UUID asks the store to

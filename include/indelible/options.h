@@ -62,6 +62,15 @@ struct StoreOptions {
   // settings may get before a read refreshes it (docs/RETENTION.md). A
   // store's own metadata writes apply at once.
   std::chrono::milliseconds metadata_refresh{1000};
+  // Crypto-shredding (docs/RETENTION.md): the master keys, 32 bytes each,
+  // that wrap the subjects' keys. The first wraps new keys; the others
+  // only unwrap (keys being rotated out: Store::RewrapSubjectKeys). Empty:
+  // an event that declares a subject is refused, and sealed events read
+  // as they are stored (their ciphertext).
+  std::vector<std::string> master_keys;
+  // Top-level metadata fields sealed with the data of an event that
+  // declares a subject (e.g. "ip", "user"); the others stay readable.
+  std::vector<std::string> sealed_metadata_fields;
 };
 
 struct CommitOptions {
@@ -90,8 +99,8 @@ struct ReadStreamOptions {
   std::size_t limit = SIZE_MAX;
   // Read a deleted stream anyway (audit). Off: a deleted stream is not_found.
   bool include_deleted = false;
-  // A SchemaStore (schemas.h): the events as stored, not upcast. Other
-  // stores always return them as stored.
+  // The events as stored: not upcast by a SchemaStore (schemas.h), and
+  // sealed events not opened (their ciphertext; redacted once shredded).
   bool raw = false;
 };
 
@@ -115,7 +124,8 @@ struct ReadAllOptions {
   // ends there and next_position() is past them, so a filter that matches
   // little costs a bounded scan per read (the server's /all).
   std::size_t max_scan = SIZE_MAX;
-  // A SchemaStore (schemas.h): the events as stored, not upcast.
+  // The events as stored: not upcast by a SchemaStore (schemas.h), and
+  // sealed events not opened (their ciphertext; redacted once shredded).
   bool raw = false;
 };
 

@@ -93,7 +93,8 @@ struct ReadQueryOptions {
   // beginning. Backward: nullopt from the last event.
   std::optional<Position> from;
   std::size_t limit = SIZE_MAX;
-  // A SchemaStore (schemas.h): the events as stored, not upcast.
+  // The events as stored: not upcast by a SchemaStore (schemas.h), and
+  // sealed events not opened (their ciphertext; redacted once shredded).
   bool raw = false;
 };
 

@@ -118,6 +118,18 @@ struct ScavengeReport {
   std::uint64_t disk_bytes_after = 0;
 };
 
+// What Store::ShredSubject deleted (docs/RETENTION.md).
+struct ShredReport {
+  std::string subject;
+  std::uint64_t keys = 0;  // the subject's keys deleted (0: it had none)
+};
+
+// How the removal under a scavenge ends (Store::RemoveEvents): no
+// compaction (the bytes leave at a later one), a compaction when some
+// removal is not compacted yet, or one in any case (deleted records, such
+// as a shredded subject's keys, must leave the files too).
+enum class Compaction { kNone, kIfRemoved, kAlways };
+
 // One stream's part of a scavenge: its events below `before` go.
 struct ScavengeCut {
   std::string stream;
@@ -414,6 +426,24 @@ class Store {
   // removal are written. not_found for a stream that never existed.
   virtual Result<AppendResult> Erase(std::string_view stream, Expected expected = Expected::any());
 
+  // Crypto-shredding (docs/RETENTION.md): deletes every key of `subject`
+  // (the events tagged "subject:<subject>"), so that each of its events
+  // reads as redacted (kRedactedData) on every path from then on, in this
+  // process at once and in others sharing the store within
+  // StoreOptions::metadata_refresh. Irreversible. The ciphertext stays
+  // until retention or erasure removes it; without the key it is noise.
+  // A later event of the subject gets a new key. invalid when the store
+  // has no master key (StoreOptions::master_keys) or the subject is not
+  // 1 to 120 bytes of UTF-8 without control characters.
+  virtual Result<ShredReport> ShredSubject(std::string_view subject);
+  // Master key rotation: wraps every subject key with the first master
+  // key, unwrapping with whichever key of StoreOptions::master_keys
+  // wrapped it. Returns the keys rewrapped (those already under the first
+  // master key are left alone). invalid without master keys; not_found
+  // naming the key's fingerprint when a subject key was wrapped by a
+  // master key not given.
+  virtual Result<std::uint64_t> RewrapSubjectKeys(const ProgressFn& progress = nullptr);
+
   // The stream's last version and position; not_found if it never existed.
   // A deleted stream reports its tombstone with deleted = true.
   virtual Result<StreamHead> Head(std::string_view stream) = 0;
@@ -531,9 +561,9 @@ class Store {
   // What Scavenge is built on: removes the events of each cut's stream
   // below its `before` (never a stream's last event), and compacts. The
   // default answers invalid (the backend cannot remove events).
-  // `compact`: false leaves the bytes in the files until a later compaction.
   virtual Result<ScavengeReport> RemoveEvents(const std::vector<ScavengeCut>& cuts,
-                                              const ProgressFn& progress, bool compact = true);
+                                              const ProgressFn& progress,
+                                              Compaction compact = Compaction::kIfRemoved);
 
   // What ListStreams is built on: the streams whose names start with
   // `prefix` and sort after `after`, in name order, at most `limit`. The

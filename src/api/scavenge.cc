@@ -6,6 +6,7 @@
 #include <boost/json.hpp>
 
 #include "api/decoding.h"
+#include "core/event_json.h"
 
 namespace indelible::api {
 namespace json = boost::json;
@@ -55,6 +56,25 @@ Result<ScavengeReport> ScavengeReportFromJson(std::string_view body, std::int64_
   if (!took.ok()) return took.status();
   if (*took < 0) return NotOurs(kWhat, "a negative 'tookMs'");
   if (took_ms != nullptr) *took_ms = *took;
+  return report;
+}
+
+std::string ShredReportToJson(const ShredReport& report) {
+  return fmt::format(R"({{"subject":{},"keys":{}}})", QuoteJson(report.subject), report.keys);
+}
+
+Result<ShredReport> ShredReportFromJson(std::string_view body) {
+  constexpr std::string_view kWhat = "shred report";
+  auto parsed = ParseObject(body, kWhat);
+  if (!parsed.ok()) return parsed.status();
+  ShredReport report;
+  const json::value* subject = parsed->if_contains("subject");
+  if (subject == nullptr || !subject->is_string()) return NotOurs(kWhat, "no 'subject'");
+  report.subject = std::string(subject->as_string());
+  auto keys = RequiredInteger(*parsed, "keys", kWhat);
+  if (!keys.ok()) return keys.status();
+  if (*keys < 0) return NotOurs(kWhat, "a negative 'keys'");
+  report.keys = static_cast<std::uint64_t>(*keys);
   return report;
 }
 

@@ -26,4 +26,9 @@ std::string ScavengeReportToJson(const ScavengeReport& report, std::int64_t took
 Result<ScavengeReport> ScavengeReportFromJson(std::string_view body,
                                               std::int64_t* took_ms = nullptr);
 
+// DELETE /subjects/{subject}'s answer: {subject, keys}.
+std::string ShredReportToJson(const ShredReport& report);
+// internal for an answer that is not one.
+Result<ShredReport> ShredReportFromJson(std::string_view body);
+
 }  // namespace indelible::api

@@ -14,6 +14,7 @@
 #include "core/event_json.h"
 #include "indelible/client.h"
 #include "indelible/schemas.h"
+#include "shredding/master_keys.h"
 #include "storage/embedded/embedded_store.h"
 
 namespace indelible::cli {
@@ -70,9 +71,20 @@ ClientOptions Cli::client_options() const {
   return options;
 }
 
+Result<StoreOptions> Cli::store_options() const {
+  StoreOptions options;
+  auto keys = shredding::LoadMasterKeys(master_key_file);
+  if (!keys.ok()) return keys.status();
+  options.master_keys = std::move(*keys);
+  options.sealed_metadata_fields = sealed_metadata_fields;
+  return options;
+}
+
 Result<std::unique_ptr<Store>> Cli::OpenStore() const {
   if (remote()) return OpenRemoteStore(url, client_options());
-  return Open(data, StoreOptions());
+  auto options = store_options();
+  if (!options.ok()) return options.status();
+  return Open(data, *options);
 }
 
 std::optional<std::string> Cli::EmbeddedFolder() const {
@@ -83,9 +95,10 @@ std::optional<std::string> Cli::EmbeddedFolder() const {
 
 Result<std::unique_ptr<Store>> Cli::OpenReader() const {
   if (remote()) return OpenRemoteStore(url, client_options());
-  StoreOptions options;
-  options.follower = true;
-  return Open(data, options);
+  auto options = store_options();
+  if (!options.ok()) return options.status();
+  options->follower = true;
+  return Open(data, *options);
 }
 
 Status Cli::RequireLocal(std::string_view verb) const {

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "indelible/client.h"
 #include "indelible/store.h"
@@ -23,7 +24,12 @@ struct Cli {
   // --api-key-file: the credential for --url (else $INDELIBLE_API_KEY).
   std::string api_key_file;
   std::string cert_file, key_file;  // --cert, --key: the client's, for mutual TLS
-  bool json = false;                // --json
+  // --master-key-file: crypto-shredding's master keys (else
+  // $INDELIBLE_MASTER_KEY), for a store opened here.
+  std::string master_key_file;
+  // --seal-metadata: metadata fields sealed with a subject's event data.
+  std::vector<std::string> sealed_metadata_fields;
+  bool json = false;  // --json
   // Set by the chosen verb's callback; main runs it after parsing.
   std::function<int()> run;
 
@@ -32,6 +38,9 @@ struct Cli {
   // both are the server's store, reached through the HTTP client.
   Result<std::unique_ptr<Store>> OpenStore() const;
   Result<std::unique_ptr<Store>> OpenReader() const;
+  // What a store opened here is given: the master keys (--master-key-file
+  // or $INDELIBLE_MASTER_KEY), so sealed events read as they were written.
+  Result<StoreOptions> store_options() const;
   bool remote() const { return !url.empty(); }
   // The folder of an embedded store named by --data (a path or file:PATH);
   // nullopt for other stores (memory:, dynamodb://) and with --url.
@@ -59,6 +68,7 @@ void AddFilterFlags(CLI::App* verb, AllFilter* filter);
 void AddWriteVerbs(CLI::App& app, Cli& cli);      // append, delete
 void AddMetadataVerb(CLI::App& app, Cli& cli);    // metadata
 void AddRetentionVerbs(CLI::App& app, Cli& cli);  // scavenge, erase
+void AddShredVerbs(CLI::App& app, Cli& cli);      // shred, rewrap-keys
 void AddReadVerbs(CLI::App& app, Cli& cli);       // read, head, all, tail
 void AddIoVerbs(CLI::App& app, Cli& cli);         // export, import
 void AddAdminVerbs(CLI::App& app, Cli& cli);      // check, bench

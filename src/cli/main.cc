@@ -38,10 +38,20 @@ int main(int argc, char** argv) {
       ->needs(url);
   app.add_option("--key", cli.key_file, "the private key of --cert (PEM; default: in --cert)")
       ->needs(url);
+  app.add_option("--master-key-file", cli.master_key_file,
+                 "crypto-shredding: a file of master keys, the current first (default: "
+                 "$INDELIBLE_MASTER_KEY; docs/RETENTION.md)")
+      ->check(CLI::ExistingFile)
+      ->excludes(url);
+  app.add_option("--seal-metadata", cli.sealed_metadata_fields,
+                 "crypto-shredding: a metadata field sealed with the data of an event that "
+                 "declares a subject (repeatable; e.g. ip)")
+      ->excludes(url);
   app.add_flag("--json", cli.json, "machine-readable output: one JSON value per line");
   indelible::cli::AddWriteVerbs(app, cli);
   indelible::cli::AddMetadataVerb(app, cli);
   indelible::cli::AddRetentionVerbs(app, cli);
+  indelible::cli::AddShredVerbs(app, cli);
   indelible::cli::AddReadVerbs(app, cli);
   indelible::cli::AddIoVerbs(app, cli);
   indelible::cli::AddAdminVerbs(app, cli);

@@ -99,7 +99,9 @@ void AddServeVerb(CLI::App& app, Cli& cli) {
   AddServeSecurityFlags(*serve, flags->server);
   serve->callback([&cli, flags] {
     cli.run = [&cli, flags]() -> int {
-      StoreOptions options;
+      auto configured = cli.store_options();
+      if (!configured.ok()) return cli.Fail(configured.status());
+      StoreOptions options = std::move(*configured);
       options.durability =
           flags->durability == "interval" ? Durability::kInterval : Durability::kSync;
       options.limits = flags->server.limits;

@@ -149,6 +149,15 @@ Result<ScavengeReport> Client::Scavenge() {
   return api::ScavengeReportFromJson(answer->body());
 }
 
+Result<ShredReport> Client::ShredSubject(std::string_view subject) {
+  auto answer = impl_->Call(
+      impl_->MakeRequest(http::verb::delete_, "/subjects/" + PercentEncode(subject)),
+      /*retry_safe=*/true);
+  if (!answer.ok()) return answer.status();
+  if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
+  return api::ShredReportFromJson(answer->body());
+}
+
 Result<StoredStreamMetadata> Client::ReadStreamMetadata(std::string_view stream) {
   if (Status s = ValidateStreamName(stream, /*allow_reserved=*/true); !s.ok()) return s;
   auto answer = impl_->Call(impl_->MakeRequest(http::verb::get, StreamPath(stream) + "/metadata"),

@@ -95,6 +95,9 @@ class RemoteStore final : public Store {
     return erased;
   }
   Result<ScavengeReport> Scavenge(const ProgressFn&) override { return client_->Scavenge(); }
+  Result<ShredReport> ShredSubject(std::string_view subject) override {
+    return client_->ShredSubject(subject);
+  }
 
   Result<std::optional<RecordedEvent>> FindEvent(const EventId& id) override {
     return client_->FindEvent(id);

@@ -122,6 +122,12 @@ class SchemaStoreImpl final : public SchemaStore {
   Result<ScavengeReport> Scavenge(const ProgressFn& progress) override {
     return inner_.Scavenge(progress);
   }
+  Result<ShredReport> ShredSubject(std::string_view subject) override {
+    return inner_.ShredSubject(subject);
+  }
+  Result<std::uint64_t> RewrapSubjectKeys(const ProgressFn& progress) override {
+    return inner_.RewrapSubjectKeys(progress);
+  }
   // Erase's commit is the store's own (a tombstone and metadata, no
   // schema to check): the inner store runs it whole, removal included.
   Result<AppendResult> Erase(std::string_view stream, Expected expected) override {
@@ -173,7 +179,7 @@ class SchemaStoreImpl final : public SchemaStore {
     return StoreAccess::ListStreamRange(inner_, prefix, after, limit);
   }
   Result<ScavengeReport> RemoveEvents(const std::vector<ScavengeCut>& cuts,
-                                      const ProgressFn& progress, bool compact) override {
+                                      const ProgressFn& progress, Compaction compact) override {
     return StoreAccess::RemoveEvents(inner_, cuts, progress, compact);
   }
 

@@ -7,6 +7,8 @@
 #include "indelible/store.h"
 #include "storage/embedded/embedded_store.h"
 #include "storage/memory/memory_store.h"
+#include "shredding/aead.h"
+#include "shredding/shredding_store.h"
 #include "store/retention_store.h"
 #if INDELIBLE_HAVE_DYNAMODB
 #include "storage/dynamodb/dynamodb_store.h"
@@ -36,12 +38,18 @@ Result<std::unique_ptr<Store>> OpenBackend(std::string_view url, const StoreOpti
 
 }  // namespace
 
-// Every store a URL opens applies the streams' retention on its reads
-// (store/retention_store.h).
+// Every store a URL opens seals and opens the events of subjects
+// (shredding/shredding_store.h) and applies the streams' retention on its
+// reads (store/retention_store.h).
 Result<std::unique_ptr<Store>> Store::Open(std::string_view url, const StoreOptions& options) {
+  for (const std::string& key : options.master_keys)
+    if (key.size() != shredding::kKeyBytes)
+      return Status::Invalid("master key", fmt::format("a master key is {} bytes, not {}",
+                                                       shredding::kKeyBytes, key.size()));
   auto backend = OpenBackend(url, options);
   if (!backend.ok()) return backend;
-  return store::RetentionStore::Wrap(std::move(*backend), options);
+  return store::RetentionStore::Wrap(
+      std::make_unique<shredding::ShreddingStore>(std::move(*backend), options), options);
 }
 
 }  // namespace indelible

@@ -57,7 +57,7 @@ Result<AppendResult> Store::Erase(std::string_view stream, Expected expected) {
       auto hidden = HideDeletedLife(*this, stream, *head, expected, *metadata);
       if (hidden.ok())
         (void)RemoveEvents({ScavengeCut{std::string(stream), head->version}}, nullptr,
-                           /*compact=*/false);
+                           Compaction::kNone);
       if (hidden.ok() || attempt + 1 == kAttempts ||
           hidden.status().code() != ErrorCode::kConflict ||
           expected.kind() == Expected::Kind::kExactly)
@@ -99,7 +99,7 @@ Result<AppendResult> Store::Erase(std::string_view stream, Expected expected) {
     // them; their bytes leave the files at the next scavenge's compaction.
     // Elsewhere they stay hidden until a scavenge can.
     (void)RemoveEvents({ScavengeCut{std::string(stream), StreamVersion(tombstone_version)}},
-                       nullptr, /*compact=*/false);
+                       nullptr, Compaction::kNone);
     return std::move(committed->appends.front());
   }
 }

@@ -63,6 +63,12 @@ class RetentionStore final : public Store {
   // Works out each retained stream's cut and has the backend remove the
   // events below it (RemoveEvents).
   Result<ScavengeReport> Scavenge(const ProgressFn& progress) override;
+  Result<ShredReport> ShredSubject(std::string_view subject) override {
+    return inner_->ShredSubject(subject);
+  }
+  Result<std::uint64_t> RewrapSubjectKeys(const ProgressFn& progress) override {
+    return inner_->RewrapSubjectKeys(progress);
+  }
 
   RetentionStore(std::unique_ptr<Store> inner, const StoreOptions& options);
 
@@ -75,7 +81,7 @@ class RetentionStore final : public Store {
   Result<std::vector<StreamInfo>> ListStreamRange(std::string_view prefix, std::string_view after,
                                                   std::size_t limit) override;
   Result<ScavengeReport> RemoveEvents(const std::vector<ScavengeCut>& cuts,
-                                      const ProgressFn& progress, bool compact) override {
+                                      const ProgressFn& progress, Compaction compact) override {
     return StoreAccess::RemoveEvents(*inner_, cuts, progress, compact);
   }
 

@@ -75,8 +75,22 @@ Result<ScavengeReport> Store::Scavenge(const ProgressFn&) {
                          "scavenge` on a data folder)");
 }
 
+Result<ShredReport> Store::ShredSubject(std::string_view) {
+  return Status::Invalid("master key",
+                         "this store has no master key, so it keeps no subject keys: open it "
+                         "with one (StoreOptions::master_keys; the CLI and server read "
+                         "--master-key-file or INDELIBLE_MASTER_KEY, docs/RETENTION.md)");
+}
+
+Result<std::uint64_t> Store::RewrapSubjectKeys(const ProgressFn&) {
+  return Status::Invalid("master key",
+                         "this store has no master key to rewrap with: open it with the new "
+                         "master key first and the old ones after it (--master-key-file or "
+                         "INDELIBLE_MASTER_KEY, docs/RETENTION.md)");
+}
+
 Result<ScavengeReport> Store::RemoveEvents(const std::vector<ScavengeCut>&, const ProgressFn&,
-                                           bool) {
+                                           Compaction) {
   return Status::Invalid("store",
                          "this backend cannot remove events yet (the embedded engine can); "
                          "retention still hides them from every read");

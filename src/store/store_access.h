@@ -37,7 +37,8 @@ struct StoreAccess {
     store.CommitAsyncValidated(std::move(commit), std::move(done));
   }
   static Result<ScavengeReport> RemoveEvents(Store& store, const std::vector<ScavengeCut>& cuts,
-                                             const ProgressFn& progress, bool compact = true) {
+                                             const ProgressFn& progress,
+                                             Compaction compact = Compaction::kIfRemoved) {
     return store.RemoveEvents(cuts, progress, compact);
   }
   static Result<std::vector<StreamInfo>> ListStreamRange(Store& store, std::string_view prefix,

@@ -254,7 +254,7 @@ class EmbeddedStore final : public Store {
     std::uint64_t bytes = 0;
   };
   Result<ScavengeReport> RemoveEvents(const std::vector<ScavengeCut>& cuts,
-                                      const ProgressFn& progress, bool compact) override;
+                                      const ProgressFn& progress, Compaction compact) override;
   Result<Removed> RemoveStreamEvents(const ScavengeCut& cut, Position indexed,
                                      ScavengeTotals* totals);
   Mutex scavenge_mu_;  // one scavenge at a time

@@ -44,7 +44,7 @@ std::uint64_t FolderBytes(const std::string& path) {
 }  // namespace
 
 Result<ScavengeReport> EmbeddedStore::RemoveEvents(const std::vector<ScavengeCut>& cuts,
-                                                   const ProgressFn& progress, bool compact) {
+                                                   const ProgressFn& progress, Compaction compact) {
   if (follower()) return Status::Invalid("store", "this store was opened as a read-only follower");
   if (Status s = WriteHealth(); !s.ok()) return s;
   MutexLock scavenging(&scavenge_mu_);
@@ -79,8 +79,11 @@ Result<ScavengeReport> EmbeddedStore::RemoveEvents(const std::vector<ScavengeCut
     if (progress) progress(++done, cuts.size());
   }
 
-  // Compacts when removals (these, or an erasure's before) are not yet.
-  const bool compacting = compact && totals.events > totals.compacted_events;
+  // Compacts when removals (these, or an erasure's before) are not yet,
+  // or when asked to whatever the totals say (deleted records).
+  const bool compacting = compact == Compaction::kAlways ||
+                          (compact == Compaction::kIfRemoved &&
+                           totals.events > totals.compacted_events);
   if (compacting) totals.compacted_events = totals.events;
   if (report.events > 0 || compacting) {
     // Through a group commit: its sync covers the batches above, and the

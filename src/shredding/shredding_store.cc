@@ -1,0 +1,326 @@
+#include "shredding/shredding_store.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <boost/json.hpp>
+
+#include "core/clock.h"
+#include "shredding/sealed_event.h"
+
+namespace indelible::shredding {
+
+namespace json = boost::json;
+
+namespace {
+
+// Saved by a shred, deleted by the compaction after the next scavenge:
+// until then the deleted keys' bytes may still be in the backend's files.
+constexpr std::string_view kShredPendingRecord = "subject-keys-shredded";
+
+bool IsSealed(const EventView& event) { return event.content_type == kSealedContentType; }
+
+// The subject an event's tags declare: none, one, or invalid for two.
+Result<std::optional<std::string_view>> TaggedSubject(const std::vector<std::string>& tags) {
+  std::optional<std::string_view> subject;
+  for (const std::string& tag : tags) {
+    if (!std::string_view(tag).starts_with(kSubjectTagPrefix)) continue;
+    if (subject)
+      return Status::Invalid("tags", fmt::format("an event declares at most one subject, not "
+                                                 "'{}' and '{}'",
+                                                 *subject, tag.substr(kSubjectTagPrefix.size())));
+    subject = std::string_view(tag).substr(kSubjectTagPrefix.size());
+  }
+  return subject;
+}
+
+// A parked copy (subscriptions/parking.h) carries its original's tags in
+// its metadata, not as tags: it is sealed with the original's subject.
+std::optional<std::string> ParkedSubject(std::string_view stream, std::string_view metadata) {
+  if (!stream.starts_with("$parked-") ||
+      metadata.find(fmt::format("\"{}", kSubjectTagPrefix)) == std::string_view::npos)
+    return std::nullopt;
+  boost::system::error_code ec;
+  json::value root = json::parse(json::string_view(metadata.data(), metadata.size()), ec);
+  if (ec || !root.is_object()) return std::nullopt;
+  const json::value* parked = root.as_object().if_contains("$parked");
+  if (parked == nullptr || !parked->is_object()) return std::nullopt;
+  const json::value* tags = parked->as_object().if_contains("tags");
+  if (tags == nullptr || !tags->is_array()) return std::nullopt;
+  for (const json::value& tag : tags->as_array())
+    if (tag.is_string() && tag.as_string().starts_with(kSubjectTagPrefix))
+      return std::string(tag.as_string().subview().substr(kSubjectTagPrefix.size()));
+  return std::nullopt;
+}
+
+// Moves the chosen top-level fields out of `metadata` into `fields` (a
+// JSON object, or empty when none was there).
+void SplitFields(const std::vector<std::string>& chosen, std::string* metadata,
+                 std::string* fields) {
+  if (chosen.empty()) return;
+  boost::system::error_code ec;
+  json::value root = json::parse(*metadata, ec);
+  if (ec || !root.is_object()) return;
+  json::object& object = root.as_object();
+  json::object sealed;
+  for (const std::string& field : chosen) {
+    auto it = object.find(field);
+    if (it == object.end()) continue;
+    sealed[field] = std::move(it->value());
+    object.erase(it);
+  }
+  if (sealed.empty()) return;
+  *metadata = json::serialize(object);
+  *fields = json::serialize(sealed);
+}
+
+std::string MergeFields(std::string_view metadata, std::string_view fields) {
+  if (fields.empty()) return std::string(metadata);
+  boost::system::error_code ec;
+  json::value root = json::parse(json::string_view(metadata.data(), metadata.size()), ec);
+  json::value sealed = json::parse(json::string_view(fields.data(), fields.size()), ec);
+  if (!root.is_object() || !sealed.is_object()) return std::string(metadata);
+  for (auto& [key, value] : sealed.as_object()) root.as_object()[key] = value;
+  return json::serialize(root);
+}
+
+// A cursor handing out the opened form of sealed events.
+template <class Base>
+class OpeningCursor : public Base {
+ public:
+  OpeningCursor(std::unique_ptr<Base> inner, ShreddingStore* store, bool raw)
+      : inner_(std::move(inner)), store_(store), raw_(raw) {
+    Prepare();
+  }
+  bool Valid() const override { return status_.ok() && inner_->Valid(); }
+  void Next() override {
+    inner_->Next();
+    Prepare();
+  }
+  const EventView& event() const override { return opened_ ? view_ : inner_->event(); }
+  Status status() const override { return status_.ok() ? inner_->status() : status_; }
+
+ protected:
+  std::unique_ptr<Base> inner_;
+
+ private:
+  void Prepare() {
+    opened_ = false;
+    if (!status_.ok() || !inner_->Valid()) return;
+    const EventView& event = inner_->event();
+    if (!IsSealed(event)) return;
+    auto opened = store_->Open(event, raw_, &buffer_);
+    if (!opened.ok()) {
+      status_ = opened.status();
+      return;
+    }
+    if (!*opened) return;
+    opened_ = true;
+    view_ = event;
+    view_.content_type = buffer_.content_type;
+    view_.data = buffer_.data;
+    view_.metadata = buffer_.metadata;
+  }
+
+  ShreddingStore* store_;
+  const bool raw_;
+  Status status_;
+  bool opened_ = false;
+  ShreddingStore::Opened buffer_;
+  EventView view_;
+};
+
+class OpeningStreamCursor final : public OpeningCursor<StreamCursor> {
+ public:
+  using OpeningCursor::OpeningCursor;
+  std::optional<StreamVersion> next_version() const override { return inner_->next_version(); }
+};
+
+class OpeningAllCursor final : public OpeningCursor<AllCursor> {
+ public:
+  using OpeningCursor::OpeningCursor;
+  Position next_position() const override { return inner_->next_position(); }
+};
+
+}  // namespace
+
+ShreddingStore::ShreddingStore(std::unique_ptr<Store> inner, const StoreOptions& options)
+    : Store(StoreAccess::limits(*inner)),
+      inner_(std::move(inner)),
+      sealed_fields_(options.sealed_metadata_fields) {
+  if (!options.master_keys.empty())
+    keys_ = std::make_unique<SubjectKeys>(*inner_, options.master_keys,
+                                          !inner_->traits().local_reads || options.follower,
+                                          options.metadata_refresh);
+}
+
+Result<bool> ShreddingStore::Open(const EventView& event, bool raw, Opened* out) {
+  if (keys_ == nullptr) return false;
+  auto sealed = ParseSealed(event.data);
+  if (!sealed) return false;  // not ours: read as stored
+  auto key = keys_->Find(sealed->subject, sealed->key_id);
+  if (!key.ok()) return key.status();
+  if (!key->has_value()) {
+    out->content_type = std::string(kJsonContentType);
+    out->data = std::string(kRedactedData);
+    out->metadata = std::string(event.metadata);
+    return true;
+  }
+  if (raw) return false;
+  auto plain = OpenEvent(**key, *sealed, event.id);
+  // A box that fails its tag under the subject's key was not sealed by a
+  // store with this key (or its bytes changed): read as stored.
+  if (!plain) return false;
+  out->content_type = std::move(plain->content_type);
+  out->data = std::move(plain->data);
+  out->metadata = MergeFields(event.metadata, plain->fields);
+  return true;
+}
+
+Status ShreddingStore::SealEvent(const std::string& stream, EventData& event) {
+  auto tagged = TaggedSubject(event.tags);
+  if (!tagged.ok()) return tagged.status();
+  std::optional<std::string> subject;
+  if (*tagged)
+    subject = std::string(**tagged);
+  else
+    subject = ParkedSubject(stream, event.metadata);
+  if (!subject) return Status::Ok();
+  // Already sealed (an import), or nothing left to protect (a redacted
+  // event exported after its subject was shredded).
+  if (event.content_type == kSealedContentType ||
+      (event.content_type == kJsonContentType && event.data == kRedactedData))
+    return Status::Ok();
+  if (keys_ == nullptr)
+    return Status::Invalid(
+        "subject",
+        fmt::format("an event of '{}' declares subject '{}', but this store has no master key to "
+                    "seal it with: give one (--master-key-file or INDELIBLE_MASTER_KEY; "
+                    "StoreOptions::master_keys), docs/RETENTION.md",
+                    stream, *subject));
+  auto key = keys_->ForSealing(*subject);
+  if (!key.ok()) return key.status();
+  if (event.id == EventId()) event.id = EventId::Random();
+  Plain plain;
+  plain.content_type = std::move(event.content_type);
+  plain.data = std::move(event.data);
+  SplitFields(sealed_fields_, &event.metadata, &plain.fields);
+  event.data = shredding::SealEvent(key->key, key->id, *subject, event.id, plain);
+  event.content_type = std::string(kSealedContentType);
+  return Status::Ok();
+}
+
+Status ShreddingStore::Seal(std::vector<AppendRequest>& appends) {
+  for (AppendRequest& append : appends)
+    for (EventData& event : append.events)
+      if (Status s = SealEvent(append.stream, event); !s.ok()) return s;
+  return Status::Ok();
+}
+
+Result<CommitResult> ShreddingStore::CommitValidated(std::vector<AppendRequest> appends,
+                                                     const CommitOptions& options) {
+  if (Status s = Seal(appends); !s.ok()) return s;
+  return StoreAccess::CommitValidated(*inner_, std::move(appends), options);
+}
+
+std::vector<Result<CommitResult>> ShreddingStore::CommitEachValidated(
+    std::vector<CommitRequest> commits) {
+  // A commit that cannot be sealed fails alone; the others go on together.
+  std::vector<Result<CommitResult>> results(commits.size(), Status::Ok());
+  std::vector<CommitRequest> sealed;
+  std::vector<std::size_t> slots;
+  for (std::size_t i = 0; i < commits.size(); ++i) {
+    if (Status s = Seal(commits[i].appends); !s.ok()) {
+      results[i] = std::move(s);
+      continue;
+    }
+    sealed.push_back(std::move(commits[i]));
+    slots.push_back(i);
+  }
+  auto done = StoreAccess::CommitEachValidated(*inner_, std::move(sealed));
+  for (std::size_t i = 0; i < done.size(); ++i) results[slots[i]] = std::move(done[i]);
+  return results;
+}
+
+void ShreddingStore::CommitAsyncValidated(CommitRequest commit, CommitCallback done) {
+  if (Status s = Seal(commit.appends); !s.ok()) return done(std::move(s));
+  StoreAccess::CommitAsyncValidated(*inner_, std::move(commit), std::move(done));
+}
+
+Result<std::unique_ptr<StreamCursor>> ShreddingStore::ReadStream(std::string_view stream,
+                                                                 const ReadStreamOptions& options) {
+  auto cursor = inner_->ReadStream(stream, options);
+  if (!cursor.ok() || keys_ == nullptr) return cursor;
+  return std::unique_ptr<StreamCursor>(
+      std::make_unique<OpeningStreamCursor>(std::move(*cursor), this, options.raw));
+}
+
+Result<std::unique_ptr<AllCursor>> ShreddingStore::ReadAll(const ReadAllOptions& options) {
+  auto cursor = inner_->ReadAll(options);
+  if (!cursor.ok() || keys_ == nullptr) return cursor;
+  return std::unique_ptr<AllCursor>(
+      std::make_unique<OpeningAllCursor>(std::move(*cursor), this, options.raw));
+}
+
+Result<std::unique_ptr<AllCursor>> ShreddingStore::ReadQuery(const Query& query,
+                                                             const ReadQueryOptions& options) {
+  auto cursor = inner_->ReadQuery(query, options);
+  if (!cursor.ok() || keys_ == nullptr) return cursor;
+  return std::unique_ptr<AllCursor>(
+      std::make_unique<OpeningAllCursor>(std::move(*cursor), this, options.raw));
+}
+
+Result<std::optional<RecordedEvent>> ShreddingStore::FindEvent(const EventId& id) {
+  auto found = inner_->FindEvent(id);
+  if (!found.ok() || !found->has_value() || keys_ == nullptr) return found;
+  RecordedEvent& event = **found;
+  Opened opened;
+  auto did = Open(event.view(), /*raw=*/false, &opened);
+  if (!did.ok()) return did.status();
+  if (*did) {
+    event.content_type = std::move(opened.content_type);
+    event.data = std::move(opened.data);
+    event.metadata = std::move(opened.metadata);
+  }
+  return found;
+}
+
+Result<Store::StateAndEvents> ShreddingStore::ReadStateAndEvents(std::string_view stream) {
+  auto loaded = inner_->ReadStateAndEvents(stream);
+  if (!loaded.ok() || keys_ == nullptr || loaded->events == nullptr) return loaded;
+  loaded->events = std::make_unique<OpeningStreamCursor>(std::move(loaded->events), this, false);
+  return loaded;
+}
+
+Result<ShredReport> ShreddingStore::ShredSubject(std::string_view subject) {
+  if (keys_ == nullptr) return Store::ShredSubject(subject);
+  if (Status s = ValidateSubject(subject); !s.ok()) return s;
+  // Marked before the keys go: a crash in between leaves a compaction
+  // owed, never a deleted key whose bytes no scavenge will compact away.
+  if (Status s = inner_->SaveRecord(kShredPendingRecord, std::to_string(UnixMillisNow())); !s.ok())
+    return s;
+  auto keys = keys_->Shred(subject);
+  if (!keys.ok()) return keys.status();
+  return ShredReport{std::string(subject), *keys};
+}
+
+Result<std::uint64_t> ShreddingStore::RewrapSubjectKeys(const ProgressFn& progress) {
+  if (keys_ == nullptr) return Store::RewrapSubjectKeys(progress);
+  return keys_->Rewrap(progress);
+}
+
+Result<ScavengeReport> ShreddingStore::RemoveEvents(const std::vector<ScavengeCut>& cuts,
+                                                    const ProgressFn& progress,
+                                                    Compaction compact) {
+  auto pending = inner_->LoadRecord(kShredPendingRecord);
+  const bool shredded = pending.ok() && pending->has_value() && compact != Compaction::kNone;
+  auto report =
+      StoreAccess::RemoveEvents(*inner_, cuts, progress, shredded ? Compaction::kAlways : compact);
+  // The compaction that took the keys' bytes away is done: later scavenges
+  // need not compact for them. (Deleted after it, so a crash in it leaves
+  // the mark.)
+  if (report.ok() && shredded) (void)inner_->DeleteRecord(kShredPendingRecord);
+  return report;
+}
+
+}  // namespace indelible::shredding

@@ -1,0 +1,263 @@
+#include "shredding/subject_keys.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/event_json.h"
+#include "core/random_bytes.h"
+#include "shredding/aead.h"
+#include "shredding/sealed_event.h"
+
+namespace indelible::shredding {
+
+namespace {
+
+// A cache that grew past this is dropped whole and refilled as reads need
+// it: it holds one key per subject read, and subjects may be millions.
+constexpr std::size_t kMaxCached = 100'000;
+
+constexpr std::string_view kRecordPrefix = "subject-key/";
+
+std::int64_t Now() { return std::chrono::steady_clock::now().time_since_epoch().count(); }
+
+std::string Hex(std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (char c : bytes) {
+    out.push_back(kHex[static_cast<unsigned char>(c) >> 4]);
+    out.push_back(kHex[static_cast<unsigned char>(c) & 15]);
+  }
+  return out;
+}
+
+std::optional<std::string> Unhex(std::string_view hex) {
+  auto digit = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+  };
+  if (hex.size() % 2 != 0) return std::nullopt;
+  std::string out;
+  for (std::size_t i = 0; i < hex.size(); i += 2) {
+    const int high = digit(hex[i]), low = digit(hex[i + 1]);
+    if (high < 0 || low < 0) return std::nullopt;
+    out.push_back(static_cast<char>(high * 16 + low));
+  }
+  return out;
+}
+
+std::string PointerName(std::string_view subject) {
+  return fmt::format("{}{}", kRecordPrefix, subject);
+}
+
+std::string KeyName(std::string_view subject, std::string_view key_id) {
+  return fmt::format("{}{}/{}", kRecordPrefix, subject, Hex(key_id));
+}
+
+std::string WrapAad(std::string_view subject, std::string_view key_id) {
+  return fmt::format("indelible subject key\n{}\n{}", subject, Hex(key_id));
+}
+
+// The subject of a record name listed under `subject-key/`, and whether it
+// names a key of an id (not the pointer). nullopt for other names.
+struct ParsedName {
+  std::string subject;
+  bool keyed = false;
+};
+ParsedName ParseName(std::string_view name) {
+  std::string_view rest = name.substr(kRecordPrefix.size());
+  const std::size_t hex = kKeyIdBytes * 2;
+  if (rest.size() > hex + 1 && rest[rest.size() - hex - 1] == '/' &&
+      Unhex(rest.substr(rest.size() - hex)).has_value())
+    return {std::string(rest.substr(0, rest.size() - hex - 1)), true};
+  return {std::string(rest), false};
+}
+
+}  // namespace
+
+Status ValidateSubject(std::string_view subject) {
+  if (subject.empty() || subject.size() > kMaxSubjectBytes)
+    return Status::Invalid("subject", fmt::format("a subject is 1 to {} bytes, not {}",
+                                                  kMaxSubjectBytes, subject.size()));
+  return Status::Ok();
+}
+
+SubjectKeys::SubjectKeys(Store& records, std::vector<std::string> master_keys, bool shared,
+                         std::chrono::milliseconds refresh)
+    : records_(records),
+      master_keys_(std::move(master_keys)),
+      shared_(shared),
+      refresh_ticks_(
+          std::chrono::duration_cast<std::chrono::steady_clock::duration>(refresh).count()) {
+  for (const std::string& key : master_keys_) fingerprints_.push_back(KeyFingerprint(key));
+}
+
+bool SubjectKeys::Fresh(const Cached& cached, std::int64_t now) const {
+  return !shared_ || now - cached.loaded_at < refresh_ticks_;
+}
+
+Result<SubjectKeys::Key> SubjectKeys::Unwrap(std::string_view subject,
+                                             std::string_view value) const {
+  // "v1 <id hex> <fingerprint> <base64 box>"
+  std::vector<std::string_view> parts;
+  for (std::size_t start = 0;;) {
+    const std::size_t space = value.find(' ', start);
+    parts.push_back(value.substr(start, space - start));
+    if (space == std::string_view::npos) break;
+    start = space + 1;
+  }
+  auto corrupt = [&] {
+    return Status::Internal(fmt::format(
+        "the key record of subject '{}' is not a wrapped key (run `indelible check`)", subject));
+  };
+  if (parts.size() != 4 || parts[0] != "v1") return corrupt();
+  auto id = Unhex(parts[1]);
+  auto box = Base64Decode(parts[3]);
+  if (!id || id->size() != kKeyIdBytes || !box) return corrupt();
+  const auto master = std::find(fingerprints_.begin(), fingerprints_.end(), parts[2]);
+  if (master == fingerprints_.end())
+    return Status::NotFound(fmt::format(
+        "subject '{}' has a key wrapped by master key {}, which this store was not given: add "
+        "it after the current one (--master-key-file or INDELIBLE_MASTER_KEY)",
+        subject, parts[2]));
+  auto key = OpenBox(master_keys_[master - fingerprints_.begin()], WrapAad(subject, *id), *box);
+  if (!key || key->size() != kKeyBytes) return corrupt();
+  return Key{std::move(*id), std::move(*key)};
+}
+
+std::string SubjectKeys::Wrap(std::string_view subject, const Key& key) const {
+  std::string box;
+  SealBox(master_keys_.front(), WrapAad(subject, key.id), key.key, &box);
+  return fmt::format("v1 {} {} {}", Hex(key.id), fingerprints_.front(), Base64Encode(box));
+}
+
+void SubjectKeys::Remember(std::string name, std::optional<Key> key, std::int64_t now,
+                           std::uint64_t generation) {
+  MutexLock lock(&mu_);
+  if (generation != generation_) return;  // a shred came in between
+  if (cache_.size() >= kMaxCached) cache_.clear();
+  cache_[std::move(name)] = Cached{std::move(key), now};
+}
+
+Result<SubjectKeys::Key> SubjectKeys::ForSealing(std::string_view subject) {
+  if (Status s = ValidateSubject(subject); !s.ok()) return s;
+  const std::string pointer = PointerName(subject);
+  const std::int64_t now = Now();
+  std::uint64_t generation;
+  {
+    MutexLock lock(&mu_);
+    auto it = cache_.find(pointer);
+    if (it != cache_.end() && it->second.key && Fresh(it->second, now)) return *it->second.key;
+    generation = generation_;
+  }
+  MutexLock making(&making_);
+  auto stored = records_.LoadRecord(pointer);
+  if (!stored.ok()) return stored.status();
+  Key key;
+  if (stored->has_value()) {
+    auto unwrapped = Unwrap(subject, **stored);
+    if (!unwrapped.ok()) return unwrapped.status();
+    key = std::move(*unwrapped);
+  } else {
+    key.id.resize(kKeyIdBytes);
+    key.key.resize(kKeyBytes);
+    RandomBytes(reinterpret_cast<std::uint8_t*>(key.id.data()), kKeyIdBytes);
+    RandomBytes(reinterpret_cast<std::uint8_t*>(key.key.data()), kKeyBytes);
+    const std::string value = Wrap(subject, key);
+    // The key of its id first: once the pointer names it, it exists.
+    if (Status s = records_.SaveRecord(KeyName(subject, key.id), value); !s.ok()) return s;
+    if (Status s = records_.SaveRecord(pointer, value); !s.ok()) return s;
+  }
+  Remember(KeyName(subject, key.id), key, now, generation);
+  Remember(pointer, key, now, generation);
+  return key;
+}
+
+Result<std::optional<std::string>> SubjectKeys::Find(std::string_view subject,
+                                                     std::string_view key_id) {
+  const std::string name = KeyName(subject, key_id);
+  const std::int64_t now = Now();
+  std::uint64_t generation;
+  {
+    MutexLock lock(&mu_);
+    auto it = cache_.find(name);
+    if (it != cache_.end() && Fresh(it->second, now)) {
+      if (!it->second.key) return std::optional<std::string>();
+      return std::optional<std::string>(it->second.key->key);
+    }
+    generation = generation_;
+  }
+  auto stored = records_.LoadRecord(name);
+  if (!stored.ok()) return stored.status();
+  if (!stored->has_value()) {
+    Remember(name, std::nullopt, now, generation);
+    return std::optional<std::string>();
+  }
+  auto key = Unwrap(subject, **stored);
+  if (!key.ok()) return key.status();
+  if (key->id != key_id) return Status::Internal("a subject key record names another key's id");
+  std::string raw = key->key;
+  Remember(name, std::move(*key), now, generation);
+  return std::optional<std::string>(std::move(raw));
+}
+
+Result<std::uint64_t> SubjectKeys::Shred(std::string_view subject) {
+  if (Status s = ValidateSubject(subject); !s.ok()) return s;
+  const std::string pointer = PointerName(subject);
+  MutexLock making(&making_);
+  auto listed = records_.ListRecords(pointer + "/");
+  if (!listed.ok()) return listed.status();
+  std::vector<std::string> names;
+  for (const auto& [name, value] : *listed) {
+    ParsedName parsed = ParseName(name);
+    if (parsed.keyed && parsed.subject == subject) names.push_back(name);
+  }
+  auto has_pointer = records_.LoadRecord(pointer);
+  if (!has_pointer.ok()) return has_pointer.status();
+  // The pointer first: from then on no event of this process is sealed
+  // with a key about to go.
+  if (has_pointer->has_value())
+    if (Status s = records_.DeleteRecord(pointer); !s.ok()) return s;
+  for (const std::string& name : names)
+    if (Status s = records_.DeleteRecord(name); !s.ok()) return s;
+  MutexLock lock(&mu_);
+  ++generation_;
+  cache_.erase(pointer);
+  for (const std::string& name : names) cache_.erase(name);
+  // Keys of the subject this process had cached but the listing missed
+  // (made elsewhere after it): looked up again.
+  const std::string prefix = pointer + "/";
+  for (auto it = cache_.lower_bound(prefix);
+       it != cache_.end() && std::string_view(it->first).starts_with(prefix);)
+    it = cache_.erase(it);
+  return static_cast<std::uint64_t>(names.size());
+}
+
+Result<std::uint64_t> SubjectKeys::Rewrap(const ProgressFn& progress) {
+  auto listed = records_.ListRecords(kRecordPrefix);
+  if (!listed.ok()) return listed.status();
+  std::uint64_t rewrapped = 0, done = 0;
+  for (const auto& [name, value] : *listed) {
+    ParsedName parsed = ParseName(name);
+    if (progress) progress(++done, listed->size());
+    // Names of other shapes (a subject with a slash and 32 hex digits
+    // after it parses as keyed: its subject checks the AAD below).
+    const std::size_t first = value.find(' ');
+    const std::size_t second = value.find(' ', first + 1);
+    const std::size_t third = value.find(' ', second + 1);
+    if (first == std::string::npos || second == std::string::npos || third == std::string::npos)
+      return Status::Internal(fmt::format("record '{}' is not a wrapped key", name));
+    if (std::string_view(value).substr(second + 1, third - second - 1) == fingerprints_.front())
+      continue;
+    auto key = Unwrap(parsed.subject, value);
+    if (!key.ok()) return key.status();
+    if (Status s = records_.SaveRecord(name, Wrap(parsed.subject, *key)); !s.ok()) return s;
+    ++rewrapped;
+  }
+  MutexLock lock(&mu_);
+  cache_.clear();
+  return rewrapped;
+}
+
+}  // namespace indelible::shredding
