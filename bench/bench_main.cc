@@ -66,12 +66,15 @@ std::optional<std::vector<std::uint64_t>> ParseSizes(const std::string& text) {
 
 std::vector<Scenario> Scenarios(const std::string& name, bool with_nats,
                                 const std::vector<Scenario>& extra,
-                                const std::vector<std::uint64_t>& dcb_sizes) {
+                                const std::vector<std::uint64_t>& dcb_sizes, int rounds) {
   // schemas measures the schema layer against the plain store (issue 35),
   // not the engine itself: it runs alone, never in `all`; so does dcb
-  // (issue 36), whose largest store takes minutes to fill.
+  // (issue 36), whose largest store takes minutes to fill, and so does
+  // encryption (sealed against plain events).
   if (name == "schemas") return {{"schemas", RunSchemas}};
   if (name == "retention") return {{"retention", RunRetention}};
+  if (name == "encryption")
+    return {{"encryption", [rounds](Context& context) { return RunEncryption(context, rounds); }}};
   if (name == "dcb")
     return {{"dcb", [dcb_sizes](Context& context) { return RunDcb(context, dcb_sizes); }}};
   std::vector<Scenario> all = {{"fsync", RunFsync},
@@ -137,14 +140,14 @@ int Main(const std::vector<std::string>& args, const std::vector<ExtraScenario>&
   std::size_t page = 0;
   app.add_option("scenario", scenario,
                  "fsync | append | concurrent | batch | read | read-all | open | subscribe | "
-                 "group | entity | schemas | dcb | retention | projection | relay | workload | "
-                 "index-lag | index-catchup | all (all but schemas, dcb, retention, index-lag and "
-                 "index-catchup)")
+                 "group | entity | schemas | dcb | retention | encryption | projection | relay | "
+                 "workload | index-lag | index-catchup | all (all but schemas, dcb, retention, "
+                 "encryption, index-lag and index-catchup)")
       ->required()
-      ->check(
-          CLI::IsMember({"fsync", "append", "concurrent", "batch", "read", "read-all", "open",
-                         "subscribe", "group", "entity", "schemas", "dcb", "retention",
-                         "projection", "relay", "workload", "index-lag", "index-catchup", "all"}));
+      ->check(CLI::IsMember({"fsync",    "append",   "concurrent", "batch",         "read",
+                             "read-all", "open",     "subscribe",  "group",         "entity",
+                             "schemas",  "dcb",      "retention",  "encryption",    "projection",
+                             "relay",    "workload", "index-lag",  "index-catchup", "all"}));
   app.add_option("--data", options.data,
                  "Folder on the disk to measure (required, except for workload and index-lag "
                  "with --store)");
@@ -163,14 +166,15 @@ int Main(const std::vector<std::string>& args, const std::vector<ExtraScenario>&
                  "weaker")
       ->check(CLI::IsMember({"sync", "interval"}));
   app.add_option("--events", events,
-                 "Events to append or read (default: the scenario's; schemas: read, 100000)")
+                 "Events to append or read (default: the scenario's; schemas, encryption: read, "
+                 "100000)")
       ->check(CLI::PositiveNumber);
   app.add_option("--open-events", open_events,
                  "Events of the open scenario (10000000), e.g. to scale it down in `all`")
       ->check(CLI::PositiveNumber);
   app.add_option("--clients", clients,
                  "Concurrent clients (concurrent: 64; entity, schemas, dcb: 8; projection: 4 "
-                 "writers; workload: CLIENTS; index-lag: 8 writers)")
+                 "writers; workload: CLIENTS; index-lag, encryption: 8 writers)")
       ->check(CLI::Range(1, 4096));
   app.add_option("--event-bytes", options.event_bytes, "Payload bytes per event (200)")
       ->check(CLI::Range(100, 100000));
@@ -179,7 +183,9 @@ int Main(const std::vector<std::string>& args, const std::vector<ExtraScenario>&
   app.add_flag("--store-ids", options.store_ids,
                "append, batch, concurrent: send events without ids, so the store makes them "
                "(the default sends client-made ids, which the store checks for retries)");
-  app.add_option("--streams", streams, "Streams (open: 10000; workload: STREAMS; index-lag: 100)")
+  app.add_option("--streams", streams,
+                 "Streams (open: 10000; workload: STREAMS; index-lag: 100; encryption: 1000 "
+                 "subjects, a stream each)")
       ->check(CLI::PositiveNumber);
   app.add_option("--page", page, "Page size of the workload's reads (PAGE)")
       ->check(CLI::PositiveNumber);
@@ -208,12 +214,17 @@ int Main(const std::vector<std::string>& args, const std::vector<ExtraScenario>&
   app.add_option(
          "--seconds", seconds,
          "projection lag, index-lag: measured seconds after 2 s warm-up (10); schemas, dcb: "
-         "seconds of appends per variant and round (0.5)")
+         "seconds of appends per variant and round (0.5); encryption: the same (1)")
       ->check(CLI::Range(0.5, 3600.0));
   std::string sizes_text = "100k,1m,10m";
   app.add_option("--sizes", sizes_text,
                  "dcb: events in each store the query reads are timed on, multiples of 10k "
                  "(100k,1m,10m); none: appends only");
+  int rounds = 5;
+  app.add_option("--rounds", rounds,
+                 "encryption: rounds the sealed and plain variants alternate in, each figure "
+                 "the median over them (5); --runs repeats the whole scenario")
+      ->check(CLI::Range(1, 100));
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses from the back
   try {
@@ -266,7 +277,7 @@ int Main(const std::vector<std::string>& args, const std::vector<ExtraScenario>&
     return 2;
   }
   const std::vector<Scenario> scenarios =
-      Scenarios(scenario, !options.nats.empty(), extra, *dcb_sizes);
+      Scenarios(scenario, !options.nats.empty(), extra, *dcb_sizes, rounds);
   if (options.store.empty())
     std::printf("# indelible bench %s data=%s fs=%s cores=%u runs=%d load=%s\n", scenario.c_str(),
                 options.data.c_str(), context.filesystem().c_str(),

@@ -42,6 +42,10 @@ Status RunDcb(Context& context, const std::vector<std::uint64_t>& sizes);
 // retention (issue 37): $all reads with retention set, scavenge throughput
 // and what a scavenge costs concurrent appends (retention_bench.cc).
 Status RunRetention(Context& context);
+// Crypto-shredding: appends and $all reads of events sealed with their
+// subject's key against the same events unsealed, same run, the variants
+// alternating in `rounds` rounds (encryption_bench.cc).
+Status RunEncryption(Context& context, int rounds);
 // NatsRelay to the NATS server of --nats (relay_bench.cc).
 Status RunRelay(Context& context);
 // WORKLOAD.md "ledger-append v1", on the embedded engine or --store

@@ -2,6 +2,7 @@
 // progress bar on a terminal.
 #include <fmt/format.h>
 
+#include <boost/json.hpp>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -21,13 +22,45 @@
 namespace indelible::cli {
 namespace {
 
+// Crypto-shredding's subject keys (docs/RETENTION.md) travel in an export
+// only when asked (--with-keys): one line each before the events, still
+// wrapped by the master key, so the store importing them needs that key.
+constexpr std::string_view kSubjectKeyRecords = "subject-key/";
+constexpr std::string_view kSubjectKeyLine = R"({"subjectKey":)";
+
+std::string SubjectKeyLine(const std::string& name, const std::string& value) {
+  return fmt::format(R"({}{{"name":{},"value":{}}}}})", kSubjectKeyLine, QuoteJson(name),
+                     QuoteJson(value));
+}
+
+// A --with-keys line: saves the key record it carries.
+Status ImportSubjectKey(Store& store, const std::string& line) {
+  boost::system::error_code ec;
+  boost::json::value root = boost::json::parse(line, ec);
+  const boost::json::object* key = nullptr;
+  if (!ec && root.is_object())
+    if (const auto* inner = root.as_object().if_contains("subjectKey"); inner && inner->is_object())
+      key = &inner->as_object();
+  const boost::json::value* name = key ? key->if_contains("name") : nullptr;
+  const boost::json::value* value = key ? key->if_contains("value") : nullptr;
+  if (name == nullptr || !name->is_string() || value == nullptr || !value->is_string() ||
+      !name->as_string().starts_with(kSubjectKeyRecords))
+    return Status::Invalid("subjectKey",
+                           "a subjectKey line is {\"subjectKey\":{\"name\":\"subject-key/...\","
+                           "\"value\":\"...\"}}");
+  return store.SaveRecord(name->as_string(), value->as_string());
+}
+
 struct ExportArgs {
   std::uint64_t from = 0;
   AllFilter filter;
   std::string out = "-";
+  bool with_keys = false;
 };
 
 int RunExport(const Cli& cli, const ExportArgs& args) {
+  if (args.with_keys)
+    if (Status s = cli.RequireLocal("export --with-keys"); !s.ok()) return cli.Fail(s);
   auto store = cli.OpenReader();
   if (!store.ok()) return cli.Fail(store.status());
   std::FILE* out = stdout;
@@ -35,6 +68,16 @@ int RunExport(const Cli& cli, const ExportArgs& args) {
     out = std::fopen(args.out.c_str(), "wb");
     if (out == nullptr)
       return cli.Fail(Status::Unavailable(fmt::format("cannot create '{}'", args.out)));
+  }
+  if (args.with_keys) {
+    auto keys = (*store)->ListRecords(kSubjectKeyRecords);
+    if (!keys.ok()) return cli.Fail(keys.status());
+    for (const auto& [name, value] : *keys) {
+      const std::string line = SubjectKeyLine(name, value) + "\n";
+      if (std::fwrite(line.data(), 1, line.size(), out) != line.size())
+        return cli.Fail(Status::Unavailable(fmt::format("cannot write '{}'", args.out)));
+    }
+    std::fprintf(stderr, "exported %zu subject key records\n", keys->size());
   }
   ReadAllOptions options{Position(args.from), SIZE_MAX, args.filter};
   // The stored bytes, never upcast (a server upcasts unless asked not to),
@@ -212,6 +255,17 @@ int RunImport(const Cli& cli, const std::string& in_path) {
   while (std::getline(*in, line)) {
     ++number;
     if (line.empty()) continue;
+    if (line.starts_with(kSubjectKeyLine)) {
+      Status s = cli.remote() ? Status::Invalid("subjectKey",
+                                                "subject keys are imported into a store, not "
+                                                "through a server: import with --data")
+                              : ImportSubjectKey(**store, line);
+      if (!s.ok())
+        return cli.Fail(Status::Invalid(
+            s.field(), fmt::format("{}: line {}: {}", in_path == "-" ? "stdin" : in_path, number,
+                                   s.ToString())));
+      continue;
+    }
     auto exported = ExportedEventFromJson(line);
     Status s = !exported.ok() ? exported.status()
                : cli.remote() && exported->stream.starts_with('$')
@@ -246,6 +300,9 @@ void AddIoVerbs(CLI::App& app, Cli& cli) {
   e->add_option("--from", exp->from, "first position (inclusive)");
   e->add_option("--out", exp->out, "file to write, - for stdout")->capture_default_str();
   AddFilterFlags(e, &exp->filter);
+  e->add_flag("--with-keys", exp->with_keys,
+              "also write the subject keys of crypto-shredding (still wrapped by the master key; "
+              "--data only)");
   e->callback([&cli, exp] { cli.run = [&cli, exp] { return RunExport(cli, *exp); }; });
 
   auto in = std::make_shared<std::string>("-");

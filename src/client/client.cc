@@ -150,9 +150,9 @@ Result<ScavengeReport> Client::Scavenge() {
 }
 
 Result<ShredReport> Client::ShredSubject(std::string_view subject) {
-  auto answer = impl_->Call(
-      impl_->MakeRequest(http::verb::delete_, "/subjects/" + PercentEncode(subject)),
-      /*retry_safe=*/true);
+  auto answer =
+      impl_->Call(impl_->MakeRequest(http::verb::delete_, "/subjects/" + PercentEncode(subject)),
+                  /*retry_safe=*/true);
   if (!answer.ok()) return answer.status();
   if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
   return api::ShredReportFromJson(answer->body());

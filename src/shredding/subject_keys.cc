@@ -132,26 +132,32 @@ std::string SubjectKeys::Wrap(std::string_view subject, const Key& key) const {
   return fmt::format("v1 {} {} {}", Hex(key.id), fingerprints_.front(), Base64Encode(box));
 }
 
-void SubjectKeys::Remember(std::string name, std::optional<Key> key, std::int64_t now,
-                           std::uint64_t generation) {
+void SubjectKeys::Remember(std::string_view subject, std::string id, std::optional<Key> key,
+                           bool sealing, std::int64_t now, std::uint64_t generation) {
   MutexLock lock(&mu_);
   if (generation != generation_) return;  // a shred came in between
-  if (cache_.size() >= kMaxCached) cache_.clear();
-  cache_[std::move(name)] = Cached{std::move(key), now};
+  if (by_id_.size() >= kMaxCached) by_id_.clear();
+  if (sealing_.size() >= kMaxCached) sealing_.clear();
+  if (sealing) sealing_[std::string(subject)] = Cached{std::string(subject), key, now};
+  by_id_[std::move(id)] = Cached{std::string(subject), std::move(key), now};
+}
+
+Mutex& SubjectKeys::MakingLock(std::string_view subject) {
+  return making_[std::hash<std::string_view>()(subject) % making_.size()];
 }
 
 Result<SubjectKeys::Key> SubjectKeys::ForSealing(std::string_view subject) {
   if (Status s = ValidateSubject(subject); !s.ok()) return s;
-  const std::string pointer = PointerName(subject);
   const std::int64_t now = Now();
   std::uint64_t generation;
   {
     MutexLock lock(&mu_);
-    auto it = cache_.find(pointer);
-    if (it != cache_.end() && it->second.key && Fresh(it->second, now)) return *it->second.key;
+    auto it = sealing_.find(subject);
+    if (it != sealing_.end() && it->second.key && Fresh(it->second, now)) return *it->second.key;
     generation = generation_;
   }
-  MutexLock making(&making_);
+  MutexLock making(&MakingLock(subject));
+  const std::string pointer = PointerName(subject);
   auto stored = records_.LoadRecord(pointer);
   if (!stored.ok()) return stored.status();
   Key key;
@@ -169,43 +175,41 @@ Result<SubjectKeys::Key> SubjectKeys::ForSealing(std::string_view subject) {
     if (Status s = records_.SaveRecord(KeyName(subject, key.id), value); !s.ok()) return s;
     if (Status s = records_.SaveRecord(pointer, value); !s.ok()) return s;
   }
-  Remember(KeyName(subject, key.id), key, now, generation);
-  Remember(pointer, key, now, generation);
+  Remember(subject, key.id, key, /*sealing=*/true, now, generation);
   return key;
 }
 
 Result<std::optional<std::string>> SubjectKeys::Find(std::string_view subject,
                                                      std::string_view key_id) {
-  const std::string name = KeyName(subject, key_id);
   const std::int64_t now = Now();
   std::uint64_t generation;
   {
     MutexLock lock(&mu_);
-    auto it = cache_.find(name);
-    if (it != cache_.end() && Fresh(it->second, now)) {
+    auto it = by_id_.find(key_id);
+    if (it != by_id_.end() && it->second.subject == subject && Fresh(it->second, now)) {
       if (!it->second.key) return std::optional<std::string>();
       return std::optional<std::string>(it->second.key->key);
     }
     generation = generation_;
   }
-  auto stored = records_.LoadRecord(name);
+  auto stored = records_.LoadRecord(KeyName(subject, key_id));
   if (!stored.ok()) return stored.status();
   if (!stored->has_value()) {
-    Remember(name, std::nullopt, now, generation);
+    Remember(subject, std::string(key_id), std::nullopt, false, now, generation);
     return std::optional<std::string>();
   }
   auto key = Unwrap(subject, **stored);
   if (!key.ok()) return key.status();
   if (key->id != key_id) return Status::Internal("a subject key record names another key's id");
   std::string raw = key->key;
-  Remember(name, std::move(*key), now, generation);
+  Remember(subject, std::string(key_id), std::move(*key), false, now, generation);
   return std::optional<std::string>(std::move(raw));
 }
 
 Result<std::uint64_t> SubjectKeys::Shred(std::string_view subject) {
   if (Status s = ValidateSubject(subject); !s.ok()) return s;
   const std::string pointer = PointerName(subject);
-  MutexLock making(&making_);
+  MutexLock making(&MakingLock(subject));
   auto listed = records_.ListRecords(pointer + "/");
   if (!listed.ok()) return listed.status();
   std::vector<std::string> names;
@@ -223,14 +227,10 @@ Result<std::uint64_t> SubjectKeys::Shred(std::string_view subject) {
     if (Status s = records_.DeleteRecord(name); !s.ok()) return s;
   MutexLock lock(&mu_);
   ++generation_;
-  cache_.erase(pointer);
-  for (const std::string& name : names) cache_.erase(name);
-  // Keys of the subject this process had cached but the listing missed
-  // (made elsewhere after it): looked up again.
-  const std::string prefix = pointer + "/";
-  for (auto it = cache_.lower_bound(prefix);
-       it != cache_.end() && std::string_view(it->first).starts_with(prefix);)
-    it = cache_.erase(it);
+  if (auto it = sealing_.find(subject); it != sealing_.end()) sealing_.erase(it);
+  // Every key of the subject this process had cached, listed or not (one
+  // made elsewhere after the listing is looked up again).
+  std::erase_if(by_id_, [&](const auto& entry) { return entry.second.subject == subject; });
   return static_cast<std::uint64_t>(names.size());
 }
 
@@ -256,7 +256,8 @@ Result<std::uint64_t> SubjectKeys::Rewrap(const ProgressFn& progress) {
     ++rewrapped;
   }
   MutexLock lock(&mu_);
-  cache_.clear();
+  by_id_.clear();
+  sealing_.clear();
   return rewrapped;
 }
 

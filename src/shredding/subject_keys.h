@@ -16,11 +16,12 @@
 // again, so a shred elsewhere takes effect here within it.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/mutex.h"
@@ -50,15 +51,19 @@ class SubjectKeys {
 
  private:
   struct Cached {
-    std::optional<Key> key;
+    std::string subject;
+    std::optional<Key> key;      // nullopt: no such key (shredded)
     std::int64_t loaded_at = 0;  // steady_clock ticks
   };
   bool Fresh(const Cached& cached, std::int64_t now) const;
   // Parses and unwraps a record's value.
   Result<Key> Unwrap(std::string_view subject, std::string_view value) const;
   std::string Wrap(std::string_view subject, const Key& key) const;
-  void Remember(std::string name, std::optional<Key> key, std::int64_t now,
-                std::uint64_t generation);
+  // Caches `key` under `id` (and as the subject's key to seal with when
+  // `sealing`), unless a shred came in since `generation`.
+  void Remember(std::string_view subject, std::string id, std::optional<Key> key, bool sealing,
+                std::int64_t now, std::uint64_t generation);
+  Mutex& MakingLock(std::string_view subject);
 
   Store& records_;
   const std::vector<std::string> master_keys_;
@@ -67,12 +72,22 @@ class SubjectKeys {
   const std::int64_t refresh_ticks_;
 
   Mutex mu_;
-  // By record name (a pointer or a key of an id).
-  std::map<std::string, Cached, std::less<>> cache_ GUARDED_BY(mu_);
+  // By the key's raw id (random: unique across subjects), the lookup of
+  // every sealed event read; and by subject, the key new events get.
+  struct Hash {
+    using is_transparent = void;  // found by string_view: no copy per read
+    std::size_t operator()(std::string_view text) const {
+      return std::hash<std::string_view>()(text);
+    }
+  };
+  using Cache = std::unordered_map<std::string, Cached, Hash, std::equal_to<>>;
+  Cache by_id_ GUARDED_BY(mu_);
+  Cache sealing_ GUARDED_BY(mu_);
   // Bumped by every shred: a load that started before one does not cache.
   std::uint64_t generation_ GUARDED_BY(mu_) = 0;
-  // Serializes making keys, so one process makes one key per subject.
-  Mutex making_;
+  // Serialize making a subject's key (so one process makes one), striped
+  // by subject so that new subjects' keys are written in parallel.
+  std::array<Mutex, 64> making_;
 };
 
 // Checks a subject: 1 to kMaxSubjectBytes bytes (the tag already limits

@@ -140,6 +140,8 @@ const std::vector<Route>& Routes() {
       {"GET", "/metrics", "", Scope::kEverywhere, "metrics", 200, 0},
       // The whole store: the admin role's alone, whatever rights a role has.
       {"POST", "/scavenge", "", Scope::kAdmin, "", 200, 0},
+      // A server without a master key cannot shred: 400 once allowed.
+      {"DELETE", "/subjects/user-1", "", Scope::kAdmin, "", 400, 0},
       {"GET", "/health", "", Scope::kOpen, "", 200, 0},
       // The web console's files: a browser sends no credential when it
       // navigates, and the files hold no data.

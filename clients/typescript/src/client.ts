@@ -32,6 +32,7 @@ import type {
   QueryPage,
   RecordedEvent,
   ScavengeReport,
+  ShredReport,
   StateInput,
   StateRecord,
   StoredStreamMetadata,
@@ -401,6 +402,20 @@ export class Client {
       diskBytesAfter: answerInteger(j.diskBytesAfter, res, 'diskBytesAfter'),
       tookMs: answerInteger(j.tookMs, res, 'tookMs'),
     };
+  }
+
+  /**
+   * Crypto-shredding: deletes the keys of `subject` (the events tagged
+   * `subject:<subject>`), so that every one of its events reads as redacted
+   * (`data` `{"$redacted": true}`) from then on. Irreversible. Needs the
+   * admin role (`ForbiddenError` otherwise); a server without a master key
+   * answers `InvalidError`. `keys` 0: the subject had none.
+   */
+  async shredSubject(subject: string): Promise<ShredReport> {
+    // Harmless twice: a second shred finds no key.
+    const res = await this.transport.request<Json>('DELETE', '/subjects/' + encodeURIComponent(subject));
+    const j = res.json;
+    return { subject: String(j.subject), keys: answerInteger(j.keys, res, 'keys') };
   }
 
   /**

@@ -47,6 +47,7 @@ export type {
   QueryPage,
   RecordedEvent,
   ScavengeReport,
+  ShredReport,
   StateInput,
   StateRecord,
   StoredStreamMetadata,

@@ -127,6 +127,13 @@ export interface ScavengeReport {
   tookMs: number;
 }
 
+/** What `shredSubject` deleted (the server's `DELETE /subjects/{subject}`). */
+export interface ShredReport {
+  subject: string;
+  /** The subject's keys deleted; 0 when it had none. */
+  keys: number;
+}
+
 /** One stream's part of a commit. */
 export interface CommitAppend {
   /** Left out: the events go without a stream (to the reserved `$dcb`, docs/DCB.md). */

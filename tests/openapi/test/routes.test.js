@@ -6,7 +6,10 @@
 // success answer, and the main errors a validated answer each.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import net from 'node:net';
 import { doc, check, checkComponent, covered, componentCovered, errorAnswers, operations, validate, deref } from '../lib/oas.js';
 import { startServer, request, rawRequest, subscribe } from '../lib/server.js';
@@ -49,7 +52,7 @@ const enc = encodeURIComponent;
 // A concrete target for a path template.
 const sample = (template) =>
   template
-    .replace('{stream}', 'order-1').replace('{group}', 'g1').replace('{key}', 'k').replace('{file}', 'app.js').replace('{id}', '5f0c0a4e-0000-4000-8000-000000000001')
+    .replace('{stream}', 'order-1').replace('{group}', 'g1').replace('{key}', 'k').replace('{file}', 'app.js').replace('{subject}', 'user-1').replace('{id}', '5f0c0a4e-0000-4000-8000-000000000001')
     .replace('{type}', 'Order.Placed').replace('{version}', 'V1').replace('{category}', 'order');
 
 // A stream's 409 says which kind it is (`reason`). version: the expectation
@@ -99,7 +102,10 @@ function checkSse(template, sub, { stream } = {}) {
 describe('without credentials', () => {
   let s;
   before(async () => {
-    s = await startServer(['--allow-origin', ALLOWED_ORIGIN, ...LIMITS]);
+    // A master key, so that subjects can be sealed and shredded (issue 37).
+    const keyFile = path.join(mkdtempSync(path.join(tmpdir(), 'indelible-openapi-key-')), 'master.key');
+    writeFileSync(keyFile, randomBytes(32).toString('hex') + '\n', { mode: 0o600 });
+    s = await startServer(['--allow-origin', ALLOWED_ORIGIN, '--master-key-file', keyFile, ...LIMITS]);
   });
   after(async () => {
     await s?.stop();
@@ -286,6 +292,23 @@ describe('without credentials', () => {
     await expect(400, s, 'PUT', T, `/streams/${enc('$$meta-1')}/metadata`, { json: {} });
     const after = await expect(200, s, 'GET', T, '/streams/meta-1/metadata');
     assert.deepEqual(after.body, { stream: 'meta-1', version: 1, metadata: { maxAge: 60, truncateBefore: 1 } });
+  });
+
+  test('DELETE /subjects/{subject}: crypto-shredding (issue 37)', async () => {
+    const T = '/subjects/{subject}';
+    await expect(201, s, 'POST', '/streams/{stream}', '/streams/person-1', { json: event('Registered', { data: { name: 'Ada' }, tags: ['subject:user-1'] }) });
+    const before = await expect(200, s, 'GET', '/streams/{stream}', '/streams/person-1');
+    assert.deepEqual(before.body.events[0].data, { name: 'Ada' });
+    const raw = await expect(200, s, 'GET', '/streams/{stream}', '/streams/person-1?raw=1');
+    assert.equal(raw.body.events[0].contentType, 'application/vnd.indelible.sealed');
+    const shred = await expect(200, s, 'DELETE', T, '/subjects/user-1');
+    assert.deepEqual(shred.body, { subject: 'user-1', keys: 1 });
+    const after = await expect(200, s, 'GET', '/streams/{stream}', '/streams/person-1');
+    assert.deepEqual(after.body.events[0].data, { $redacted: true });
+    const again = await expect(200, s, 'DELETE', T, '/subjects/user-1');
+    assert.equal(again.body.keys, 0);
+    const long = await expect(400, s, 'DELETE', T, '/subjects/' + 'u'.repeat(121));
+    assert.equal(long.body.field, 'subject');
   });
 
   test('POST /scavenge and DELETE /streams/{stream}?erase=true (issue 37)', async () => {
