@@ -1,9 +1,12 @@
 #include "shredding/aead.h"
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "core/random_bytes.h"
 
@@ -16,12 +19,45 @@ struct CtxFree {
 };
 using Ctx = std::unique_ptr<EVP_CIPHER_CTX, CtxFree>;
 
-// One context per thread, reset by each Init: EVP_CIPHER_CTX_new costs an
-// allocation per event otherwise.
-EVP_CIPHER_CTX* ThreadContext() {
-  thread_local Ctx ctx(EVP_CIPHER_CTX_new());
-  return ctx.get();
-}
+const EVP_CIPHER* Cipher();
+
+// Contexts keyed already, per thread, a few per direction: setting a key
+// (AES key schedule, GHASH table) through OpenSSL 3's provider costs more
+// than sealing a small event, and a reader meets the same subjects' keys
+// again and again. Slot by the key's first byte (keys are random); a miss
+// keys the slot anew (the old context is cleansed by OpenSSL as it is
+// reset). A hit only sets the nonce.
+class KeyedContexts {
+ public:
+  explicit KeyedContexts(bool encrypt) : encrypt_(encrypt) {}
+  // nullptr if OpenSSL fails.
+  EVP_CIPHER_CTX* For(std::string_view key) {
+    Slot& slot = slots_[static_cast<unsigned char>(key[0]) % slots_.size()];
+    if (slot.ctx == nullptr) slot.ctx.reset(EVP_CIPHER_CTX_new());
+    if (slot.ctx == nullptr) return nullptr;
+    if (slot.key.size() != key.size() ||
+        CRYPTO_memcmp(slot.key.data(), key.data(), key.size()) != 0) {
+      slot.key.clear();
+      const int ok =
+          encrypt_
+              ? EVP_EncryptInit_ex(slot.ctx.get(), Cipher(), nullptr,
+                                   reinterpret_cast<const unsigned char*>(key.data()), nullptr)
+              : EVP_DecryptInit_ex(slot.ctx.get(), Cipher(), nullptr,
+                                   reinterpret_cast<const unsigned char*>(key.data()), nullptr);
+      if (ok != 1) return nullptr;
+      slot.key.assign(key);
+    }
+    return slot.ctx.get();
+  }
+
+ private:
+  struct Slot {
+    std::string key;
+    Ctx ctx;
+  };
+  const bool encrypt_;
+  std::array<Slot, 64> slots_;
+};
 
 // Fetched once: EVP_aes_256_gcm() makes OpenSSL 3 look the implementation
 // up again at every Init (a third of a sealed read's cost, measured by
@@ -48,11 +84,12 @@ void SealBox(std::string_view key, std::string_view aad, std::string_view plaint
   auto* nonce = reinterpret_cast<unsigned char*>(out->data() + start);
   RandomBytes(nonce, kNonceBytes);
   unsigned char* body = nonce + kNonceBytes;
-  EVP_CIPHER_CTX* ctx = ThreadContext();
+  thread_local KeyedContexts contexts(/*encrypt=*/true);
+  EVP_CIPHER_CTX* ctx = contexts.For(key);
   int length = 0;
   // Failures here mean a broken OpenSSL (the sizes are fixed): abort
   // rather than store an event that might not be encrypted.
-  if (EVP_EncryptInit_ex(ctx, Cipher(), nullptr, Bytes(key), nonce) != 1 ||
+  if (ctx == nullptr || EVP_EncryptInit_ex(ctx, nullptr, nullptr, nullptr, nonce) != 1 ||
       EVP_EncryptUpdate(ctx, nullptr, &length, Bytes(aad), static_cast<int>(aad.size())) != 1 ||
       EVP_EncryptUpdate(ctx, body, &length, Bytes(plaintext), static_cast<int>(plaintext.size())) !=
           1 ||
@@ -72,10 +109,11 @@ std::optional<std::string> OpenBox(std::string_view key, std::string_view aad,
   // The tag is an input the ctrl call does not change; OpenSSL's signature
   // wants a non-const pointer.
   std::string tag(box.substr(kNonceBytes + size));
-  EVP_CIPHER_CTX* ctx = ThreadContext();
+  thread_local KeyedContexts contexts(/*encrypt=*/false);
+  EVP_CIPHER_CTX* ctx = contexts.For(key);
   int length = 0;
   auto* out = reinterpret_cast<unsigned char*>(plaintext.data());
-  if (EVP_DecryptInit_ex(ctx, Cipher(), nullptr, Bytes(key), nonce) != 1 ||
+  if (ctx == nullptr || EVP_DecryptInit_ex(ctx, nullptr, nullptr, nullptr, nonce) != 1 ||
       EVP_DecryptUpdate(ctx, nullptr, &length, Bytes(aad), static_cast<int>(aad.size())) != 1 ||
       EVP_DecryptUpdate(ctx, out, &length, body, static_cast<int>(size)) != 1 ||
       EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, static_cast<int>(kTagBytes), tag.data()) !=
