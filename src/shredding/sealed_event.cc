@@ -10,9 +10,13 @@ namespace {
 
 constexpr std::uint8_t kFormat = 1;
 
-std::string AdditionalData(std::string_view header, const EventId& id) {
+std::string_view Binding(const EventId& id) {
+  return {reinterpret_cast<const char*>(id.bytes().data()), id.bytes().size()};
+}
+
+std::string AdditionalData(std::string_view header, std::string_view binding) {
   std::string aad(header);
-  aad.append(reinterpret_cast<const char*>(id.bytes().data()), id.bytes().size());
+  aad.append(binding);
   return aad;
 }
 
@@ -40,6 +44,16 @@ std::optional<SealedHeader> ParseSealed(std::string_view data) {
 
 std::string SealEvent(std::string_view key, std::string_view key_id, std::string_view subject,
                       const EventId& id, const Plain& plain) {
+  return SealBound(key, key_id, subject, Binding(id), plain);
+}
+
+std::optional<Plain> OpenEvent(std::string_view key, const SealedHeader& sealed,
+                               const EventId& id) {
+  return OpenBound(key, sealed, Binding(id));
+}
+
+std::string SealBound(std::string_view key, std::string_view key_id, std::string_view subject,
+                      std::string_view binding, const Plain& plain) {
   std::string out;
   out.reserve(2 + subject.size() + kKeyIdBytes + kBoxOverhead + 6 + plain.content_type.size() +
               plain.fields.size() + plain.data.size());
@@ -54,14 +68,14 @@ std::string SealEvent(std::string_view key, std::string_view key_id, std::string
   PutLE(&inner, plain.fields.size(), 4);
   inner.append(plain.fields);
   inner.append(plain.data);
-  const std::string aad = AdditionalData(out, id);
+  const std::string aad = AdditionalData(out, binding);
   SealBox(key, aad, inner, &out);
   return out;
 }
 
-std::optional<Plain> OpenEvent(std::string_view key, const SealedHeader& sealed,
-                               const EventId& id) {
-  auto inner = OpenBox(key, AdditionalData(sealed.header, id), sealed.box);
+std::optional<Plain> OpenBound(std::string_view key, const SealedHeader& sealed,
+                               std::string_view binding) {
+  auto inner = OpenBox(key, AdditionalData(sealed.header, binding), sealed.box);
   if (!inner) return std::nullopt;
   std::string_view rest(*inner);
   if (rest.size() < 2) return std::nullopt;

@@ -47,4 +47,11 @@ std::string SealEvent(std::string_view key, std::string_view key_id, std::string
 // nullopt when the box fails its tag (not this key, or changed bytes).
 std::optional<Plain> OpenEvent(std::string_view key, const SealedHeader& sealed, const EventId& id);
 
+// The same format for what is not an event, bound to `binding` (for a
+// state record: "state/" and its stream) instead of an event id.
+std::string SealBound(std::string_view key, std::string_view key_id, std::string_view subject,
+                      std::string_view binding, const Plain& plain);
+std::optional<Plain> OpenBound(std::string_view key, const SealedHeader& sealed,
+                               std::string_view binding);
+
 }  // namespace indelible::shredding

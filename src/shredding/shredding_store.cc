@@ -20,6 +20,14 @@ constexpr std::string_view kShredPendingRecord = "subject-keys-shredded";
 
 bool IsSealed(const EventView& event) { return event.content_type == kSealedContentType; }
 
+// A state record (an entity's snapshot) written with events of a subject
+// is sealed with that subject's key: these bytes, then the sealed format
+// bound to "state/STREAM". State is opaque bytes, so the mark is one no
+// JSON and no text starts with.
+constexpr std::string_view kSealedStateMark("\0\xffsealed-state\0", 15);
+
+std::string StateBinding(std::string_view stream) { return fmt::format("state/{}", stream); }
+
 // The subject an event's tags declare: none, one, or invalid for two.
 Result<std::optional<std::string_view>> TaggedSubject(const std::vector<std::string>& tags) {
   std::optional<std::string_view> subject;
@@ -211,10 +219,67 @@ Status ShreddingStore::SealEvent(const std::string& stream, EventData& event) {
 }
 
 Status ShreddingStore::Seal(std::vector<AppendRequest>& appends) {
-  for (AppendRequest& append : appends)
+  for (AppendRequest& append : appends) {
     for (EventData& event : append.events)
       if (Status s = SealEvent(append.stream, event); !s.ok()) return s;
+    if (append.state && keys_ != nullptr)
+      if (Status s = SealState(append); !s.ok()) return s;
+  }
   return Status::Ok();
+}
+
+Status ShreddingStore::SealState(AppendRequest& append) {
+  // The subject of the append's events; for a state-only append (an entity
+  // recalculated), that of the stream's last event.
+  std::optional<std::string> subject;
+  for (const EventData& event : append.events) {
+    auto tagged = TaggedSubject(event.tags);
+    if (tagged.ok() && *tagged) {
+      subject = std::string(**tagged);
+      break;
+    }
+  }
+  if (!subject && append.events.empty()) {
+    ReadStreamOptions last;
+    last.direction = Direction::kBackward;
+    last.limit = 1;
+    last.raw = true;
+    auto cursor = inner_->ReadStream(append.stream, last);
+    if (cursor.ok() && (*cursor)->Valid() && IsSealed((*cursor)->event()))
+      if (auto sealed = ParseSealed((*cursor)->event().data))
+        subject = std::string(sealed->subject);
+  }
+  if (!subject) return Status::Ok();
+  auto key = keys_->ForSealing(*subject);
+  if (!key.ok()) return key.status();
+  Plain plain;
+  plain.data = std::move(append.state->data);
+  append.state->data = std::string(kSealedStateMark);
+  append.state->data += SealBound(key->key, key->id, *subject, StateBinding(append.stream), plain);
+  return Status::Ok();
+}
+
+Result<std::optional<StateRecord>> ShreddingStore::OpenState(std::string_view stream,
+                                                             std::optional<StateRecord> state) {
+  if (!state || keys_ == nullptr || !std::string_view(state->data).starts_with(kSealedStateMark))
+    return state;
+  auto sealed = ParseSealed(std::string_view(state->data).substr(kSealedStateMark.size()));
+  if (!sealed) return state;
+  auto key = keys_->Find(sealed->subject, sealed->key_id);
+  if (!key.ok()) return key.status();
+  // Shredded: as if there were none, so an entity is rebuilt from its
+  // (redacted) events.
+  if (!key->has_value()) return std::optional<StateRecord>();
+  auto plain = OpenBound(**key, *sealed, StateBinding(stream));
+  if (!plain) return state;
+  state->data = std::move(plain->data);
+  return state;
+}
+
+Result<std::optional<StateRecord>> ShreddingStore::ReadState(std::string_view stream) {
+  auto state = inner_->ReadState(stream);
+  if (!state.ok()) return state;
+  return OpenState(stream, std::move(*state));
 }
 
 Result<CommitResult> ShreddingStore::CommitValidated(std::vector<AppendRequest> appends,
@@ -287,8 +352,19 @@ Result<std::optional<RecordedEvent>> ShreddingStore::FindEvent(const EventId& id
 
 Result<Store::StateAndEvents> ShreddingStore::ReadStateAndEvents(std::string_view stream) {
   auto loaded = inner_->ReadStateAndEvents(stream);
-  if (!loaded.ok() || keys_ == nullptr || loaded->events == nullptr) return loaded;
-  loaded->events = std::make_unique<OpeningStreamCursor>(std::move(loaded->events), this, false);
+  if (!loaded.ok() || keys_ == nullptr) return loaded;
+  const bool had_state = loaded->state.has_value();
+  auto state = OpenState(stream, std::move(loaded->state));
+  if (!state.ok()) return state.status();
+  loaded->state = std::move(*state);
+  if (had_state && !loaded->state) {
+    // The state's subject was shredded: every event of the stream instead.
+    auto events = inner_->ReadStream(stream, {});
+    if (!events.ok()) return events.status();
+    loaded->events = std::move(*events);
+  }
+  if (loaded->events != nullptr)
+    loaded->events = std::make_unique<OpeningStreamCursor>(std::move(loaded->events), this, false);
   return loaded;
 }
 

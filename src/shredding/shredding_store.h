@@ -9,7 +9,8 @@
 // entity loads and FindEvent. Once the subject's keys are shredded its
 // events read as redacted: data kRedactedData, content type JSON, the
 // sealed metadata fields gone. `raw` reads hand a sealed event as stored
-// (export), or redacted once shredded.
+// (export), or redacted once shredded. A state record written with a
+// subject's events is sealed too, and reads as absent once shredded.
 //
 // Without master keys it seals nothing: an event that declares a subject
 // is refused, and sealed events read as stored.
@@ -67,9 +68,7 @@ class ShreddingStore final : public Store {
     return inner_->ListRecords(prefix);
   }
   Status DeleteRecord(std::string_view name) override { return inner_->DeleteRecord(name); }
-  Result<std::optional<StateRecord>> ReadState(std::string_view stream) override {
-    return inner_->ReadState(stream);
-  }
+  Result<std::optional<StateRecord>> ReadState(std::string_view stream) override;
   StoreTraits traits() const override { return inner_->traits(); }
   StoreStats stats() const override { return inner_->stats(); }
   Status WriteHealth() const override { return inner_->WriteHealth(); }
@@ -98,6 +97,10 @@ class ShreddingStore final : public Store {
   // Seals the events of `appends` that declare a subject.
   Status Seal(std::vector<AppendRequest>& appends);
   Status SealEvent(const std::string& stream, EventData& event);
+  Status SealState(AppendRequest& append);
+  // The state as written, nullopt once its subject is shredded.
+  Result<std::optional<StateRecord>> OpenState(std::string_view stream,
+                                               std::optional<StateRecord> state);
 
   std::unique_ptr<Store> inner_;
   const std::vector<std::string> sealed_fields_;

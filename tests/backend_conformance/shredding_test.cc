@@ -273,6 +273,49 @@ TEST_P(ShreddingTest, ParkedCopiesAreSealedWithTheirOriginalsSubject) {
   EXPECT_EQ(Read("$parked-g").at(0).data, kRedactedData);
 }
 
+TEST_P(ShreddingTest, StateRecordsOfASubjectAreSealedAndReadAsAbsentOnceShredded) {
+  const std::string marker = "state-" + EventId::Random().ToString();
+  std::vector<AppendRequest> appends;
+  appends.push_back(AppendRequest{"person-9", Expected::no_stream(), {Personal("user-9", marker)},
+                                  StateUpdate{R"({"name":")" + marker + R"("})", 3}});
+  ASSERT_TRUE(store().Commit(std::move(appends)).ok());
+  // A state-only append (an entity recalculated) is sealed with the
+  // subject of the stream's last event.
+  appends.clear();
+  appends.push_back(AppendRequest{"person-9", Expected::exactly(StreamVersion(0)), {},
+                                  StateUpdate{R"({"name":")" + marker + R"(-2"})", 4}});
+  ASSERT_TRUE(store().Commit(std::move(appends)).ok());
+  Settle();
+  auto state = store().ReadState("person-9");
+  ASSERT_TRUE(state.ok()) << state.status().ToString();
+  ASSERT_TRUE(state->has_value());
+  EXPECT_EQ((*state)->data, R"({"name":")" + marker + R"(-2"})");
+  EXPECT_EQ((*state)->schema, 4u);
+  if (GetParam().name != "memory") {
+    // As stored: sealed (read by a store without the key).
+    StoreOptions keyless;
+    keyless.follower = GetParam().name == "embedded";
+    auto bare = Store::Open(Url(), keyless);
+    ASSERT_TRUE(bare.ok()) << bare.status().ToString();
+    auto stored = (*bare)->ReadState("person-9");
+    ASSERT_TRUE(stored.ok() && stored->has_value());
+    EXPECT_EQ((*stored)->data.find(marker), std::string::npos);
+  }
+
+  ASSERT_TRUE(store().ShredSubject("user-9").ok());
+  auto gone = store().ReadState("person-9");
+  ASSERT_TRUE(gone.ok()) << gone.status().ToString();
+  EXPECT_FALSE(gone->has_value());
+  // An entity load then starts from the first event, redacted.
+  auto loaded = store().ReadStateAndEvents("person-9");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_FALSE(loaded->state.has_value());
+  std::vector<std::string> data;
+  for (; loaded->events->Valid(); loaded->events->Next())
+    data.emplace_back(loaded->events->event().data);
+  EXPECT_EQ(data, (std::vector<std::string>{std::string(kRedactedData)}));
+}
+
 TEST_P(ShreddingTest, MasterKeysRotate) {
   if (!GetParam().durable && GetParam().name == "memory") return;  // nothing to reopen
   ASSERT_TRUE(store().Append("person-8", Expected::any(), {Personal("user-8", "eight")}).ok());
