@@ -148,6 +148,68 @@ TEST_F(CliTest, ScavengeRemovesWhatRetentionHidesAndEraseRemovesAStream) {
   EXPECT_EQ(memory.exit_code, 2) << memory.err;
 }
 
+// Crypto-shredding from the command line (docs/RETENTION.md): master keys
+// from a file, sealed at rest, export without and with keys, master key
+// rotation, shred.
+TEST_F(CliTest, ShredMakesASubjectReadRedactedAndKeysTravelOnlyWhenAsked) {
+  const auto write_key = [&](const std::string& name, const std::string& text) {
+    std::ofstream(File(name)) << text;
+    return " --master-key-file " + File(name) + " ";
+  };
+  const std::string old_key = write_key("old.key", std::string(64, 'a') + "\n");
+  const std::string both = write_key(
+      "both.key", std::string(64, 'b') + "\n# the old one\n" + std::string(64, 'a') + "\n");
+  const std::string new_key = write_key("new.key", std::string(64, 'b') + "\n");
+  const std::string data = R"('{"name":"Ada-7f3c"}')";
+
+  // Without a key a subject is refused: nothing is written in the clear.
+  Outcome refused = Cli("append u --type Registered --tag subject:u-1 --data " + data);
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("master key"), std::string::npos) << refused.err;
+  ASSERT_EQ(Cli(old_key + "append u --type Registered --tag subject:u-1 --data " + data).exit_code,
+            0);
+  EXPECT_EQ(Cli(old_key + "read u").out,
+            "#1 u@0 Registered [subject:u-1] {\"name\":\"Ada-7f3c\"}\n");
+  Outcome sealed = Cli("read u");
+  EXPECT_NE(sealed.out.find("application/vnd.indelible.sealed"), std::string::npos) << sealed.out;
+  EXPECT_EQ(sealed.out.find("Ada-7f3c"), std::string::npos);
+
+  // An export carries ciphertext and, only when asked, the wrapped keys.
+  ASSERT_EQ(Cli(old_key + "export --out " + File("plain.jsonl")).exit_code, 0);
+  ASSERT_EQ(Cli(old_key + "export --with-keys --out " + File("keys.jsonl")).exit_code, 0);
+  EXPECT_EQ(Slurp(File("plain.jsonl")).find("Ada-7f3c"), std::string::npos);
+  EXPECT_EQ(Slurp(File("plain.jsonl")).find("subjectKey"), std::string::npos);
+  EXPECT_NE(Slurp(File("keys.jsonl")).find("{\"subjectKey\":"), std::string::npos);
+  const auto in = [&](const std::string& folder, const std::string& args) {
+    return testutil::RunCli(INDELIBLE_PATH, "--data " + File(folder), args, "", tmp_);
+  };
+  ASSERT_EQ(in("without", "import --in " + File("plain.jsonl")).exit_code, 0);
+  EXPECT_NE(in("without", old_key + "read u").out.find("{\"$redacted\":true}"), std::string::npos);
+  ASSERT_EQ(in("with", "import --in " + File("keys.jsonl")).exit_code, 0);
+  EXPECT_NE(in("with", old_key + "read u").out.find("Ada-7f3c"), std::string::npos);
+
+  // Rotation: the new key first and the old after it, rewrap, then the new
+  // one alone reads.
+  Outcome rewrapped = Cli(both + "rewrap-keys");
+  ASSERT_EQ(rewrapped.exit_code, 0) << rewrapped.err;
+  EXPECT_EQ(rewrapped.out, "rewrapped 2 subject key records under the first master key\n");
+  EXPECT_NE(Cli(new_key + "read u").out.find("Ada-7f3c"), std::string::npos);
+  Outcome lost = Cli(old_key + "read u");
+  EXPECT_EQ(lost.exit_code, 3) << lost.out << lost.err;
+  EXPECT_NE(lost.err.find("master key"), std::string::npos) << lost.err;
+
+  Outcome shred = Cli(new_key + "shred u-1");
+  ASSERT_EQ(shred.exit_code, 0) << shred.err;
+  EXPECT_EQ(shred.out,
+            "shredded subject u-1: 1 key deleted; its events read as redacted from now on\n");
+  EXPECT_EQ(Cli(new_key + "read u").out, "#1 u@0 Registered [subject:u-1] {\"$redacted\":true}\n");
+  EXPECT_EQ(Cli(new_key + "--json shred u-1").out, "{\"subject\":\"u-1\",\"keys\":0}\n");
+  EXPECT_EQ(Cli("shred u-1").exit_code, 2) << "no master key: invalid";
+  Outcome bad = Cli(write_key("bad.key", "not-a-key\n") + "read u");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("openssl rand -hex 32"), std::string::npos) << bad.err;
+}
+
 TEST_F(CliTest, ErrorsHaveTheirExitCodesAndWriteNothing) {
   ASSERT_EQ(Cli("append s --type T").exit_code, 0);
   Outcome conflict = Cli("--json append s --type T --expected no_stream");
