@@ -152,6 +152,11 @@ Status ProjectionRunner::Impl::Rebuild(
       !s.ok())
     return s;
   if (Status s = (*tx)->Commit(); !s.ok()) return s;
+  // SQLite keeps the dropped copy's pages in its WAL file until a
+  // checkpoint: truncate it, so a rebuild after a shred leaves nothing of
+  // the subject in any byte (docs/RETENTION.md). Best effort: a reader
+  // holding the WAL makes it a partial checkpoint, finished by a later one.
+  if (db.dialect() == SqlDialect::kSqlite) (void)db.Query("PRAGMA wal_checkpoint(TRUNCATE)");
   report_progress();
   return Status::Ok();
 }

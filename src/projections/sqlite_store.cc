@@ -228,8 +228,10 @@ Result<std::unique_ptr<ReadStore>> OpenSqliteStore(std::string_view path) {
   auto store = std::make_unique<SqliteStore>(db);
   // WAL: readers never wait for the projector; synchronous=FULL makes each
   // commit durable, so a checkpoint never runs ahead of what survived.
-  for (const char* pragma :
-       {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON"}) {
+  // secure_delete: what a rebuild drops (a shredded subject's rows,
+  // docs/RETENTION.md) is overwritten in the file, not left in free pages.
+  for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL",
+                             "PRAGMA foreign_keys=ON", "PRAGMA secure_delete=ON"}) {
     if (Status s = store->Plain(pragma); !s.ok()) return s;
   }
   return std::unique_ptr<ReadStore>(std::move(store));

@@ -20,6 +20,9 @@ constexpr std::string_view kShredPendingRecord = "subject-keys-shredded";
 
 bool IsSealed(const EventView& event) { return event.content_type == kSealedContentType; }
 
+// A consumer group's copy of an event it parked (subscriptions/parking.h).
+bool IsParkedCopy(std::string_view stream) { return stream.starts_with("$parked-"); }
+
 // A state record (an entity's snapshot) written with events of a subject
 // is sealed with that subject's key: these bytes, then the sealed format
 // bound to "state/STREAM". State is opaque bytes, so the mark is one no
@@ -45,7 +48,7 @@ Result<std::optional<std::string_view>> TaggedSubject(const std::vector<std::str
 // A parked copy (subscriptions/parking.h) carries its original's tags in
 // its metadata, not as tags: it is sealed with the original's subject.
 std::optional<std::string> ParkedSubject(std::string_view stream, std::string_view metadata) {
-  if (!stream.starts_with("$parked-") ||
+  if (!IsParkedCopy(stream) ||
       metadata.find(fmt::format("\"{}", kSubjectTagPrefix)) == std::string_view::npos)
     return std::nullopt;
   boost::system::error_code ec;
@@ -61,34 +64,45 @@ std::optional<std::string> ParkedSubject(std::string_view stream, std::string_vi
   return std::nullopt;
 }
 
-// Moves the chosen top-level fields out of `metadata` into `fields` (a
-// JSON object, or empty when none was there).
-void SplitFields(const std::vector<std::string>& chosen, std::string* metadata,
+// Where the chosen fields are in an event's metadata: at its top, or for a
+// parked copy in the original's metadata, which the copy keeps under
+// "metadata".
+json::object* FieldsHolder(json::value& root, bool parked) {
+  if (!root.is_object()) return nullptr;
+  if (!parked) return &root.as_object();
+  json::value* inner = root.as_object().if_contains("metadata");
+  return inner != nullptr && inner->is_object() ? &inner->as_object() : nullptr;
+}
+
+// Moves the chosen fields out of `metadata` into `fields` (a JSON object,
+// or empty when none was there).
+void SplitFields(const std::vector<std::string>& chosen, bool parked, std::string* metadata,
                  std::string* fields) {
   if (chosen.empty()) return;
   boost::system::error_code ec;
   json::value root = json::parse(*metadata, ec);
-  if (ec || !root.is_object()) return;
-  json::object& object = root.as_object();
+  json::object* holder = ec ? nullptr : FieldsHolder(root, parked);
+  if (holder == nullptr) return;
   json::object sealed;
   for (const std::string& field : chosen) {
-    auto it = object.find(field);
-    if (it == object.end()) continue;
+    auto it = holder->find(field);
+    if (it == holder->end()) continue;
     sealed[field] = std::move(it->value());
-    object.erase(it);
+    holder->erase(it);
   }
   if (sealed.empty()) return;
-  *metadata = json::serialize(object);
+  *metadata = json::serialize(root);
   *fields = json::serialize(sealed);
 }
 
-std::string MergeFields(std::string_view metadata, std::string_view fields) {
+std::string MergeFields(bool parked, std::string_view metadata, std::string_view fields) {
   if (fields.empty()) return std::string(metadata);
   boost::system::error_code ec;
   json::value root = json::parse(json::string_view(metadata.data(), metadata.size()), ec);
   json::value sealed = json::parse(json::string_view(fields.data(), fields.size()), ec);
-  if (!root.is_object() || !sealed.is_object()) return std::string(metadata);
-  for (auto& [key, value] : sealed.as_object()) root.as_object()[key] = value;
+  json::object* holder = FieldsHolder(root, parked);
+  if (holder == nullptr || !sealed.is_object()) return std::string(metadata);
+  for (auto& [key, value] : sealed.as_object()) (*holder)[key] = value;
   return json::serialize(root);
 }
 
@@ -181,7 +195,7 @@ Result<bool> ShreddingStore::Open(const EventView& event, bool raw, Opened* out)
   if (!plain) return false;
   out->content_type = std::move(plain->content_type);
   out->data = std::move(plain->data);
-  out->metadata = MergeFields(event.metadata, plain->fields);
+  out->metadata = MergeFields(IsParkedCopy(event.stream), event.metadata, plain->fields);
   return true;
 }
 
@@ -212,7 +226,7 @@ Status ShreddingStore::SealEvent(const std::string& stream, EventData& event) {
   Plain plain;
   plain.content_type = std::move(event.content_type);
   plain.data = std::move(event.data);
-  SplitFields(sealed_fields_, &event.metadata, &plain.fields);
+  SplitFields(sealed_fields_, IsParkedCopy(stream), &event.metadata, &plain.fields);
   event.data = shredding::SealEvent(key->key, key->id, *subject, event.id, plain);
   event.content_type = std::string(kSealedContentType);
   return Status::Ok();

@@ -494,6 +494,41 @@ class ConsumerGroup::Impl {
     return bytes;
   }
 
+  static bool DeclaresSubject(const RecordedEvent& event) {
+    return std::any_of(event.tags.begin(), event.tags.end(), [](const std::string& tag) {
+      return std::string_view(tag).starts_with(kSubjectTagPrefix);
+    });
+  }
+
+  // The window holds events as read, maybe before their subject was
+  // shredded (docs/RETENTION.md): a subject's event is read again as it is
+  // delivered, so it goes out redacted from the shred on. A failed read
+  // leaves the copy (the group never stops on it). Under the group's lock,
+  // as the window reads are: a subject's events cost a stream read each.
+  void ReadAgain(Delivery& delivery) const {
+    const bool parked = delivery.parked_version.has_value();
+    ReadStreamOptions one;
+    one.from = parked ? *delivery.parked_version : delivery.event.version;
+    one.limit = 1;
+    one.include_deleted = true;
+    auto cursor = store_.ReadStream(
+        parked ? subscriptions::ParkedStreamName(name_) : delivery.event.stream, one);
+    if (!cursor.ok() || !(*cursor)->Valid()) return;
+    const EventView& event = (*cursor)->event();
+    if (!parked) {
+      if (event.id != delivery.event.id) return;
+      // A stream read may not carry positions (DynamoDB): the group's
+      // acknowledgements go by the position it read in $all.
+      const Position position = delivery.event.position;
+      delivery.event = event.ToOwned();
+      delivery.event.position = position;
+      return;
+    }
+    auto original = subscriptions::DecodeParkedCopy(event);
+    if (original.ok() && original->original.id == delivery.event.id)
+      delivery.event = std::move(original->original);
+  }
+
   std::vector<Delivery> Take(std::string_view consumer, std::size_t max, const PullBudget& budget,
                              Clock::time_point now, bool in_order) REQUIRES(mu_) {
     std::vector<Delivery> out;
@@ -526,6 +561,8 @@ class ConsumerGroup::Impl {
         // Measured before it is handed out: one that does not fit stays
         // waiting, untouched.
         Delivery delivery{entry.event, entry.attempts + 1, entry.parked_version};
+        // Before it is measured (a server encodes it then).
+        if (DeclaresSubject(delivery.event)) ReadAgain(delivery);
         const std::size_t size = budget.size ? budget.size(delivery) : PayloadBytes(delivery.event);
         if (!out.empty() && (size > budget.max_bytes || bytes + size > budget.max_bytes))
           return out;
