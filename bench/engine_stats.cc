@@ -4,9 +4,8 @@
 #include <string>
 #include <string_view>
 
-#include "shredding/shredding_store.h"
 #include "storage/embedded/engine.h"
-#include "store/retention_store.h"
+#include "store/forwarding_store.h"
 
 namespace indelible::bench {
 namespace {
@@ -44,11 +43,10 @@ std::optional<std::uint64_t> ParseHuman(std::string_view text, std::size_t& at, 
 }  // namespace
 
 std::optional<WalStats> ReadWalStats(Store& store) {
-  // Store::Open's stores wrap the backend (store/retention_store.h,
-  // shredding/shredding_store.h).
+  // Store::Open's stores wrap the backend (store/forwarding_store.h).
   Store* backend = &store;
-  if (auto* wrapped = dynamic_cast<store::RetentionStore*>(backend)) backend = &wrapped->inner();
-  if (auto* wrapped = dynamic_cast<shredding::ShreddingStore*>(backend)) backend = &wrapped->inner();
+  while (auto* wrapped = dynamic_cast<store::ForwardingStore*>(backend))
+    backend = &wrapped->inner();
   auto* embedded = dynamic_cast<storage::embedded::EmbeddedStore*>(backend);
   if (embedded == nullptr) return std::nullopt;
   std::string text;

@@ -167,9 +167,7 @@ class OpeningAllCursor final : public OpeningCursor<AllCursor> {
 }  // namespace
 
 ShreddingStore::ShreddingStore(std::unique_ptr<Store> inner, const StoreOptions& options)
-    : Store(StoreAccess::limits(*inner)),
-      inner_(std::move(inner)),
-      sealed_fields_(options.sealed_metadata_fields) {
+    : ForwardingStore(std::move(inner)), sealed_fields_(options.sealed_metadata_fields) {
   if (!options.master_keys.empty())
     keys_ = std::make_unique<SubjectKeys>(*inner_, options.master_keys,
                                           !inner_->traits().local_reads || options.follower,
@@ -299,7 +297,7 @@ Result<std::optional<StateRecord>> ShreddingStore::ReadState(std::string_view st
 Result<CommitResult> ShreddingStore::CommitValidated(std::vector<AppendRequest> appends,
                                                      const CommitOptions& options) {
   if (Status s = Seal(appends); !s.ok()) return s;
-  return StoreAccess::CommitValidated(*inner_, std::move(appends), options);
+  return internal::StoreAccess::CommitValidated(*inner_, std::move(appends), options);
 }
 
 std::vector<Result<CommitResult>> ShreddingStore::CommitEachValidated(
@@ -316,14 +314,14 @@ std::vector<Result<CommitResult>> ShreddingStore::CommitEachValidated(
     sealed.push_back(std::move(commits[i]));
     slots.push_back(i);
   }
-  auto done = StoreAccess::CommitEachValidated(*inner_, std::move(sealed));
+  auto done = internal::StoreAccess::CommitEachValidated(*inner_, std::move(sealed));
   for (std::size_t i = 0; i < done.size(); ++i) results[slots[i]] = std::move(done[i]);
   return results;
 }
 
 void ShreddingStore::CommitAsyncValidated(CommitRequest commit, CommitCallback done) {
   if (Status s = Seal(commit.appends); !s.ok()) return done(std::move(s));
-  StoreAccess::CommitAsyncValidated(*inner_, std::move(commit), std::move(done));
+  internal::StoreAccess::CommitAsyncValidated(*inner_, std::move(commit), std::move(done));
 }
 
 Result<std::unique_ptr<StreamCursor>> ShreddingStore::ReadStream(std::string_view stream,
@@ -404,8 +402,8 @@ Result<ScavengeReport> ShreddingStore::RemoveEvents(const std::vector<ScavengeCu
                                                     Compaction compact) {
   auto pending = inner_->LoadRecord(kShredPendingRecord);
   const bool shredded = pending.ok() && pending->has_value() && compact != Compaction::kNone;
-  auto report =
-      StoreAccess::RemoveEvents(*inner_, cuts, progress, shredded ? Compaction::kAlways : compact);
+  auto report = internal::StoreAccess::RemoveEvents(*inner_, cuts, progress,
+                                                    shredded ? Compaction::kAlways : compact);
   // The compaction that took the keys' bytes away is done: later scavenges
   // need not compact for them. (Deleted after it, so a crash in it leaves
   // the mark.)

@@ -20,17 +20,13 @@
 
 #include "indelible/store.h"
 #include "shredding/subject_keys.h"
-#include "store/store_access.h"
+#include "store/forwarding_store.h"
 
 namespace indelible::shredding {
 
-using internal::StoreAccess;
-
-class ShreddingStore final : public Store {
+class ShreddingStore final : public store::ForwardingStore {
  public:
   ShreddingStore(std::unique_ptr<Store> inner, const StoreOptions& options);
-
-  Store& inner() { return *inner_; }
 
   // What a read does with a sealed event (the cursors' part).
   struct Opened {
@@ -42,7 +38,6 @@ class ShreddingStore final : public Store {
   // than as stored; an error when its key cannot be loaded.
   Result<bool> Open(const EventView& event, bool raw, Opened* out);
 
-  Result<StreamHead> Head(std::string_view stream) override { return inner_->Head(stream); }
   Result<std::unique_ptr<StreamCursor>> ReadStream(std::string_view stream,
                                                    const ReadStreamOptions& options) override;
   Result<std::unique_ptr<AllCursor>> ReadAll(const ReadAllOptions& options) override;
@@ -50,33 +45,9 @@ class ShreddingStore final : public Store {
                                                const ReadQueryOptions& options) override;
   Result<std::optional<RecordedEvent>> FindEvent(const EventId& id) override;
   Result<StateAndEvents> ReadStateAndEvents(std::string_view stream) override;
+  Result<std::optional<StateRecord>> ReadState(std::string_view stream) override;
   Result<ShredReport> ShredSubject(std::string_view subject) override;
   Result<std::uint64_t> RewrapSubjectKeys(const ProgressFn& progress) override;
-
-  Position LastPosition() const override { return inner_->LastPosition(); }
-  Position WaitForCommit(Position after, std::chrono::milliseconds timeout) override {
-    return inner_->WaitForCommit(after, timeout);
-  }
-  Status SaveRecord(std::string_view name, std::string_view value) override {
-    return inner_->SaveRecord(name, value);
-  }
-  Result<std::optional<std::string>> LoadRecord(std::string_view name) override {
-    return inner_->LoadRecord(name);
-  }
-  Result<std::vector<std::pair<std::string, std::string>>> ListRecords(
-      std::string_view prefix) override {
-    return inner_->ListRecords(prefix);
-  }
-  Status DeleteRecord(std::string_view name) override { return inner_->DeleteRecord(name); }
-  Result<std::optional<StateRecord>> ReadState(std::string_view stream) override;
-  StoreTraits traits() const override { return inner_->traits(); }
-  StoreStats stats() const override { return inner_->stats(); }
-  Status WriteHealth() const override { return inner_->WriteHealth(); }
-  std::optional<IndexHealth> IndexerHealth() const override { return inner_->IndexerHealth(); }
-  Status Check(const ProgressFn& progress) override { return inner_->Check(progress); }
-  Result<ScavengeReport> Scavenge(const ProgressFn& progress) override {
-    return inner_->Scavenge(progress);
-  }
 
  protected:
   Result<CommitResult> CommitValidated(std::vector<AppendRequest> appends,
@@ -84,17 +55,14 @@ class ShreddingStore final : public Store {
   std::vector<Result<CommitResult>> CommitEachValidated(
       std::vector<CommitRequest> commits) override;
   void CommitAsyncValidated(CommitRequest commit, CommitCallback done) override;
-  Result<std::vector<StreamInfo>> ListStreamRange(std::string_view prefix, std::string_view after,
-                                                  std::size_t limit) override {
-    return StoreAccess::ListStreamRange(*inner_, prefix, after, limit);
-  }
   // Compacts in any case after a shred, so the deleted keys leave the
   // backend's files too.
   Result<ScavengeReport> RemoveEvents(const std::vector<ScavengeCut>& cuts,
                                       const ProgressFn& progress, Compaction compact) override;
 
  private:
-  // Seals the events of `appends` that declare a subject.
+  // Seals the events of `appends` that declare a subject, and the state
+  // records written with them.
   Status Seal(std::vector<AppendRequest>& appends);
   Status SealEvent(const std::string& stream, EventData& event);
   Status SealState(AppendRequest& append);
@@ -102,7 +70,6 @@ class ShreddingStore final : public Store {
   Result<std::optional<StateRecord>> OpenState(std::string_view stream,
                                                std::optional<StateRecord> state);
 
-  std::unique_ptr<Store> inner_;
   const std::vector<std::string> sealed_fields_;
   // Null without master keys.
   std::unique_ptr<SubjectKeys> keys_;

@@ -5,10 +5,10 @@
 
 #include "indelible/config.h"
 #include "indelible/store.h"
-#include "storage/embedded/embedded_store.h"
-#include "storage/memory/memory_store.h"
 #include "shredding/aead.h"
 #include "shredding/shredding_store.h"
+#include "storage/embedded/embedded_store.h"
+#include "storage/memory/memory_store.h"
 #include "store/retention_store.h"
 #if INDELIBLE_HAVE_DYNAMODB
 #include "storage/dynamodb/dynamodb_store.h"

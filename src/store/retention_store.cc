@@ -20,8 +20,7 @@ bool WritesMetadata(const std::vector<AppendRequest>& appends) {
 }  // namespace
 
 RetentionStore::RetentionStore(std::unique_ptr<Store> inner, const StoreOptions& options)
-    : Store(StoreAccess::limits(*inner)),
-      inner_(std::move(inner)),
+    : ForwardingStore(std::move(inner)),
       shared_(!inner_->traits().local_reads || options.follower),
       refresh_ns_(
           std::chrono::duration_cast<std::chrono::steady_clock::duration>(options.metadata_refresh)
@@ -287,12 +286,6 @@ Result<ScavengeReport> RetentionStore::Scavenge(const ProgressFn& progress) {
     }
   }
   return StoreAccess::RemoveEvents(*inner_, cuts, progress);
-}
-
-Result<std::vector<StreamInfo>> RetentionStore::ListStreamRange(std::string_view prefix,
-                                                                std::string_view after,
-                                                                std::size_t limit) {
-  return StoreAccess::ListStreamRange(*inner_, prefix, after, limit);
 }
 
 }  // namespace indelible::store

@@ -13,6 +13,7 @@
 
 #include "core/mutex.h"
 #include "indelible/store.h"
+#include "store/forwarding_store.h"
 #include "store/retention.h"
 #include "store/store_access.h"
 
@@ -20,15 +21,12 @@ namespace indelible::store {
 
 using internal::StoreAccess;
 
-class RetentionStore final : public Store {
+class RetentionStore final : public ForwardingStore {
  public:
   // Reads the `$$` streams of `inner` (one listing page per 1,000).
   static Result<std::unique_ptr<Store>> Wrap(std::unique_ptr<Store> inner,
                                              const StoreOptions& options);
 
-  Store& inner() { return *inner_; }
-
-  Result<StreamHead> Head(std::string_view stream) override { return inner_->Head(stream); }
   Result<std::unique_ptr<StreamCursor>> ReadStream(std::string_view stream,
                                                    const ReadStreamOptions& options) override;
   Result<std::unique_ptr<AllCursor>> ReadAll(const ReadAllOptions& options) override;
@@ -36,39 +34,9 @@ class RetentionStore final : public Store {
                                                const ReadQueryOptions& options) override;
   Result<std::optional<RecordedEvent>> FindEvent(const EventId& id) override;
   Result<StateAndEvents> ReadStateAndEvents(std::string_view stream) override;
-
-  Position LastPosition() const override { return inner_->LastPosition(); }
-  Position WaitForCommit(Position after, std::chrono::milliseconds timeout) override {
-    return inner_->WaitForCommit(after, timeout);
-  }
-  Status SaveRecord(std::string_view name, std::string_view value) override {
-    return inner_->SaveRecord(name, value);
-  }
-  Result<std::optional<std::string>> LoadRecord(std::string_view name) override {
-    return inner_->LoadRecord(name);
-  }
-  Result<std::vector<std::pair<std::string, std::string>>> ListRecords(
-      std::string_view prefix) override {
-    return inner_->ListRecords(prefix);
-  }
-  Status DeleteRecord(std::string_view name) override { return inner_->DeleteRecord(name); }
-  Result<std::optional<StateRecord>> ReadState(std::string_view stream) override {
-    return inner_->ReadState(stream);
-  }
-  StoreTraits traits() const override { return inner_->traits(); }
-  StoreStats stats() const override { return inner_->stats(); }
-  Status WriteHealth() const override { return inner_->WriteHealth(); }
-  std::optional<IndexHealth> IndexerHealth() const override { return inner_->IndexerHealth(); }
-  Status Check(const ProgressFn& progress) override { return inner_->Check(progress); }
   // Works out each retained stream's cut and has the backend remove the
   // events below it (RemoveEvents).
   Result<ScavengeReport> Scavenge(const ProgressFn& progress) override;
-  Result<ShredReport> ShredSubject(std::string_view subject) override {
-    return inner_->ShredSubject(subject);
-  }
-  Result<std::uint64_t> RewrapSubjectKeys(const ProgressFn& progress) override {
-    return inner_->RewrapSubjectKeys(progress);
-  }
 
   RetentionStore(std::unique_ptr<Store> inner, const StoreOptions& options);
 
@@ -78,12 +46,6 @@ class RetentionStore final : public Store {
   std::vector<Result<CommitResult>> CommitEachValidated(
       std::vector<CommitRequest> commits) override;
   void CommitAsyncValidated(CommitRequest commit, CommitCallback done) override;
-  Result<std::vector<StreamInfo>> ListStreamRange(std::string_view prefix, std::string_view after,
-                                                  std::size_t limit) override;
-  Result<ScavengeReport> RemoveEvents(const std::vector<ScavengeCut>& cuts,
-                                      const ProgressFn& progress, Compaction compact) override {
-    return StoreAccess::RemoveEvents(*inner_, cuts, progress, compact);
-  }
 
  private:
   // The retention settings a read starting now must apply; null when no
@@ -97,7 +59,6 @@ class RetentionStore final : public Store {
   void Apply(const std::string& stream, std::int64_t version,
              std::optional<StreamMetadata> metadata);
 
-  std::unique_ptr<Store> inner_;
   const bool shared_;              // other processes write the store too: refresh
   const std::int64_t refresh_ns_;  // StoreOptions::metadata_refresh, in steady_clock ticks
   // When the last refresh started (steady_clock ticks); read without mu_.

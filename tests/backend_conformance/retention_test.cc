@@ -13,6 +13,7 @@
 
 #include "backend_conformance/conformance.h"
 #include "core/clock.h"
+#include "testutil/files_holding.h"
 
 namespace indelible::conformance {
 namespace {
@@ -303,17 +304,7 @@ TEST_P(ConformanceTest, AnotherProcessSeesRetentionWithinTheRefreshInterval) {
   EXPECT_EQ(seen, (std::vector<std::int64_t>{4, 5}));
 }
 
-// Every file of the folder, byte for byte: does any hold `needle`?
-std::vector<std::string> FilesHolding(const std::string& folder, const std::string& needle) {
-  std::vector<std::string> holding;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(folder)) {
-    if (!entry.is_regular_file()) continue;
-    std::ifstream in(entry.path(), std::ios::binary);
-    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (bytes.find(needle) != std::string::npos) holding.push_back(entry.path().string());
-  }
-  return holding;
-}
+using testutil::FilesHolding;
 
 std::string FolderOf(const std::string& url) { return url.substr(std::string("file:").size()); }
 

@@ -276,13 +276,17 @@ TEST_P(ShreddingTest, ParkedCopiesAreSealedWithTheirOriginalsSubject) {
 TEST_P(ShreddingTest, StateRecordsOfASubjectAreSealedAndReadAsAbsentOnceShredded) {
   const std::string marker = "state-" + EventId::Random().ToString();
   std::vector<AppendRequest> appends;
-  appends.push_back(AppendRequest{"person-9", Expected::no_stream(), {Personal("user-9", marker)},
+  appends.push_back(AppendRequest{"person-9",
+                                  Expected::no_stream(),
+                                  {Personal("user-9", marker)},
                                   StateUpdate{R"({"name":")" + marker + R"("})", 3}});
   ASSERT_TRUE(store().Commit(std::move(appends)).ok());
   // A state-only append (an entity recalculated) is sealed with the
   // subject of the stream's last event.
   appends.clear();
-  appends.push_back(AppendRequest{"person-9", Expected::exactly(StreamVersion(0)), {},
+  appends.push_back(AppendRequest{"person-9",
+                                  Expected::exactly(StreamVersion(0)),
+                                  {},
                                   StateUpdate{R"({"name":")" + marker + R"(-2"})", 4}});
   ASSERT_TRUE(store().Commit(std::move(appends)).ok());
   Settle();

@@ -23,6 +23,8 @@
 #include <string_view>
 #include <vector>
 
+#include "testutil/files_holding.h"
+
 namespace indelible::shredding_test {
 
 inline std::string RandomBytes(std::size_t n) {
@@ -226,16 +228,6 @@ inline std::vector<KeyRecord> KeyRecordsOf(Store& store, const std::string& subj
   return out;
 }
 
-// Every file under `folder`, byte for byte: the ones that hold `needle`.
-inline std::vector<std::string> FilesHolding(const std::string& folder, const std::string& needle) {
-  std::vector<std::string> holding;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(folder)) {
-    if (!entry.is_regular_file()) continue;
-    std::ifstream in(entry.path(), std::ios::binary);
-    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (bytes.find(needle) != std::string::npos) holding.push_back(entry.path().string());
-  }
-  return holding;
-}
+using testutil::FilesHolding;
 
 }  // namespace indelible::shredding_test

@@ -81,9 +81,9 @@ Result<ScavengeReport> EmbeddedStore::RemoveEvents(const std::vector<ScavengeCut
 
   // Compacts when removals (these, or an erasure's before) are not yet,
   // or when asked to whatever the totals say (deleted records).
-  const bool compacting = compact == Compaction::kAlways ||
-                          (compact == Compaction::kIfRemoved &&
-                           totals.events > totals.compacted_events);
+  const bool compacting =
+      compact == Compaction::kAlways ||
+      (compact == Compaction::kIfRemoved && totals.events > totals.compacted_events);
   if (compacting) totals.compacted_events = totals.events;
   if (report.events > 0 || compacting) {
     // Through a group commit: its sync covers the batches above, and the
