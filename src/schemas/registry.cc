@@ -38,6 +38,9 @@ Compatibility Registry::CompatibilityFor(std::string_view type) const {
 bool Registry::Upcast(const EventView& event, std::string* data, std::string* label,
                       bool* failed) const {
   *failed = false;
+  // A shredded subject's event (docs/RETENTION.md) reads as the same
+  // marker whatever its version: no step may turn it into something else.
+  if (event.data == kRedactedData) return false;
   const TypeEntry* entry = Find(event.type);
   if (!entry || entry->steps.empty()) return false;
   auto at = entry->IndexOf(event.schema);

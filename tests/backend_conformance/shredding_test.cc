@@ -3,6 +3,7 @@
 // path; once the subject is shredded they read as redacted on every path,
 // at once here and within the refresh in another process; master keys
 // rotate; bad input is refused with nothing written.
+#include <indelible/schemas.h>
 #include <indelible/subscription.h>
 
 #include <thread>
@@ -318,6 +319,30 @@ TEST_P(ShreddingTest, StateRecordsOfASubjectAreSealedAndReadAsAbsentOnceShredded
   for (; loaded->events->Valid(); loaded->events->Next())
     data.emplace_back(loaded->events->event().data);
   EXPECT_EQ(data, (std::vector<std::string>{std::string(kRedactedData)}));
+}
+
+TEST_P(ShreddingTest, UpcastersLeaveTheRedactedMarkerAsItIs) {
+  auto wrapped = SchemaStore::Wrap(store(), SchemaOptions{});
+  ASSERT_TRUE(wrapped.ok()) << wrapped.status().ToString();
+  Schemas& schemas = (*wrapped)->schemas();
+  ASSERT_TRUE(schemas.SetTypeSettings("Registered", {.compatibility = Compatibility::kNone}).ok());
+  ASSERT_TRUE(schemas.Register("Registered", "V1", R"({"type":"object"})").ok());
+  ASSERT_TRUE(schemas.Register("Registered", "V2", R"({"type":"object"})").ok());
+  ASSERT_TRUE(schemas
+                  .AddUpcaster(DeclarativeUpcaster{
+                      .type = "Registered", .from = "V1", .to = "V2", .defaults = R"({"/v":2})"})
+                  .ok());
+  EventData event = Personal("user-10", "ten");
+  event.schema = "V1";
+  ASSERT_TRUE((*wrapped)->Append("person-10", Expected::no_stream(), {event}).ok());
+  Settle();
+  auto before = ReadStreamEvents(**wrapped, "person-10");
+  ASSERT_TRUE(before.ok()) << before.status().ToString();
+  EXPECT_EQ(before->at(0).data, R"({"name":"ten","v":2})");
+  ASSERT_TRUE(store().ShredSubject("user-10").ok());
+  auto after = ReadStreamEvents(**wrapped, "person-10");
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  EXPECT_EQ(after->at(0).data, kRedactedData);
 }
 
 TEST_P(ShreddingTest, MasterKeysRotate) {
