@@ -303,19 +303,28 @@ Result<CommitResult> ShreddingStore::CommitValidated(std::vector<AppendRequest> 
 std::vector<Result<CommitResult>> ShreddingStore::CommitEachValidated(
     std::vector<CommitRequest> commits) {
   // A commit that cannot be sealed fails alone; the others go on together.
-  std::vector<Result<CommitResult>> results(commits.size(), Status::Ok());
+  std::vector<std::optional<Status>> refused(commits.size());
   std::vector<CommitRequest> sealed;
   std::vector<std::size_t> slots;
   for (std::size_t i = 0; i < commits.size(); ++i) {
     if (Status s = Seal(commits[i].appends); !s.ok()) {
-      results[i] = std::move(s);
+      refused[i] = std::move(s);
       continue;
     }
     sealed.push_back(std::move(commits[i]));
     slots.push_back(i);
   }
   auto done = internal::StoreAccess::CommitEachValidated(*inner_, std::move(sealed));
-  for (std::size_t i = 0; i < done.size(); ++i) results[slots[i]] = std::move(done[i]);
+  if (slots.size() == refused.size()) return done;
+  std::vector<Result<CommitResult>> results;
+  results.reserve(refused.size());
+  for (std::size_t i = 0, next = 0; i < refused.size(); ++i) {
+    if (refused[i]) {
+      results.emplace_back(std::move(*refused[i]));
+    } else {
+      results.push_back(std::move(done[next++]));
+    }
+  }
   return results;
 }
 

@@ -192,6 +192,29 @@ TEST_P(ShreddingTest, BadSubjectsAreRefusedAndWriteNothing) {
   EXPECT_EQ(bad_key.status().code(), ErrorCode::kInvalid);
 }
 
+TEST_P(ShreddingTest, CommitEachSealsEachCommitAndRefusesABadOneAlone) {
+  EventData two = Personal("user-11", "x");
+  two.tags.push_back("subject:user-12");
+  std::vector<CommitRequest> commits(3);
+  commits[0].appends.push_back(
+      AppendRequest{"each-1", Expected::any(), {Personal("user-11", "a")}});
+  commits[1].appends.push_back(AppendRequest{"each-2", Expected::any(), {two}});
+  commits[2].appends.push_back(AppendRequest{"each-3", Expected::any(), Events(1)});
+  auto results = store().CommitEach(std::move(commits));
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_TRUE(results[0].ok()) << results[0].status().ToString();
+  ASSERT_FALSE(results[1].ok());
+  EXPECT_EQ(results[1].status().code(), ErrorCode::kInvalid);
+  EXPECT_TRUE(results[2].ok()) << results[2].status().ToString();
+  Settle();
+  EXPECT_EQ(Read("each-1").at(0).data, R"({"name":"a"})");
+  ReadStreamOptions raw;
+  raw.raw = true;
+  EXPECT_EQ(Read("each-1", raw).at(0).content_type, kSealedContentType);
+  EXPECT_EQ(store().Head("each-2").status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(Read("each-3").size(), 1u);
+}
+
 TEST_P(ShreddingTest, ConcurrentFirstEventsOfOneSubjectAllStayReadable) {
   constexpr int kWriters = 8;
   std::vector<std::thread> writers;
