@@ -1,6 +1,7 @@
 // Text checks shared by every layer that takes names from users.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -18,5 +19,11 @@ bool HasControlCharacter(std::string_view text);
 // A copy safe to put in an error message: at most 80 bytes, control bytes
 // and invalid UTF-8 escaped as \xNN.
 std::string Printable(std::string_view text);
+
+// Bytes as lowercase hex digits, two a byte.
+std::string HexEncode(std::string_view bytes);
+// The bytes of hex digits (either case); nullopt for an odd length or a
+// character that is not a hex digit.
+std::optional<std::string> HexDecode(std::string_view hex);
 
 }  // namespace indelible

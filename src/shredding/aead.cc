@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/random_bytes.h"
+#include "core/text.h"
 
 namespace indelible::shredding {
 
@@ -127,13 +128,7 @@ std::string KeyFingerprint(std::string_view key) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int size = 0;
   EVP_Digest(key.data(), key.size(), digest, &size, EVP_sha256(), nullptr);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (int i = 0; i < 8; ++i) {
-    out.push_back(kHex[digest[i] >> 4]);
-    out.push_back(kHex[digest[i] & 15]);
-  }
-  return out;
+  return HexEncode(std::string_view(reinterpret_cast<const char*>(digest), 8));
 }
 
 }  // namespace indelible::shredding

@@ -7,34 +7,10 @@
 #include <sstream>
 
 #include "core/event_json.h"
+#include "core/text.h"
 #include "shredding/aead.h"
 
 namespace indelible::shredding {
-
-namespace {
-
-std::optional<std::string> FromHex(std::string_view hex) {
-  if (hex.size() != 2 * kKeyBytes) return std::nullopt;
-  std::string out;
-  for (std::size_t i = 0; i < hex.size(); i += 2) {
-    unsigned value = 0;
-    for (char c : hex.substr(i, 2)) {
-      value <<= 4;
-      if (c >= '0' && c <= '9')
-        value |= static_cast<unsigned>(c - '0');
-      else if (c >= 'a' && c <= 'f')
-        value |= static_cast<unsigned>(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F')
-        value |= static_cast<unsigned>(c - 'A' + 10);
-      else
-        return std::nullopt;
-    }
-    out.push_back(static_cast<char>(value));
-  }
-  return out;
-}
-
-}  // namespace
 
 Result<std::vector<std::string>> ParseMasterKeys(std::string_view text, std::string_view source) {
   std::vector<std::string> keys;
@@ -47,7 +23,7 @@ Result<std::vector<std::string>> ParseMasterKeys(std::string_view text, std::str
     std::istringstream words(line);
     for (std::string word; words >> word;) {
       ++entry;
-      auto key = FromHex(word);
+      auto key = word.size() == 2 * kKeyBytes ? HexDecode(word) : std::nullopt;
       if (!key) key = Base64Decode(word);
       if (!key || key->size() != kKeyBytes)
         return Status::Invalid(

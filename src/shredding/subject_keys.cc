@@ -6,6 +6,7 @@
 
 #include "core/event_json.h"
 #include "core/random_bytes.h"
+#include "core/text.h"
 #include "shredding/aead.h"
 #include "shredding/sealed_event.h"
 
@@ -21,42 +22,16 @@ constexpr std::string_view kRecordPrefix = "subject-key/";
 
 std::int64_t Now() { return std::chrono::steady_clock::now().time_since_epoch().count(); }
 
-std::string Hex(std::string_view bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (char c : bytes) {
-    out.push_back(kHex[static_cast<unsigned char>(c) >> 4]);
-    out.push_back(kHex[static_cast<unsigned char>(c) & 15]);
-  }
-  return out;
-}
-
-std::optional<std::string> Unhex(std::string_view hex) {
-  auto digit = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    return -1;
-  };
-  if (hex.size() % 2 != 0) return std::nullopt;
-  std::string out;
-  for (std::size_t i = 0; i < hex.size(); i += 2) {
-    const int high = digit(hex[i]), low = digit(hex[i + 1]);
-    if (high < 0 || low < 0) return std::nullopt;
-    out.push_back(static_cast<char>(high * 16 + low));
-  }
-  return out;
-}
-
 std::string PointerName(std::string_view subject) {
   return fmt::format("{}{}", kRecordPrefix, subject);
 }
 
 std::string KeyName(std::string_view subject, std::string_view key_id) {
-  return fmt::format("{}{}/{}", kRecordPrefix, subject, Hex(key_id));
+  return fmt::format("{}{}/{}", kRecordPrefix, subject, HexEncode(key_id));
 }
 
 std::string WrapAad(std::string_view subject, std::string_view key_id) {
-  return fmt::format("indelible subject key\n{}\n{}", subject, Hex(key_id));
+  return fmt::format("indelible subject key\n{}\n{}", subject, HexEncode(key_id));
 }
 
 // The subject of a record name listed under `subject-key/`, and whether it
@@ -69,7 +44,7 @@ ParsedName ParseName(std::string_view name) {
   std::string_view rest = name.substr(kRecordPrefix.size());
   const std::size_t hex = kKeyIdBytes * 2;
   if (rest.size() > hex + 1 && rest[rest.size() - hex - 1] == '/' &&
-      Unhex(rest.substr(rest.size() - hex)).has_value())
+      HexDecode(rest.substr(rest.size() - hex)).has_value())
     return {std::string(rest.substr(0, rest.size() - hex - 1)), true};
   return {std::string(rest), false};
 }
@@ -112,7 +87,7 @@ Result<SubjectKeys::Key> SubjectKeys::Unwrap(std::string_view subject,
         "the key record of subject '{}' is not a wrapped key (run `indelible check`)", subject));
   };
   if (parts.size() != 4 || parts[0] != "v1") return corrupt();
-  auto id = Unhex(parts[1]);
+  auto id = HexDecode(parts[1]);
   auto box = Base64Decode(parts[3]);
   if (!id || id->size() != kKeyIdBytes || !box) return corrupt();
   const auto master = std::find(fingerprints_.begin(), fingerprints_.end(), parts[2]);
@@ -129,7 +104,7 @@ Result<SubjectKeys::Key> SubjectKeys::Unwrap(std::string_view subject,
 std::string SubjectKeys::Wrap(std::string_view subject, const Key& key) const {
   std::string box;
   SealBox(master_keys_.front(), WrapAad(subject, key.id), key.key, &box);
-  return fmt::format("v1 {} {} {}", Hex(key.id), fingerprints_.front(), Base64Encode(box));
+  return fmt::format("v1 {} {} {}", HexEncode(key.id), fingerprints_.front(), Base64Encode(box));
 }
 
 void SubjectKeys::Remember(std::string_view subject, std::string id, std::optional<Key> key,
@@ -217,12 +192,9 @@ Result<std::uint64_t> SubjectKeys::Shred(std::string_view subject) {
     ParsedName parsed = ParseName(name);
     if (parsed.keyed && parsed.subject == subject) names.push_back(name);
   }
-  auto has_pointer = records_.LoadRecord(pointer);
-  if (!has_pointer.ok()) return has_pointer.status();
-  // The pointer first: from then on no event of this process is sealed
-  // with a key about to go.
-  if (has_pointer->has_value())
-    if (Status s = records_.DeleteRecord(pointer); !s.ok()) return s;
+  // The pointer first (a no-op when there is none): from then on no event
+  // of this process is sealed with a key about to go.
+  if (Status s = records_.DeleteRecord(pointer); !s.ok()) return s;
   for (const std::string& name : names)
     if (Status s = records_.DeleteRecord(name); !s.ok()) return s;
   MutexLock lock(&mu_);

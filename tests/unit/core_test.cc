@@ -223,3 +223,17 @@ TEST(EventJsonTest, Base64DataDecodesWithAndWithoutPadding) {
 
 }  // namespace
 }  // namespace indelible
+
+namespace indelible {
+namespace {
+
+TEST(HexTest, EncodesLowercaseAndDecodesEitherCase) {
+  EXPECT_EQ(HexEncode(std::string("\x00\x9f\xff", 3)), "009fff");
+  EXPECT_EQ(HexDecode("009fFF"), std::string("\x00\x9f\xff", 3));
+  EXPECT_EQ(HexDecode(""), std::string());
+  EXPECT_FALSE(HexDecode("abc").has_value());
+  EXPECT_FALSE(HexDecode("zz").has_value());
+}
+
+}  // namespace
+}  // namespace indelible
