@@ -1,4 +1,5 @@
-// One stream: its head, then its events newest first, 50 a page. Pages are
+// One stream: its head, its events newest first, 50 a page, then its
+// retention (RetentionPanel: shown, and edited with the delete right). Pages are
 // read from the head's version backward (or from firstVersion forward for
 // "Oldest"), never counted or walked: a 1,000,000-event stream opens as fast
 // as a short one.
@@ -8,6 +9,7 @@ import { getJson, query, seg } from '../api';
 import { may } from '../auth';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { EventDetails } from '../components/EventDetails';
+import { RetentionPanel } from '../components/RetentionPanel';
 import { Name } from '../components/NameLink';
 import { TableBox } from '../components/TableBox';
 import { isoTime } from '../format';
@@ -28,7 +30,7 @@ export function StreamPage({ stream, params }: { stream: string; params: URLSear
   const from = params.get('from');
   const direction = params.get('direction') === 'forward' ? 'forward' : 'backward';
   const key = `${stream}|${from}|${direction}`;
-  const { data, error } = useLoad(async (signal): Promise<Loaded> => {
+  const { data, error, reload } = useLoad(async (signal): Promise<Loaded> => {
     const heading = getJson<StreamHead>(`/streams/${seg(stream)}/head`, signal);
     // The page and the head at once, unless the page starts where the head
     // says (forward from its first version): a backward read without
@@ -80,6 +82,7 @@ export function StreamPage({ stream, params }: { stream: string; params: URLSear
             onOldest={() => go(data.head.firstVersion, 'forward')}
           />
           <EventsTable events={data.events} />
+          <RetentionPanel stream={stream} firstVersion={data.head.firstVersion} canEdit={may(who, 'delete', stream)} onSaved={reload} />
         </>
       )}
     </>

@@ -1,7 +1,7 @@
 // With --auth (5): the console asks for a credential; a wrong key shows the
 // 401 alert; a reader key gets no Append link, no Retry/Skip on a blocked
-// group, and the dashboard's no-metrics message instead of charts; the admin
-// key gets all three. Also the Sign in page passes axe in both themes.
+// group, no retention editing, and the dashboard's no-metrics message
+// instead of charts; the admin key gets all four. Also the Sign in page passes axe in both themes.
 // Signed out (on a first load, or after a 401), every route shows the
 // sign-in form, never a "Loading…" that waits for nobody, and no Append
 // link; signing in there opens the page that was asked for.
@@ -106,6 +106,10 @@ test('the reader: no Append link, no Retry/Skip, no charts but a message', async
     await goto(page, '/streams/order-1');
     await page.getByRole('button', { name: 'Show event 0', exact: true }).waitFor();
     assert.equal(await page.getByRole('link', { name: 'Append to this stream' }).count(), 0);
+    // Its retention is shown, not editable (writing it needs `delete`).
+    await page.getByRole('heading', { name: 'Retention', exact: true }).waitFor();
+    await page.getByText('None: every event of this stream is kept.').waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Edit retention' }).count(), 0);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await waitForHeading(page, 'Sign in');
   } finally {
@@ -124,6 +128,8 @@ test('the admin: Append link, Retry and Skip, charts', async () => {
     await waitForHeading(page, 'billing');
     await page.getByRole('button', { name: 'Retry', exact: true }).waitFor();
     await page.getByRole('button', { name: 'Skip', exact: true }).waitFor();
+    await goto(page, '/streams/order-1');
+    await page.getByRole('button', { name: 'Edit retention', exact: true }).waitFor();
     assert.deepEqual(page.errors.filter((e) => !/status of 401/.test(e)), []);
   } finally {
     await page.close();
