@@ -89,6 +89,13 @@ struct CommitOptions {
   // condition's query was written after its position (query.h, docs/DCB.md).
   // Checked with the expectations in one atomic step on every backend.
   std::optional<AppendCondition> condition;
+  // Import of a stream whose versions below this one were removed before
+  // its export (retention and a scavenge, or an erasure): the commit's one
+  // append, expecting no_stream, starts the stream at this version, as if
+  // a scavenge had removed the versions below it (reads start there;
+  // docs/RETENTION.md, "Export and import"). Where the backend can remove
+  // events (embedded, DynamoDB; invalid on others, a remote store too).
+  std::optional<StreamVersion> start_version;
 };
 
 struct ReadStreamOptions {

@@ -80,7 +80,9 @@ struct StreamHead {
   bool deleted = false;
   // First version of the stream's current life: 0, or after a delete and a
   // restart, the tombstone's version + 1. Reads start here unless they ask
-  // for deleted events (ReadStreamOptions::include_deleted).
+  // for deleted events (ReadStreamOptions::include_deleted). For a stream
+  // whose metadata hides events (docs/RETENTION.md), the first version
+  // not hidden (version + 1 when every one is): where a read starts.
   StreamVersion first_version;
 };
 
@@ -407,8 +409,9 @@ class Store {
   // written again. $all positions are never reused: a read of $all steps
   // over the gaps, a read of a stream from a removed version starts at its
   // first kept one. `progress`: streams done of streams with retention.
-  // invalid on a backend that cannot remove events (a remote store;
-  // DynamoDB and memory, not yet).
+  // DynamoDB removes whole append items (docs/DYNAMODB.md, "Scavenging").
+  // invalid on a backend that cannot remove events (a remote store, whose
+  // server scavenges by POST /scavenge; memory).
   virtual Result<ScavengeReport> Scavenge(const ProgressFn& progress = nullptr);
 
   // Hard delete (erasure, docs/RETENTION.md): appends a tombstone
@@ -417,7 +420,7 @@ class Store {
   // to hide every event before it (truncateBefore; its other settings
   // kept); then removes those events' records where the backend can
   // (embedded: at once, their bytes leave the files at the next scavenge's
-  // compaction; elsewhere at a scavenge). Irreversible: nothing brings the
+  // compaction; DynamoDB: at once; memory: never). Irreversible: nothing brings the
   // events back. Reads see what Delete leaves (not_found, deleted), and
   // $all and subscriptions the tombstone alone, so read models learn of
   // the erasure. The stream may start again, its numbering continuing. A

@@ -137,16 +137,21 @@ class Importer {
   Status Flush() {
     if (pending_.empty()) return Status::Ok();
     Expected expected = Expected::no_stream();
+    CommitOptions options;
     if (first_version_ > 0) {
-      // After a tombstone the stream restarts with no_stream; otherwise the
-      // events continue the version before them.
+      // After a tombstone the stream restarts with no_stream; a stream not
+      // there yet starts where its export does (retention or an erasure
+      // removed the versions before: CommitOptions::start_version);
+      // otherwise the events continue the version before them.
       auto head = store_.Head(stream_);
+      if (!head.ok() && head.status().code() != ErrorCode::kNotFound) return head.status();
       const bool restarts =
           head.ok() && head->deleted && head->version.value() == first_version_ - 1;
-      expected =
-          restarts ? Expected::no_stream() : Expected::exactly(StreamVersion(first_version_ - 1));
+      if (!head.ok())
+        options.start_version = StreamVersion(first_version_);
+      else if (!restarts)
+        expected = Expected::exactly(StreamVersion(first_version_ - 1));
     }
-    CommitOptions options;
     options.keep_timestamps = keep_timestamps_;
     // The store's own streams ($schemas: the schema registry) come back as
     // they were exported; an export's events were checked when first

@@ -23,6 +23,12 @@ class RemoteStore final : public Store {
 
   Result<CommitResult> CommitValidated(std::vector<AppendRequest> appends,
                                        const CommitOptions& options) override {
+    if (options.start_version && options.start_version->value() > 0)
+      return Status::Invalid(
+          "startVersion",
+          "the HTTP API cannot start a stream past version 0: import a stream whose first "
+          "versions were removed into a local store (--data), or lift its retention before "
+          "the export");
     if (options.keep_timestamps)
       return Status::Invalid(
           "keep_timestamps",

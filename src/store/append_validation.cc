@@ -66,6 +66,12 @@ Status ValidateCommit(std::vector<AppendRequest>& appends, const Limits& limits,
                       CommitOptions& options, EventJson json) {
   options.ids_made_by_store = false;
   if (appends.empty()) return Status::Invalid("appends", "a commit needs at least one append");
+  if (options.start_version &&
+      (appends.size() != 1 || appends[0].expected.kind() != Expected::Kind::kNoStream ||
+       appends[0].events.empty() || options.start_version->value() < 0))
+    return Status::Invalid("startVersion",
+                           "starting a stream at a version takes one append of events that "
+                           "expects no stream, and a version of 0 or more");
   if (options.condition) {
     if (Status s =
             ValidateQuery(options.condition->fail_if_events_match, "condition.failIfEventsMatch");

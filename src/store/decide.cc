@@ -27,9 +27,12 @@ AppendResult StateOnlyResult(const AppendRequest& append, const StreamHead& head
                       head.position, head.position, false};
 }
 
-Status CheckExpectation(const AppendRequest& append, const std::optional<StreamHead>& head) {
+Status CheckExpectation(const AppendRequest& append, const std::optional<StreamHead>& head,
+                        bool starts_past_zero) {
   const bool live = head && !head->deleted;
-  if (IsTombstoneAppend(append) && !live)
+  // An import of an erased stream: its tombstone is all that is left.
+  const bool imported_tombstone = starts_past_zero && !head;
+  if (IsTombstoneAppend(append) && !live && !imported_tombstone)
     return Status::NotFound(fmt::format("stream '{}' {}", Printable(append.stream),
                                         head ? "is already deleted" : "does not exist"),
                             head.has_value());
@@ -101,13 +104,13 @@ Status MixedRetryConflict(const AppendRequest& retried) {
 }
 
 StreamHead Advance(const std::optional<StreamHead>& head, const AppendRequest& append,
-                   Position first_position) {
+                   Position first_position, std::int64_t start_version) {
   // A state-only append (no events) leaves the head as it is; validation
   // requires exactly(N) for it, so the head exists and is live.
   if (append.events.empty()) return *head;
   StreamHead next;
   const auto count = static_cast<std::int64_t>(append.events.size());
-  const std::int64_t first_version = head ? head->version.value() + 1 : 0;
+  const std::int64_t first_version = head ? head->version.value() + 1 : start_version;
   next.version = StreamVersion(first_version + count - 1);
   next.position = Position(first_position.value() + append.events.size() - 1);
   next.deleted = IsTombstoneAppend(append);

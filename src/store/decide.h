@@ -28,7 +28,11 @@ AppendResult StateOnlyResult(const AppendRequest& append, const StreamHead& head
 
 // ok, conflict (with the actual version), or not_found (deleting a stream
 // that is missing or already deleted).
-Status CheckExpectation(const AppendRequest& append, const std::optional<StreamHead>& head);
+// `starts_past_zero`: the commit starts a new stream past version 0
+// (CommitOptions::start_version), where a tombstone alone is an erased
+// stream's import.
+Status CheckExpectation(const AppendRequest& append, const std::optional<StreamHead>& head,
+                        bool starts_past_zero = false);
 
 // Classifies an append against the stored records of its ids (one entry per
 // event, nullopt where the id is new):
@@ -39,14 +43,15 @@ Status CheckExpectation(const AppendRequest& append, const std::optional<StreamH
 Result<std::optional<AppendResult>> ClassifyRetry(const AppendRequest& append,
                                                   std::span<const std::optional<IdRecord>> ids);
 
-// The head after appending the append's events at `first_position` (the
-// same head for a state-only append).
 // The conflict of a commit in which some appends are retries of an earlier
 // commit and others are new: it names `retried`, the first retried append.
 Status MixedRetryConflict(const AppendRequest& retried);
 
+// The head after appending the append's events at `first_position` (the
+// same head for a state-only append). A new stream starts at
+// `start_version` (CommitOptions::start_version: an import).
 StreamHead Advance(const std::optional<StreamHead>& head, const AppendRequest& append,
-                   Position first_position);
+                   Position first_position, std::int64_t start_version = 0);
 
 // The versions a stream read covers, in its direction: it starts at `from`
 // and stays within [low, high] (low: the current life's first version, or 0

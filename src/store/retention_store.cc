@@ -189,6 +189,26 @@ Result<std::optional<RecordedEvent>> RetentionStore::FindEvent(const EventId& id
   return found;
 }
 
+Result<StreamHead> RetentionStore::Head(std::string_view stream) {
+  auto head = inner_->Head(stream);
+  if (!head.ok()) return head;
+  const auto rules = Rules();
+  if (!rules || !rules->contains(stream)) return head;
+  // The first event a read returns (maxAge needs it read: its cut is a
+  // time); none: a read from anywhere returns nothing, so reads start past
+  // the head.
+  ReadStreamOptions first;
+  first.limit = 1;
+  first.include_deleted = true;
+  auto cursor = ReadStream(stream, first);
+  if (!cursor.ok()) return cursor.status();
+  const std::int64_t starts =
+      (*cursor)->Valid() ? (*cursor)->event().version.value() : head->version.value() + 1;
+  if (Status s = (*cursor)->status(); !s.ok()) return s;
+  head->first_version = StreamVersion(std::max(head->first_version.value(), starts));
+  return head;
+}
+
 Result<Store::StateAndEvents> RetentionStore::ReadStateAndEvents(std::string_view stream) {
   auto loaded = inner_->ReadStateAndEvents(stream);
   if (!loaded.ok() || !loaded->events) return loaded;

@@ -34,6 +34,10 @@ class RetentionStore final : public ForwardingStore {
                                                const ReadQueryOptions& options) override;
   Result<std::optional<RecordedEvent>> FindEvent(const EventId& id) override;
   Result<StateAndEvents> ReadStateAndEvents(std::string_view stream) override;
+  // The backend's head; for a stream with retention, first_version is the
+  // first version a read returns (the first one not hidden: one event
+  // read), so readers learn where the stream now starts.
+  Result<StreamHead> Head(std::string_view stream) override;
   // Works out each retained stream's cut and has the backend remove the
   // events below it (RemoveEvents).
   Result<ScavengeReport> Scavenge(const ProgressFn& progress) override;

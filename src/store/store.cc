@@ -91,9 +91,10 @@ Result<std::uint64_t> Store::RewrapSubjectKeys(const ProgressFn&) {
 
 Result<ScavengeReport> Store::RemoveEvents(const std::vector<ScavengeCut>&, const ProgressFn&,
                                            Compaction) {
-  return Status::Invalid("store",
-                         "this backend cannot remove events yet (the embedded engine can); "
-                         "retention still hides them from every read");
+  return Status::Invalid(
+      "store",
+      "this backend cannot remove events (the embedded engine and DynamoDB can); "
+      "retention still hides them from every read");
 }
 
 Result<std::optional<RecordedEvent>> Store::FindEvent(const EventId&) {

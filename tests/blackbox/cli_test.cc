@@ -306,6 +306,48 @@ TEST_F(CliTest, ExportArchivesADynamoDbStoreAndImportRestoresIt) {
   EXPECT_EQ(Cli("export").out, archive) << "ids, versions, positions, timestamps, data";
 }
 
+// docs/RETENTION.md "Export and import": an export of streams retention
+// trimmed or an erasure emptied imports into a folder and into DynamoDB,
+// each stream starting where its export does, its settings with it.
+TEST_F(CliTest, ExportOfTrimmedStreamsImportsWithTheirVersions) {
+  for (int i = 0; i < 6; ++i)
+    ASSERT_EQ(Cli("append s-1 --type T --data '{\"n\":" + std::to_string(i) + "}'").exit_code, 0);
+  ASSERT_EQ(Cli("append e-1 --type T").exit_code, 0);
+  ASSERT_EQ(Cli("append e-1 --type T").exit_code, 0);
+  ASSERT_EQ(Cli("metadata s-1 --set '{\"maxCount\":2}'").exit_code, 0);
+  ASSERT_EQ(Cli("erase e-1").exit_code, 0);
+  ASSERT_EQ(Cli("scavenge").exit_code, 0);
+  Outcome exported = Cli("export --out " + File("trimmed.jsonl"));
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  const std::string want = Cli("read s-1").out;
+  ASSERT_NE(want.find("s-1@4 T {\"n\":4}"), std::string::npos) << want;
+
+  const std::string folder = "--data " + File("copy");
+  auto in = [&](const std::string& data, const std::string& args) {
+    return testutil::RunCli(INDELIBLE_PATH, data, args, "", tmp_);
+  };
+  const std::string dynamodb =
+      "--data '" + testutil::DynamoDbTestUrl("cli", "&index_poll_ms=10") + "'";
+  for (const std::string& target : {folder, dynamodb}) {
+    Outcome imported = in(target, "import --in " + File("trimmed.jsonl"));
+    ASSERT_EQ(imported.exit_code, 0) << target << imported.err;
+    EXPECT_EQ(in(target, "import --in " + File("trimmed.jsonl")).exit_code, 0) << "idempotent";
+    Outcome read = in(target, "read s-1");
+    EXPECT_NE(read.out.find("s-1@4 T {\"n\":4}\n"), std::string::npos) << target << read.out;
+    EXPECT_NE(read.out.find("s-1@5 T {\"n\":5}\n"), std::string::npos) << target << read.out;
+    EXPECT_EQ(read.out.find("s-1@3"), std::string::npos) << target << read.out;
+    EXPECT_NE(in(target, "--json head s-1").out.find("\"firstVersion\":4"), std::string::npos)
+        << target;
+    Outcome erased = in(target, "--json read e-1 --include-deleted");
+    EXPECT_NE(erased.out.find("\"version\":2"), std::string::npos) << target << erased.out;
+    EXPECT_EQ(erased.out.find("\"version\":0"), std::string::npos) << target << erased.out;
+    // The stream goes on from its head.
+    EXPECT_EQ(in(target, "append s-1 --type T --expected 5").exit_code, 0) << target;
+    Outcome check = in(target, "check");
+    EXPECT_EQ(check.exit_code, 0) << target << check.out << check.err;
+  }
+}
+
 TEST_F(CliTest, TagsQueriesAndTheirExportAndImport) {
   // docs/DCB.md: --tag on append, `query` by types and tags.
   ASSERT_EQ(

@@ -510,9 +510,20 @@ Result<std::vector<RecordedEvent>> AllIndex::Resolve(const std::vector<Chunk>& c
   }
   std::vector<std::vector<RecordedEvent>> fetched;
   if (!refs.empty()) {
-    auto read = ReadAppendItems(client_, events_table_, refs);
+    std::vector<bool> removed;
+    auto read = ReadAppendItems(client_, events_table_, refs, &removed);
     if (!read.ok()) return read.status();
     fetched = std::move(*read);
+    for (std::size_t i = 0; i < refs.size(); ++i) {
+      if (!removed[i]) continue;
+      for (std::int64_t v = 0; v < refs[i].count; ++v) {
+        RecordedEvent gone;
+        gone.stream = refs[i].stream;
+        gone.version = StreamVersion(refs[i].first + v);
+        gone.type = std::string(kRemovedEventType);
+        fetched[i].push_back(std::move(gone));
+      }
+    }
   }
   std::vector<RecordedEvent> events;
   for (Part& part : parts) {
@@ -605,6 +616,54 @@ Result<std::uint64_t> AllIndex::RemoveFrom(std::int64_t from, std::int64_t throu
     }
   }
   return removed;
+}
+
+Result<std::uint64_t> AllIndex::DropInline(const std::map<std::string, std::int64_t>& floors) {
+  std::uint64_t dropped = 0;
+  if (floors.empty()) return dropped;
+  // Chunks with inline events, and the earlier layout's whole-event items
+  // (no `n`); not the checkpoint and markers (blocks below 0).
+  json::object scan{
+      {"TableName", table_},
+      {"ConsistentRead", true},
+      {"FilterExpression", "#b >= :zero AND (attribute_exists(#e) OR attribute_not_exists(#n))"},
+      {"ExpressionAttributeNames", {{"#b", kBlockKey}, {"#e", kInline}, {"#n", kChunkCount}}},
+      {"ExpressionAttributeValues", {{":zero", N(0)}}}};
+  Status scanned = ScanItems(client_, std::move(scan), [&](const json::object& item) -> Status {
+    auto chunk = ParseChunk(item, table_);
+    if (!chunk.ok()) return chunk.status();
+    Chunk rewritten = *chunk;
+    rewritten.entries.clear();
+    rewritten.inline_events.clear();
+    std::size_t inline_at = 0;
+    std::uint64_t turned = 0;
+    for (ChunkEntry entry : chunk->entries) {
+      const auto n = static_cast<std::size_t>(entry.ref.count);
+      if (entry.in_chunk) {
+        auto floor = floors.find(entry.ref.stream);
+        if (floor != floors.end() && entry.ref.first + entry.ref.count <= floor->second) {
+          entry.in_chunk = false;  // a reference, read as removed
+          turned += n;
+        } else {
+          for (std::size_t i = 0; i < n; ++i)
+            rewritten.inline_events.push_back(chunk->inline_events[inline_at + i]);
+        }
+        inline_at += n;
+      }
+      rewritten.entries.push_back(std::move(entry));
+    }
+    if (turned == 0) return Status::Ok();
+    aws::Reply put =
+        client_.Call("PutItem", {{"TableName", table_},
+                                 {"Item", ChunkItem(rewritten)},
+                                 {"ConditionExpression", "attribute_exists(#p)"},
+                                 {"ExpressionAttributeNames", {{"#p", kPositionKey}}}});
+    if (!put.ok()) return put.status;
+    dropped += turned;
+    return Status::Ok();
+  });
+  if (!scanned.ok()) return scanned;
+  return dropped;
 }
 
 TagIndex AllIndex::tags() const { return TagIndex(client_, events_table_); }

@@ -60,6 +60,14 @@ namespace indelible::dynamodb {
 
 inline constexpr int kBlockBits = 16;
 
+// A position whose append a scavenge removed (scavenge.h): Read and
+// ReadAsStored give it as an event of this type carrying its stream,
+// version and position only, so that readers step over it, `check` counts
+// it, and a rebuild keeps it where it is. The store never writes the type
+// (types starting with `$` are its own).
+inline constexpr std::string_view kRemovedEventType = "$removed";
+inline bool IsRemoved(const RecordedEvent& event) { return event.type == kRemovedEventType; }
+
 // Where the indexer is in one shard of the change stream.
 struct ShardProgress {
   // The last record whose events are all indexed; empty: none yet.
@@ -166,7 +174,8 @@ class AllIndex {
 
   // Indexed events with positions in [from, through], at most `limit`, in
   // position order; fewer only when through is reached. internal when a
-  // position up to there is missing. The chunks by Query, the referenced
+  // position up to there is missing; a removed one is a kRemovedEventType
+  // event. The chunks by Query, the referenced
   // appends by BatchGetItem of the events table. With `streams` (a $all
   // read's filter), appends of streams it cannot match are not read: their
   // events come back with stream, version and position only, which the
@@ -187,6 +196,14 @@ class AllIndex {
   // 25 a request); returns how many. For the rebuild: items past the chain's
   // end, which a chunk must not find in its place.
   Result<std::uint64_t> RemoveFrom(std::int64_t from, std::int64_t through);
+
+  // After a scavenge (scavenge.h): rewrites every chunk holding inline
+  // events (a rebuild's, the earlier layout's) of an append wholly below
+  // its stream's floor in `floors`, that entry turned into a reference,
+  // which reads as removed; its events leave the index. One Scan of the
+  // table (billed on all of it) and a PutItem per chunk changed. Returns
+  // the events dropped.
+  Result<std::uint64_t> DropInline(const std::map<std::string, std::int64_t>& floors);
 
   const std::string& table() const { return table_; }
   const std::string& events_table() const { return events_table_; }

@@ -4,10 +4,12 @@
 
 #include <boost/json.hpp>
 #include <map>
+#include <set>
 
 #include "core/text.h"
 #include "storage/dynamodb/attributes.h"
 #include "storage/dynamodb/batch_get.h"
+#include "storage/dynamodb/scavenge.h"
 
 namespace indelible::dynamodb {
 namespace json = boost::json;
@@ -81,8 +83,11 @@ Result<AppendItem> ParseAppendItem(const json::object& item) {
   return out;
 }
 
-Result<std::vector<std::vector<RecordedEvent>>> ReadAppendItems(
-    aws::Client& client, const std::string& table, const std::vector<AppendRef>& refs) {
+Result<std::vector<std::vector<RecordedEvent>>> ReadAppendItems(aws::Client& client,
+                                                                const std::string& table,
+                                                                const std::vector<AppendRef>& refs,
+                                                                std::vector<bool>* removed) {
+  if (removed != nullptr) removed->assign(refs.size(), false);
   std::vector<std::vector<RecordedEvent>> out(refs.size());
   std::map<std::pair<std::string, std::int64_t>, std::size_t> wanted;  // key -> index in refs
   for (std::size_t i = 0; i < refs.size(); ++i)
@@ -114,11 +119,31 @@ Result<std::vector<std::vector<RecordedEvent>>> ReadAppendItems(
     }
   }
   // The same append named twice gets the events twice.
+  std::vector<std::size_t> missing;
   for (std::size_t i = 0; i < refs.size(); ++i) {
     if (done[i]) continue;
     auto it = wanted.find(std::pair(refs[i].stream, refs[i].first));
     if (it != wanted.end() && done[it->second]) {
       out[i] = out[it->second];
+      continue;
+    }
+    missing.push_back(i);
+  }
+  if (missing.empty()) return out;
+  // Removed by a scavenge when below its stream's floor; damage otherwise.
+  std::map<std::string, std::int64_t> floors;
+  if (removed != nullptr) {
+    removed->assign(refs.size(), false);
+    std::set<std::string> streams;
+    for (std::size_t i : missing) streams.insert(refs[i].stream);
+    auto read = ReadFloors(client, table, streams);
+    if (!read.ok()) return read.status();
+    floors = std::move(*read);
+  }
+  for (std::size_t i : missing) {
+    auto floor = floors.find(refs[i].stream);
+    if (floor != floors.end() && refs[i].first + refs[i].count <= floor->second) {
+      (*removed)[i] = true;
       continue;
     }
     return Status::Internal(

@@ -80,10 +80,13 @@ struct AppendRef {
 // the read units; an append item never changes its events), then
 // consistently for any not found yet (an item written a moment ago). An
 // item that is still missing, or holds other events than its ref says, is
-// internal: the index refers to something the table does not have.
-Result<std::vector<std::vector<RecordedEvent>>> ReadAppendItems(aws::Client& client,
-                                                                const std::string& table,
-                                                                const std::vector<AppendRef>& refs);
+// internal: the index refers to something the table does not have. With
+// `removed`, a missing item whose versions are all below its stream's
+// floor (a scavenge removed it: scavenge.h) is no error: (*removed)[i] is
+// set and its events are empty.
+Result<std::vector<std::vector<RecordedEvent>>> ReadAppendItems(
+    aws::Client& client, const std::string& table, const std::vector<AppendRef>& refs,
+    std::vector<bool>* removed = nullptr);
 
 // The attribute size of an item by DynamoDB's sizing rules is aws/item_size.h's;
 // this is what an append adds to an item besides its envelopes, for the

@@ -6,10 +6,12 @@
 #include <boost/json.hpp>
 #include <deque>
 #include <map>
+#include <set>
 
 #include "core/text.h"
 #include "storage/dynamodb/append_item.h"
 #include "storage/dynamodb/batch_get.h"
+#include "storage/dynamodb/scavenge.h"
 #include "storage/dynamodb/tag_index.h"
 #include "storage/dynamodb/tip.h"
 #include "store/decide.h"
@@ -54,6 +56,16 @@ class StreamItemsCursor final : public StreamCursor {
     current_ = nullptr;
     if (returned_ >= limit_ || next_ < low_ || next_ > high_) return;
     if (page_.empty() && !Fetch()) return;
+    // Versions a scavenge removed (scavenge.h) are not read: the table's
+    // read steps over them to the stream's floor, so either direction goes
+    // on from the next version there is, and a backward read that finds
+    // none is at the stream's start.
+    if (!forward_ && page_.empty()) return;
+    if (forward_ && !page_.empty() && page_.front().version.value() > next_) {
+      next_ = page_.front().version.value();
+      if (next_ > high_) return;
+    }
+    if (!forward_ && page_.front().version.value() < next_) next_ = page_.front().version.value();
     if (page_.empty() || page_.front().version.value() != next_) {
       status_ = Status::Internal("DynamoDB stream read returned versions out of order");
       return;
@@ -63,15 +75,34 @@ class StreamItemsCursor final : public StreamCursor {
   }
   bool Fetch() {
     const auto left = static_cast<std::int64_t>(std::min<std::size_t>(limit_ - returned_, kPage));
-    const std::int64_t start = forward_ ? next_ : std::max(low_, next_ - left + 1);
-    const std::int64_t count = forward_ ? std::min(left, high_ - next_ + 1) : next_ - start + 1;
-    auto events = table_.ReadStream(stream_, StreamVersion(start), static_cast<std::size_t>(count));
-    if (!events.ok()) {
-      status_ = events.status();
-      return false;
+    if (forward_) {
+      auto events = table_.ReadStream(stream_, StreamVersion(next_),
+                                      static_cast<std::size_t>(std::min(left, high_ - next_ + 1)));
+      if (!events.ok()) {
+        status_ = events.status();
+        return false;
+      }
+      for (auto& e : *events) page_.push_back(std::move(e));
+      return true;
     }
-    if (!forward_) std::reverse(events->begin(), events->end());
-    for (auto& e : *events) page_.push_back(std::move(e));
+    // Backward: the versions up to next_, read forward. A read that stops
+    // at a gap a scavenge made (it leaves items below its floor until it
+    // is done) goes on after it; the table's read skips to the floor.
+    std::vector<RecordedEvent> held;
+    for (std::int64_t at = std::max(low_, next_ - left + 1); at <= next_;) {
+      auto events =
+          table_.ReadStream(stream_, StreamVersion(at), static_cast<std::size_t>(next_ - at + 1));
+      if (!events.ok()) {
+        status_ = events.status();
+        return false;
+      }
+      if (events->empty()) break;
+      const std::int64_t last = events->back().version.value();
+      for (auto& e : *events)
+        if (e.version.value() <= next_) held.push_back(std::move(e));
+      at = last + 1;
+    }
+    for (auto it = held.rbegin(); it != held.rend(); ++it) page_.push_back(std::move(*it));
     return true;
   }
 
@@ -132,7 +163,7 @@ class IndexCursor final : public AllCursor {
       RecordedEvent& e = page_.front();
       next_ = e.position.value() + 1;
       ++scanned_;
-      if (options_.filter.Matches(e.stream, e.type)) {
+      if (!IsRemoved(e) && options_.filter.Matches(e.stream, e.type)) {
         current_ = &e;
         view_ = e.view();
         return;
@@ -265,7 +296,7 @@ class QuerySource {
     for (auto& e : *events) {
       const auto position = static_cast<std::int64_t>(e.position.value());
       next_ = forward_ ? position + 1 : position - 1;
-      if (item_.Matches(e.type, e.tags))
+      if (!IsRemoved(e) && item_.Matches(e.type, e.tags))
         buffer_.push_back(Candidate{position, std::nullopt, std::move(e)});
     }
     if (!forward_ && low == 1) done_ = true;
@@ -389,12 +420,27 @@ class QueryCursor final : public AllCursor {
         if (it != appends.end()) it->second = std::move(parsed->events);
       }
     }
+    // An item still missing was removed by a scavenge when the event is
+    // below its stream's floor (scavenge.h): the entry is stepped over.
+    std::set<std::string> missing;
+    for (const auto& [key, events] : appends)
+      if (events.empty()) missing.insert(key.first);
+    std::map<std::string, std::int64_t> floors;
+    if (!missing.empty()) {
+      auto read = ReadFloors(tags_.client(), tags_.table(), missing);
+      if (!read.ok()) return read.status();
+      floors = std::move(*read);
+    }
     for (auto& c : batch) {
       RecordedEvent event;
       if (c.event) {
         event = std::move(*c.event);
       } else {
         const auto& events = appends[std::pair(c.entry->stream, c.entry->append_first)];
+        if (auto floor = floors.find(c.entry->stream);
+            events.empty() && floor != floors.end() &&
+            c.entry->append_first + c.entry->offset < floor->second)
+          continue;
         if (c.entry->offset < 0 || c.entry->offset >= static_cast<std::int64_t>(events.size()))
           return Status::Internal(fmt::format(
               "the tag index refers to version {} of stream '{}', which {} does not hold",

@@ -30,6 +30,7 @@
 #include "storage/dynamodb/cursors.h"
 #include "storage/dynamodb/deploy.h"
 #include "storage/dynamodb/indexer.h"
+#include "storage/dynamodb/scavenge.h"
 #include "storage/dynamodb/store_url.h"
 #include "storage/dynamodb/stream_table.h"
 #include "storage/dynamodb/tables.h"
@@ -417,18 +418,46 @@ class DynamoDbStore final : public Store {
     return indexer_->Health();
   }
 
+  // Deletes the append items below each cut (scavenge.h), then the
+  // copies of their events a rebuild put in $all chunks. The compaction is
+  // DynamoDB's own: nothing to ask for.
+  Result<ScavengeReport> RemoveEvents(const std::vector<ScavengeCut>& cuts,
+                                      const ProgressFn& progress, Compaction) override {
+    ScavengeReport report;
+    std::map<std::string, std::int64_t> floors;
+    std::uint64_t done = 0;
+    for (const ScavengeCut& cut : cuts) {
+      auto removed = RemoveStreamItems(*client_, events_, cut);
+      if (!removed.ok()) return removed.status();
+      if (removed->events > 0) {
+        ++report.streams;
+        floors[cut.stream] = removed->floor;
+      }
+      report.events += removed->events;
+      report.bytes += removed->bytes;
+      if (progress) progress(++done, cuts.size());
+    }
+    if (!floors.empty() && no_index_.ok())
+      if (auto dropped = all_.DropInline(floors); !dropped.ok()) return dropped.status();
+    return report;
+  }
+
   Status Check(const ProgressFn& progress) override {
     // $all: every position from 1 to the last is there, in order.
     if (!no_index_.ok()) return Status::Ok();
+    // A page at a time from the index itself, so that positions a
+    // scavenge removed count as there (all_index.h, kRemovedEventType).
     const Position last = LastPosition();
     std::uint64_t seen = 0;
-    auto cursor = MakeAllCursor(all_, ReadAllOptions{}, last);
-    for (; cursor->Valid(); cursor->Next()) {
-      if (cursor->event().position.value() != ++seen)
-        return Status::Internal(fmt::format("$all: position {} is missing", seen));
-      if (progress && seen % 4096 == 0) progress(seen, last.value());
+    while (seen < last.value()) {
+      auto page = all_.Read(Position(seen + 1), last, 1000);
+      if (!page.ok()) return page.status();
+      if (page->empty()) break;
+      for (const RecordedEvent& event : *page)
+        if (event.position.value() != ++seen)
+          return Status::Internal(fmt::format("$all: position {} is missing", seen));
+      if (progress) progress(seen, last.value());
     }
-    if (Status s = cursor->status(); !s.ok()) return s;
     if (seen != last.value())
       return Status::Internal(
           fmt::format("$all holds {} events, its indexer says {}", seen, last.value()));

@@ -28,7 +28,8 @@ constexpr ApiCall kCalls[] = {
     {"GetItem", false, kServer, kTables, {"dynamodb:GetItem"}},
     // Superseded snapshot items' expiry (stream_table.cc: MarkSuperseded),
     // the listing key of older tips (stream_table_list.cc: AddListKeys), a
-    // tip's events moving out (stream_table_move.cc).
+    // tip's events moving out (stream_table_move.cc), a scavenge's copy of
+    // the listing key (scavenge.cc).
     {"UpdateItem", false, kServer, kTables, {"dynamodb:UpdateItem"}},
     // A checkpoint (DeleteRecord), a converted tip (stream_table_move.cc).
     {"DeleteItem", false, kServer, kTables, {"dynamodb:DeleteItem"}},
@@ -38,13 +39,15 @@ constexpr ApiCall kCalls[] = {
     // Checkpoint listings (ListRecords) and the layout check at open
     // (dynamodb_store.cc), heads for rebuild-index (stream_table_scan.cc),
     // tips for upgrade and the listing key (stream_table_move.cc,
-    // stream_table_list.cc).
+    // stream_table_list.cc), $all chunks holding copies after a scavenge
+    // (all_index.cc: DropInline).
     {"Scan", false, kServer, kTables, {"dynamodb:Scan"}},
     // Many append items at once (append_item.cc, batch_get.cc), the tips of
-    // listed streams (stream_table_list.cc).
+    // listed streams (stream_table_list.cc), scavenge floors (scavenge.cc).
     {"BatchGetItem", false, kServer, kTables, {"dynamodb:BatchGetItem"}},
     // tables.cc BatchWrite: a tip's events moving out (stream_table_move.cc),
-    // the items past a cut of $all (all_index.cc, rebuild-index).
+    // the items past a cut of $all (all_index.cc, rebuild-index), the items
+    // a scavenge removes (scavenge.cc).
     {"BatchWriteItem", false, kServer, kTables, {"dynamodb:BatchWriteItem"}},
     // A commit to several streams, a state record in snapshot items
     // (stream_table_commit.cc): Put, Update and ConditionCheck elements, each

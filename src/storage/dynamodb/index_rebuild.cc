@@ -110,12 +110,29 @@ class Rebuild {
       std::int64_t bytes = 200;  // keys, n, o, l and the attribute names
       for (; i < events.size(); ++i) {
         const RecordedEvent& event = events[i];
+        if (IsRemoved(event)) {
+          // Kept as a reference, which reads as removed again (its item
+          // is gone and its version below the floor).
+          bytes += 8 + static_cast<std::int64_t>(event.stream.size());
+          if (!chunk.entries.empty() && !chunk.entries.back().in_chunk &&
+              chunk.entries.back().ref.stream == event.stream &&
+              chunk.entries.back().ref.first + chunk.entries.back().ref.count ==
+                  event.version.value()) {
+            ++chunk.entries.back().ref.count;
+          } else {
+            chunk.entries.push_back(ChunkEntry{AppendRef{event.stream, event.version.value(), 1},
+                                               /*in_chunk=*/false});
+          }
+          ++chunk.count;
+          continue;
+        }
         const std::int64_t adds = 4 + AllIndex::ItemBytes(EventItem(event)) +
                                   static_cast<std::int64_t>(event.stream.size()) + 32;
         if (!chunk.inline_events.empty() && bytes + adds > AllIndex::kInlineBytes) break;
         bytes += adds;
         // Consecutive versions of one stream make one entry.
-        if (!chunk.entries.empty() && chunk.entries.back().ref.stream == event.stream &&
+        if (!chunk.entries.empty() && chunk.entries.back().in_chunk &&
+            chunk.entries.back().ref.stream == event.stream &&
             chunk.entries.back().ref.first + chunk.entries.back().ref.count ==
                 event.version.value()) {
           ++chunk.entries.back().ref.count;
@@ -238,7 +255,15 @@ class Rebuild {
       for (const RecordedEvent& event : *page) {
         auto head = heads.find(event.stream);
         auto known = indexed_.find(event.stream);
-        const std::int64_t expected = known == indexed_.end() ? 0 : known->second + 1;
+        std::int64_t expected = known == indexed_.end() ? 0 : known->second + 1;
+        if (known == indexed_.end() && event.version.value() > 0) {
+          // A stream a scavenge cut (scavenge.h) may begin at any version
+          // up to its floor: those below were removed before it was
+          // indexed here.
+          auto floor = events_.Floor(event.stream);
+          if (!floor.ok()) return floor.status();
+          if (*floor && event.version.value() <= **floor) expected = event.version.value();
+        }
         if (static_cast<std::int64_t>(event.position.value()) != position || head == heads.end() ||
             event.version.value() != expected || expected > head->second.version.value()) {
           valid = false;
@@ -287,6 +312,20 @@ class Rebuild {
         std::min<std::int64_t>(static_cast<std::int64_t>(kPageEvents), p.head - p.next + 1));
     auto read = events_.ReadStream(p.stream, StreamVersion(p.next), n);
     if (!read.ok()) return read.status();
+    // Versions a scavenge removed: the read starts at the stream's floor.
+    if (!read->empty() && read->front().version.value() > p.next) {
+      p.next = read->front().version.value();
+      while (!read->empty() && read->back().version.value() > p.head) read->pop_back();
+      if (read->empty()) {
+        p.next = p.head + 1;
+        return Status::Ok();
+      }
+      const auto left = static_cast<std::size_t>(p.head - p.next + 1);
+      if (read->size() > left) read->resize(left);
+      for (RecordedEvent& event : *read) p.page.push_back(std::move(event));
+      p.next += static_cast<std::int64_t>(read->size());
+      return Status::Ok();
+    }
     if (read->size() != n)
       return Status::Internal(fmt::format("stream '{}': versions {} to {} are not all in the table",
                                           Printable(p.stream), p.next, p.next + n - 1));

@@ -12,6 +12,7 @@
 #include "core/text.h"
 #include "storage/dynamodb/append_item.h"
 #include "storage/dynamodb/attributes.h"
+#include "storage/dynamodb/scavenge.h"
 #include "storage/dynamodb/tables.h"
 #include "store/decide.h"
 
@@ -323,12 +324,29 @@ Result<std::optional<StateRecord>> StreamTable::ReadState(std::string_view strea
   return std::move(load->state);
 }
 
+Result<std::optional<std::int64_t>> StreamTable::Floor(std::string_view stream) {
+  return ReadFloor(client_, options_.table, stream);
+}
+
 Result<std::vector<RecordedEvent>> StreamTable::ReadStream(std::string_view stream,
                                                            StreamVersion from, std::size_t limit,
                                                            std::optional<StreamHead>* head) {
   if (head != nullptr) head->reset();
   if (limit == 0) return std::vector<RecordedEvent>();
-  const std::int64_t start = from.value();
+  std::int64_t start = from.value();
+  // A scavenge's floor (scavenge.h), read the first time the read meets a
+  // version it lacks: below it, versions are removed, not missing.
+  std::optional<std::int64_t> floor;
+  bool floor_read = false;
+  auto removed = [&](std::int64_t version) -> Result<bool> {
+    if (!floor_read) {
+      auto read = Floor(stream);
+      if (!read.ok()) return read.status();
+      floor = *read;
+      floor_read = true;
+    }
+    return floor && version < *floor;
+  };
   // A Query is not a snapshot: a tip's move (the earlier layout) that runs
   // while it reads could put events in items behind it and drop them from
   // the tip before it gets there. Versions have no gaps, so a gap is seen
@@ -429,13 +447,28 @@ Result<std::vector<RecordedEvent>> StreamTable::ReadStream(std::string_view stre
     }
     if (!last_head)
       return Status::NotFound(fmt::format("stream '{}' does not exist", Printable(stream)));
+    if (contiguous() == 0 && start <= last_head->version.value()) {
+      // Nothing at `start`: removed (the read starts at the floor), or
+      // a move of the earlier layout ran under the Query (read again).
+      auto gone = removed(start);
+      if (!gone.ok()) return gone.status();
+      if (*gone) {
+        start = *floor;
+        continue;
+      }
+    }
     if (reached_end && head != nullptr) head->emplace(*last_head);
     const std::int64_t high =
         reached_end ? last_head->version.value() : start + static_cast<std::int64_t>(limit) - 1;
     const auto wanted = static_cast<std::size_t>(std::max<std::int64_t>(
         0, std::min<std::int64_t>(high - start + 1, static_cast<std::int64_t>(limit))));
     if (contiguous() < wanted) {
-      if (!reached_end && contiguous() > 0) {
+      // Items a scavenge has not removed yet, below a gap it made: they
+      // are the page, and the next read starts at the floor.
+      auto gone = contiguous() > 0 ? removed(start + static_cast<std::int64_t>(contiguous()))
+                                   : Result<bool>(false);
+      if (!gone.ok()) return gone.status();
+      if (*gone || (!reached_end && contiguous() > 0)) {
         // Pages ended before `limit`: what is in hand is the page.
         std::vector<RecordedEvent> out;
         for (auto it = events.find(start);

@@ -150,6 +150,10 @@ class StreamTable {
     return ReadAppendItems(client_, options_.table, refs);
   }
 
+  // The stream's floor (scavenge.h): versions below it may have been
+  // removed by a scavenge; nullopt when none ever was. One GetItem.
+  Result<std::optional<std::int64_t>> Floor(std::string_view stream);
+
   // Converts a stream of the earlier layout to append items, online: moves
   // every event out of its tip, hands the tip's state record, life and
   // listing key to items, and deletes the tip on condition that no writer

@@ -19,6 +19,7 @@
 #include "core/clock.h"
 #include "core/text.h"
 #include "storage/dynamodb/attributes.h"
+#include "storage/dynamodb/scavenge.h"
 #include "storage/dynamodb/stream_table.h"
 #include "storage/dynamodb/tag_index.h"
 #include "store/decide.h"
@@ -42,6 +43,7 @@ json::object ItemKey(std::string_view stream, std::int64_t version) {
 struct StreamTable::Write {
   AppendRequest* append = nullptr;
   bool keep_timestamps = false;  // import: the events' own timestamps
+  std::int64_t start = 0;        // a new stream's first version (CommitOptions::start_version)
   bool state_in_items = false;   // the state record goes to snapshot items
   // What the writer believes of the stream; nullopt: to be read.
   std::optional<StreamView> view;
@@ -50,8 +52,8 @@ struct StreamTable::Write {
   std::optional<StreamHead> head;  // from view: nullopt for a new stream
 
   bool state_only() const { return append->events.empty(); }
-  std::int64_t first_version() const { return head ? head->version.value() + 1 : 0; }
-  StreamHead Next() const { return store::Advance(head, *append, Position(0)); }
+  std::int64_t first_version() const { return head ? head->version.value() + 1 : start; }
+  StreamHead Next() const { return store::Advance(head, *append, Position(0), start); }
 
   std::int64_t SnapshotParts() const {
     const auto bytes = static_cast<std::int64_t>(append->state->data.size());
@@ -87,9 +89,10 @@ struct StreamTable::Write {
       events.push_back(std::move(r));
     }
     json::object item = MakeAppendItem(events, Next().first_version.value());
-    // Version 0's item joins the listing index: the one index write a
-    // stream costs (later items carry no index key).
-    if (first_version() == 0) item[kListKey] = S(kListValue);
+    // A new stream's first item (version 0's, or an import's first past
+    // it) joins the listing index: the one index write a stream costs
+    // (later items carry no index key).
+    if (!head) item[kListKey] = S(kListValue);
     if (auto state = StateAttr()) item[state->first] = std::move(state->second);
     return {{"TableName", table},
             {"Item", std::move(item)},
@@ -381,6 +384,7 @@ Result<CommitResult> StreamTable::Commit(std::vector<AppendRequest> appends,
     Write& w = writes[i];
     w.append = &append;
     w.keep_timestamps = options.keep_timestamps;
+    w.start = options.start_version.value_or(StreamVersion(0)).value();
     // A record past what an item holds beside its events goes to snapshot
     // items, written in the same transaction.
     w.state_in_items = append.state && static_cast<std::int64_t>(append.state->data.size()) >
@@ -392,8 +396,27 @@ Result<CommitResult> StreamTable::Commit(std::vector<AppendRequest> appends,
     // table that may still hold tips (a stream whose first events are in
     // its tip has no item at version 0 to refuse the bet).
     const auto kind = append.expected.kind();
-    if (!w.view && !options_.legacy_tips_possible && !store::IsTombstoneAppend(append) &&
-        !append.events.empty() &&
+    // An import that starts a stream past 0 reads the stream first (an
+    // item at its first version proves nothing about those below), and
+    // gives it the floor a scavenge would have left (scavenge.h), so that
+    // readers step over the versions below. The floor only rises, and
+    // means nothing while the items below it exist: harmless when the
+    // commit then fails.
+    if (w.start > 0) {
+      w.view.reset();
+      json::object floor{{kStreamKey, S(append.stream)},
+                         {kVersionKey, N(kFloorVersion)},
+                         {kFloorAttribute, N(w.start)}};
+      aws::Reply put = client_.Call(
+          "PutItem", {{"TableName", options_.table},
+                      {"Item", std::move(floor)},
+                      {"ConditionExpression", "attribute_not_exists(#v) OR #f < :f"},
+                      {"ExpressionAttributeNames", {{"#v", kVersionKey}, {"#f", kFloorAttribute}}},
+                      {"ExpressionAttributeValues", {{":f", N(w.start)}}}});
+      if (!put.ok() && put.status.code() != ErrorCode::kConflict) return put.status;
+    }
+    if (!w.view && w.start == 0 && !options_.legacy_tips_possible &&
+        !store::IsTombstoneAppend(append) && !append.events.empty() &&
         (kind == Expected::Kind::kNoStream || kind == Expected::Kind::kAny))
       w.view = StreamView{};
   }
@@ -429,7 +452,7 @@ Result<CommitResult> StreamTable::Commit(std::vector<AppendRequest> appends,
         if (!own.ok()) return own.status();
         if (*own) continue;
       }
-      Status expected = store::CheckExpectation(*w.append, w.head);
+      Status expected = store::CheckExpectation(*w.append, w.head, w.start > 0);
       if (expected.ok()) continue;
       // The cache may be behind: what the stream holds decides.
       if (!w.observed && expected.code() == ErrorCode::kConflict) {

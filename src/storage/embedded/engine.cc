@@ -336,7 +336,10 @@ void EmbeddedStore::DecideAndStage(Writer& writer, Group& group) {
     }
     auto head = LoadHead(appends[i].stream, group);
     if (!head.ok()) return void(writer.result = head.status());
-    if (Status s = store::CheckExpectation(appends[i], *head); !s.ok())
+    if (Status s = store::CheckExpectation(
+            appends[i], *head,
+            writer.options->start_version.value_or(StreamVersion(0)).value() > 0);
+        !s.ok())
       return void(writer.result = s);
     current[i] = *head;
   }
@@ -362,7 +365,14 @@ void EmbeddedStore::DecideAndStage(Writer& writer, Group& group) {
   for (std::size_t i = 0; i < appends.size(); ++i) {
     AppendRequest& append = appends[i];
     const Position first(group.next_position);
-    const StreamHead next = store::Advance(current[i], append, first);
+    const std::int64_t start = writer.options->start_version.value_or(StreamVersion(0)).value();
+    const StreamHead next = store::Advance(current[i], append, first, start);
+    // A stream started past 0 (an import) reads as one a scavenge cut:
+    // its "scavenged/" record says where it starts.
+    if (!current[i] && start > 0) {
+      const std::string floor_key = ScavengedKey(append.stream);
+      group.batch.Put(families_[0], floor_key, EncodeScavenged(floor_key, StreamVersion(start)));
+    }
     // The state record covers the append's last event (the head, unchanged,
     // for a state-only append) and rides in the same batch: never one
     // without the other.

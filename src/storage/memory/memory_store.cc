@@ -26,6 +26,10 @@ class MemoryStore final : public Store {
 
   Result<CommitResult> CommitValidated(std::vector<AppendRequest> appends,
                                        const CommitOptions& options) override {
+    if (options.start_version && options.start_version->value() > 0)
+      return Status::Invalid("startVersion",
+                             "the memory store cannot start a stream past version 0 (it cannot "
+                             "remove events either); import into a file: or DynamoDB store");
     MutexLock lock(&mu_);
     CommitResult result;
     std::size_t replays = 0;
