@@ -7,10 +7,12 @@
 #include <indelible/store.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "testutil/dynamodb_server.h"
 #include "testutil/temp_dir.h"
@@ -108,6 +110,22 @@ class ConformanceTest : public ::testing::TestWithParam<Backend> {
   std::uint64_t written_before_ = 0;  // by the stores this test closed
   std::unique_ptr<Store> store_;
 };
+
+// The versions of `events` (of `stream` only, if given), in their order.
+inline std::vector<std::int64_t> VersionsOf(const std::vector<RecordedEvent>& events,
+                                            const std::string& stream = {}) {
+  std::vector<std::int64_t> versions;
+  for (const auto& e : events)
+    if (stream.empty() || e.stream == stream) versions.push_back(e.version.value());
+  return versions;
+}
+
+// Retention that keeps a stream's newest n events (stream_metadata.h).
+inline StreamMetadata KeepLast(std::uint64_t n) {
+  StreamMetadata m;
+  m.max_count = n;
+  return m;
+}
 
 // The tests about what survives a close and reopen, for the backends that
 // keep data (backends.cc instantiates it with those only): a memory store

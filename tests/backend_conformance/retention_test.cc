@@ -18,20 +18,6 @@
 namespace indelible::conformance {
 namespace {
 
-std::vector<std::int64_t> VersionsOf(const std::vector<RecordedEvent>& events,
-                                     const std::string& stream = {}) {
-  std::vector<std::int64_t> versions;
-  for (const auto& e : events)
-    if (stream.empty() || e.stream == stream) versions.push_back(e.version.value());
-  return versions;
-}
-
-StreamMetadata KeepLast(std::uint64_t n) {
-  StreamMetadata m;
-  m.max_count = n;
-  return m;
-}
-
 TEST_P(ConformanceTest, StreamMetadataHasItsOwnVersionAndExpectations) {
   auto none = store().ReadStreamMetadata("meta-1");
   ASSERT_TRUE(none.ok()) << none.status().ToString();

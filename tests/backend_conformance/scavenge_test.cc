@@ -16,24 +16,10 @@ namespace {
 
 bool Removes(const Backend& backend) { return backend.name != "memory"; }
 
-std::vector<std::int64_t> VersionsOf(const std::vector<RecordedEvent>& events,
-                                     const std::string& stream = {}) {
-  std::vector<std::int64_t> versions;
-  for (const auto& e : events)
-    if (stream.empty() || e.stream == stream) versions.push_back(e.version.value());
-  return versions;
-}
-
 std::vector<std::int64_t> Range(std::int64_t from, std::int64_t through) {
   std::vector<std::int64_t> out;
   for (std::int64_t v = from; v <= through; ++v) out.push_back(v);
   return out;
-}
-
-StreamMetadata KeepLast(std::uint64_t n) {
-  StreamMetadata m;
-  m.max_count = n;
-  return m;
 }
 
 // maxCount 10 on a stream of 1,000 (in appends of 20 events), beside a

@@ -108,40 +108,33 @@ class Rebuild {
       chunk.owner = owner_;
       chunk.lease_until = UnixMillisNow() + options_.lease.count();
       std::int64_t bytes = 200;  // keys, n, o, l and the attribute names
+      // Consecutive versions of one stream make one entry. A removed
+      // event is kept as a reference, which reads as removed again (its
+      // item is gone and its version below the floor).
+      auto add = [&](const RecordedEvent& event, bool in_chunk) {
+        ChunkEntry* last = chunk.entries.empty() ? nullptr : &chunk.entries.back();
+        if (last != nullptr && last->in_chunk == in_chunk && last->ref.stream == event.stream &&
+            last->ref.first + last->ref.count == event.version.value()) {
+          ++last->ref.count;
+        } else {
+          chunk.entries.push_back(
+              ChunkEntry{AppendRef{event.stream, event.version.value(), 1}, in_chunk});
+        }
+        ++chunk.count;
+      };
       for (; i < events.size(); ++i) {
         const RecordedEvent& event = events[i];
         if (IsRemoved(event)) {
-          // Kept as a reference, which reads as removed again (its item
-          // is gone and its version below the floor).
           bytes += 8 + static_cast<std::int64_t>(event.stream.size());
-          if (!chunk.entries.empty() && !chunk.entries.back().in_chunk &&
-              chunk.entries.back().ref.stream == event.stream &&
-              chunk.entries.back().ref.first + chunk.entries.back().ref.count ==
-                  event.version.value()) {
-            ++chunk.entries.back().ref.count;
-          } else {
-            chunk.entries.push_back(ChunkEntry{AppendRef{event.stream, event.version.value(), 1},
-                                               /*in_chunk=*/false});
-          }
-          ++chunk.count;
+          add(event, /*in_chunk=*/false);
           continue;
         }
         const std::int64_t adds = 4 + AllIndex::ItemBytes(EventItem(event)) +
                                   static_cast<std::int64_t>(event.stream.size()) + 32;
         if (!chunk.inline_events.empty() && bytes + adds > AllIndex::kInlineBytes) break;
         bytes += adds;
-        // Consecutive versions of one stream make one entry.
-        if (!chunk.entries.empty() && chunk.entries.back().in_chunk &&
-            chunk.entries.back().ref.stream == event.stream &&
-            chunk.entries.back().ref.first + chunk.entries.back().ref.count ==
-                event.version.value()) {
-          ++chunk.entries.back().ref.count;
-        } else {
-          chunk.entries.push_back(ChunkEntry{AppendRef{event.stream, event.version.value(), 1},
-                                             /*in_chunk=*/true});
-        }
+        add(event, /*in_chunk=*/true);
         chunk.inline_events.push_back(event);
-        ++chunk.count;
       }
       Status written = index_.WriteChunk(chunk);
       if (written.code() == ErrorCode::kConflict) return Refused();
