@@ -2,6 +2,7 @@
 // RocksDB options, the format marker (and the upgrades it calls for), the
 // id index's progress, and a clean close.
 #include <fmt/format.h>
+#include <rocksdb/file_system.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/memtablerep.h>
 #include <rocksdb/slice_transform.h>
@@ -9,6 +10,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <memory>
+#include <vector>
 
 #include "storage/embedded/engine.h"
 #include "storage/embedded/format.h"
@@ -74,6 +77,39 @@ Status NeedsUpgrade(const std::string& path) {
                           path, path));
 }
 
+// Makes `path` and its missing parents through `fs`, each new folder's
+// entry made durable by an fsync of the folder that holds it: RocksDB syncs
+// the files it makes inside the folder and the folder itself, never the
+// folder's parent, so without this a power cut soon after the first
+// acknowledged append could take the whole new folder with it (ext4 keeps
+// a new directory entry only once its parent is synced; found by the power
+// cut layer, tests/power_loss).
+Status CreateFolderDurably(rocksdb::FileSystem& fs, const std::string& path) {
+  const std::filesystem::path target = std::filesystem::absolute(path).lexically_normal();
+  std::vector<std::filesystem::path> missing;
+  std::error_code ec;
+  for (std::filesystem::path at = target; !at.empty() && !std::filesystem::exists(at, ec);
+       at = at.parent_path()) {
+    missing.push_back(at);
+    if (at == at.parent_path()) break;
+  }
+  const rocksdb::IOOptions io;
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    const std::string folder = it->string();
+    const std::string parent = it->parent_path().string();
+    auto fail = [&](const rocksdb::IOStatus& s) {
+      return Status::Unavailable(
+          fmt::format("cannot create data folder '{}': {}", folder, s.ToString()));
+    };
+    if (rocksdb::IOStatus s = fs.CreateDirIfMissing(folder, io, nullptr); !s.ok()) return fail(s);
+    std::unique_ptr<rocksdb::FSDirectory> holder;
+    if (rocksdb::IOStatus s = fs.NewDirectory(parent, io, &holder, nullptr); !s.ok())
+      return fail(s);
+    if (rocksdb::IOStatus s = holder->Fsync(io, nullptr); !s.ok()) return fail(s);
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Store>> EmbeddedStore::Open(const std::string& path,
@@ -87,10 +123,8 @@ Result<std::unique_ptr<Store>> EmbeddedStore::Open(const std::string& path,
   // RocksDB creates only the last folder of the path; make the parents too,
   // so `--store file:/var/lib/app/events` works on a fresh machine.
   if (options.create_if_missing && !options.follower) {
-    std::filesystem::create_directories(path, ec);
-    if (ec)
-      return Status::Unavailable(
-          fmt::format("cannot create data folder '{}': {}", path, ec.message()));
+    auto fs = env != nullptr ? env->GetFileSystem() : rocksdb::FileSystem::Default();
+    if (Status s = CreateFolderDurably(*fs, path); !s.ok()) return s;
   }
 
   rocksdb::DBOptions db_options;
