@@ -225,7 +225,7 @@ std::string Metrics::Render(const Store& store) const {
   }
 
   gauge("indelible_store_write_failed",
-        "1 once the store stopped writing (a failed sync); /health says why.",
+        "1 once the store stopped writing (a failed write or sync); /health says why.",
         store.WriteHealth().ok() ? 0.0 : 1.0);
   gauge("indelible_http_connections_open", "Open HTTP connections (subscribers included).",
         static_cast<double>(open_connections.load(std::memory_order_relaxed)));

@@ -53,7 +53,7 @@ std::string ConsumerMetrics(ConsumerRegistry& consumers) {
 
 void AddOpsRoutes(Router& router, ServerContext& context) {
   // Live and ready while serving; 503 "failed" with the reason once the
-  // store stopped writing (a failed sync: only a restart recovers), 503
+  // store stopped writing (a failed write or sync: only a restart recovers), 503
   // "stopping" once shutdown began, so a load balancer drains this instance.
   // The $all indexer's health (`index`, DynamoDB) is reported, never failed
   // on: the index is shared by every server of the store, so a stopped or

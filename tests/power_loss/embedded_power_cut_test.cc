@@ -1,11 +1,19 @@
 // The embedded store under the power-cut layer (power_cut_fs.h): what it
-// acknowledged is on disk after a cut. The first of issue 38's suites; this
-// one holds the finding that a new data folder's own entry was never synced.
+// acknowledged is on disk after a cut. The first of issue 38's suites, with
+// its first two findings: a new data folder's own entry was never synced,
+// and a sync after a failed write aborted the process inside RocksDB.
 #include <gtest/gtest.h>
 #include <indelible/store.h>
 #include <rocksdb/env.h>
 
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
 
 #include "power_loss/power_cut_fs.h"
 #include "storage/embedded/embedded_store.h"
@@ -55,6 +63,82 @@ TEST(EmbeddedPowerCutTest, ANewStoresFolderAndItsFirstAppendsSurviveACut) {
       EXPECT_TRUE((*reopened)->Check().ok()) << (*reopened)->Check().ToString();
     }
   }
+}
+
+// Writers appending (and one committing to two streams at once) when the
+// power goes, a cut of each mode, a reopen on the plain file system: every
+// acknowledged event is there, no two-stream commit is there by half, and
+// `check` is clean. Before StopWriting, a leader's sync after another's
+// failed write aborted the process inside RocksDB. The start of issue 38's
+// suite of 1,000 cuts; 12 here, for ctest.
+TEST(EmbeddedPowerCutTest, EveryAcknowledgedAppendSurvivesCutsUnderConcurrentWriters) {
+  std::uint64_t acked_total = 0;
+  for (std::uint64_t round = 0; round < 12; ++round) {
+    const CutMode mode = static_cast<CutMode>(round % 3);
+    testutil::TempDir tmp;
+    const std::string path = tmp.Sub("data");
+    auto fs = std::make_shared<PowerCutFileSystem>();
+    auto env = rocksdb::NewCompositeEnv(fs);
+    std::mutex mu;
+    std::map<std::string, std::map<std::int64_t, EventId>> acked;  // stream -> version -> id
+    {
+      auto store = storage::OpenEmbeddedStoreOnEnv(path, {}, env.get());
+      ASSERT_TRUE(store.ok()) << store.status().ToString();
+      std::atomic<bool> stop{false};
+      std::vector<std::thread> writers;
+      for (int w = 0; w < 4; ++w)
+        writers.emplace_back([&, w] {
+          while (!stop.load()) {
+            std::vector<AppendRequest> commit;
+            if (w == 3) {
+              commit.push_back(AppendRequest{"pair-a", Expected::any(), Events(1)});
+              commit.push_back(AppendRequest{"pair-b", Expected::any(), Events(1)});
+            } else {
+              commit.push_back(AppendRequest{"w-" + std::to_string(w), Expected::any(), Events(1)});
+            }
+            std::vector<std::pair<std::string, EventId>> sent;
+            for (const auto& a : commit) sent.emplace_back(a.stream, a.events[0].id);
+            auto result = (*store)->Commit(std::move(commit));
+            if (!result.ok()) continue;
+            std::lock_guard lock(mu);
+            for (std::size_t i = 0; i < sent.size(); ++i)
+              acked[sent[i].first][result->appends[i].last_version.value()] = sent[i].second;
+          }
+        });
+      std::this_thread::sleep_for(std::chrono::milliseconds(100 + 37 * round));
+      fs->SetActive(false);
+      stop = true;
+      for (auto& t : writers) t.join();
+    }
+    ASSERT_TRUE(fs->Cut(round + 1, mode).ok());
+    fs->SetActive(true);
+    auto reopened = storage::OpenEmbeddedStore(path, {});
+    ASSERT_TRUE(reopened.ok()) << "round " << round << ": " << reopened.status().ToString();
+    for (const auto& [stream, versions] : acked) {
+      auto events = ReadStreamEvents(**reopened, stream);
+      ASSERT_TRUE(events.ok()) << events.status().ToString();
+      std::map<std::int64_t, EventId> found;
+      for (const auto& e : *events) found[e.version.value()] = e.id;
+      for (const auto& [version, id] : versions) {
+        ++acked_total;
+        auto at = found.find(version);
+        EXPECT_TRUE(at != found.end() && at->second == id)
+            << "round " << round << " mode " << static_cast<int>(mode) << ": " << stream << "@"
+            << version << " was acknowledged and is gone";
+      }
+    }
+    // Each two-stream commit wrote version N of both streams: equal heads.
+    auto a = (*reopened)->Head("pair-a");
+    auto b = (*reopened)->Head("pair-b");
+    ASSERT_EQ(a.ok(), b.ok()) << "round " << round << ": a commit is there by half";
+    if (a.ok()) {
+      EXPECT_EQ(a->version, b->version) << "round " << round << ": a commit is there by half";
+    }
+    EXPECT_TRUE((*reopened)->Check().ok()) << (*reopened)->Check().ToString();
+  }
+  EXPECT_GT(acked_total, 0u);
+  std::printf("12 cuts under 4 writers: %llu acknowledged events, none lost\n",
+              static_cast<unsigned long long>(acked_total));
 }
 
 }  // namespace

@@ -31,7 +31,11 @@ void EmbeddedStore::SyncLoop() {
     sync_cv_.WaitFor(&sync_mu_, options_.sync_interval);
     if (stopping_) break;
     lock.Unlock();
-    (void)db_->SyncWAL();  // a failure resurfaces as a write error
+    // Never through a log writer an error spent (StopWriting).
+    if (!sync_failed_.load()) {
+      if (rocksdb::Status s = db_->SyncWAL(); !s.ok())
+        StopWriting(FromRocks(s, "syncing the write-ahead log"));
+    }
     lock.Lock();
   }
 }
@@ -106,6 +110,7 @@ void EmbeddedStore::CommitGroup(const std::vector<Writer*>& group) {
       Status failed = FromRocks(s, "writing the commit");
       for (Writer* w : group)
         if (w->depends_on_write()) w->result = failed;
+      StopWriting(failed);
     }
   }
   const bool wrote = g.batch.Count() > 0 && s.ok();
@@ -168,11 +173,20 @@ StoreStats EmbeddedStore::stats() const {
   return stats;
 }
 
+void EmbeddedStore::StopWriting(const Status& failure) {
+  {
+    MutexLock lock(&failure_mu_);
+    if (failure_.empty()) failure_ = failure.message();
+  }
+  sync_failed_.store(true);
+}
+
 Status EmbeddedStore::WriteHealth() const {
   if (!sync_failed_.load()) return Status::Ok();
   MutexLock lock(&failure_mu_);
   return Status::Unavailable(fmt::format(
-      "the store stopped writing after a failed sync of its log ({}); restart the process",
+      "the store stopped writing after a failed write or sync of its log ({}); restart the "
+      "process",
       failure_));
 }
 

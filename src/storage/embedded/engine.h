@@ -231,6 +231,12 @@ class EmbeddedStore final : public Store {
   View NewSnapshot() const;
   void Publish(Position last);
   void SyncLoop();
+  // After a failed write or sync of the log: no commit writes or syncs
+  // again (WriteHealth says why). RocksDB's log writer is spent after an
+  // error, and Debian's RocksDB asserts on a sync through it (found by the
+  // power-cut layer: a leader's SyncWAL after another's failed write
+  // aborted the process).
+  void StopWriting(const Status& failure);
   // Reads the last position from the log (one seek).
   Result<Position> ReadLastPosition();
   // Format 1 -> 3 (upgrade.cc), at open: builds `appends` and `event_ids`

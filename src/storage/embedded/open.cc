@@ -331,7 +331,7 @@ EmbeddedStore::~EmbeddedStore() {
   durable_view_.reset();
   unsynced_.view.reset();
   if (db_ != nullptr) {
-    if (options_.durability == Durability::kInterval) (void)db_->SyncWAL();
+    if (options_.durability == Durability::kInterval && !sync_failed_.load()) (void)db_->SyncWAL();
     // RocksDB keeps memtables in its write-ahead log on close; the next open
     // would replay up to db_write_buffer_size of it. Flushing now keeps a
     // clean reopen fast (a crash still replays, bounded by that size).

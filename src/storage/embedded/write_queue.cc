@@ -271,13 +271,7 @@ std::vector<std::uint64_t> EmbeddedStore::SyncWritten(bool gather) {
     synced = FromRocks(db_->SyncWAL(), "syncing the write-ahead log");
     sync_nanos = (std::chrono::steady_clock::now() - wall_start).count();
     sync_cpu_ns_.fetch_add(ThreadCpuNanos() - cpu_start, std::memory_order_relaxed);
-    if (!synced.ok()) {
-      {
-        MutexLock lock(&failure_mu_);
-        failure_ = synced.message();
-      }
-      sync_failed_.store(true);
-    }
+    if (!synced.ok()) StopWriting(synced);
     syncs_.fetch_add(1, std::memory_order_relaxed);
   }
   if (synced.ok() && taken.wrote) {

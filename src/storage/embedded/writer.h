@@ -68,10 +68,11 @@ struct EmbeddedStore::Group {
 // batch cannot hold many small commits behind it for long.
 inline constexpr std::size_t kMaxGroupBytes = 8 * 1024 * 1024;
 
-// What every commit gets once a sync of the log has failed (engine.h).
+// What every commit gets once a write or sync of the log has failed
+// (engine.h).
 inline Status StoppedWriting() {
   return Status::Unavailable(
-      "the store stopped writing after a failed sync of its log; restart the process");
+      "the store stopped writing after a failed write or sync of its log; restart the process");
 }
 
 // CPU time of the calling thread, in nanoseconds (StoreStats' accounting).
