@@ -3,12 +3,15 @@
 #include <rocksdb/file_system.h>
 
 #include <algorithm>
+#include <atomic>
 #include <boost/crc.hpp>
 #include <cctype>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
+
+#include "core/mutex.h"
 
 namespace indelible::storage::embedded {
 namespace {
@@ -118,10 +121,100 @@ class WholeRecordsFile final : public rocksdb::FSSequentialFile {
   std::string payload_;
 };
 
+// A writer's WAL file that answers a failed write at its next sync, as the
+// kernel answers a failed write-back at fsync (LogWriteErrorsAtSync in
+// log_files.h says why).
+class SyncReportedLogFile final : public rocksdb::FSWritableFileOwnerWrapper {
+ public:
+  using rocksdb::FSWritableFileOwnerWrapper::FSWritableFileOwnerWrapper;
+
+  rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& options,
+                           rocksdb::IODebugContext* dbg) override {
+    return Failed() ? Ok() : Held(target()->Append(data, options, dbg));
+  }
+  rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& options,
+                           const rocksdb::DataVerificationInfo& info,
+                           rocksdb::IODebugContext* dbg) override {
+    return Failed() ? Ok() : Held(target()->Append(data, options, info, dbg));
+  }
+  rocksdb::IOStatus PositionedAppend(const rocksdb::Slice& data, uint64_t offset,
+                                     const rocksdb::IOOptions& options,
+                                     rocksdb::IODebugContext* dbg) override {
+    return Failed() ? Ok() : Held(target()->PositionedAppend(data, offset, options, dbg));
+  }
+  rocksdb::IOStatus PositionedAppend(const rocksdb::Slice& data, uint64_t offset,
+                                     const rocksdb::IOOptions& options,
+                                     const rocksdb::DataVerificationInfo& info,
+                                     rocksdb::IODebugContext* dbg) override {
+    return Failed() ? Ok() : Held(target()->PositionedAppend(data, offset, options, info, dbg));
+  }
+  rocksdb::IOStatus Flush(const rocksdb::IOOptions& options,
+                          rocksdb::IODebugContext* dbg) override {
+    return Failed() ? Ok() : Held(target()->Flush(options, dbg));
+  }
+  rocksdb::IOStatus Sync(const rocksdb::IOOptions& options, rocksdb::IODebugContext* dbg) override {
+    return Failed() ? Failure() : target()->Sync(options, dbg);
+  }
+  rocksdb::IOStatus Fsync(const rocksdb::IOOptions& options,
+                          rocksdb::IODebugContext* dbg) override {
+    return Failed() ? Failure() : target()->Fsync(options, dbg);
+  }
+  rocksdb::IOStatus RangeSync(uint64_t offset, uint64_t nbytes, const rocksdb::IOOptions& options,
+                              rocksdb::IODebugContext* dbg) override {
+    return Failed() ? Failure() : target()->RangeSync(offset, nbytes, options, dbg);
+  }
+  rocksdb::IOStatus Close(const rocksdb::IOOptions& options,
+                          rocksdb::IODebugContext* dbg) override {
+    rocksdb::IOStatus closed = target()->Close(options, dbg);
+    return Failed() ? Failure() : closed;
+  }
+
+ private:
+  static rocksdb::IOStatus Ok() { return rocksdb::IOStatus::OK(); }
+  bool Failed() const { return failed_.load(std::memory_order_acquire); }
+  rocksdb::IOStatus Failure() const {
+    MutexLock lock(&mu_);
+    return failure_;
+  }
+  // Keeps the first failure for the next sync and answers ok; nothing is
+  // written after it, so the log never holds a record past a hole.
+  rocksdb::IOStatus Held(rocksdb::IOStatus s) {
+    if (s.ok()) return s;
+    MutexLock lock(&mu_);
+    if (!failed_.load(std::memory_order_relaxed)) {
+      failure_ = std::move(s);
+      failed_.store(true, std::memory_order_release);
+    }
+    return Ok();
+  }
+
+  // RocksDB writes a log from its write thread and syncs it from another
+  // (SyncWAL, concurrently: IsSyncThreadSafe). A sync that began before a
+  // write failed covers only what was written before it, correctly; the
+  // next one reports the failure.
+  std::atomic<bool> failed_{false};
+  mutable Mutex mu_;
+  rocksdb::IOStatus failure_ GUARDED_BY(mu_);
+};
+
 class WriterFileSystem final : public rocksdb::FileSystemWrapper {
  public:
   using rocksdb::FileSystemWrapper::FileSystemWrapper;
   const char* Name() const override { return "IndelibleWriter"; }
+  rocksdb::IOStatus NewWritableFile(const std::string& path, const rocksdb::FileOptions& options,
+                                    std::unique_ptr<rocksdb::FSWritableFile>* file,
+                                    rocksdb::IODebugContext* dbg) override {
+    rocksdb::IOStatus s = target()->NewWritableFile(path, options, file, dbg);
+    if (s.ok() && IsLogFile(path)) *file = std::make_unique<SyncReportedLogFile>(std::move(*file));
+    return s;
+  }
+  rocksdb::IOStatus ReopenWritableFile(const std::string& path, const rocksdb::FileOptions& options,
+                                       std::unique_ptr<rocksdb::FSWritableFile>* file,
+                                       rocksdb::IODebugContext* dbg) override {
+    rocksdb::IOStatus s = target()->ReopenWritableFile(path, options, file, dbg);
+    if (s.ok() && IsLogFile(path)) *file = std::make_unique<SyncReportedLogFile>(std::move(*file));
+    return s;
+  }
   rocksdb::FileOptions OptimizeForLogWrite(const rocksdb::FileOptions& file_options,
                                            const rocksdb::DBOptions& db_options) const override {
     rocksdb::FileOptions sized = target()->OptimizeForLogWrite(file_options, db_options);

@@ -20,6 +20,20 @@ namespace indelible::storage::embedded {
 // The bytes past the last record read as zeros; RocksDB's recovery skips
 // them (as it does for its own preallocated files) and a clean close
 // truncates the file to its records.
+//
+// A failed write of a WAL file answers ok and fails the file's next sync
+// (and every later one; nothing more is written to it), as the kernel
+// answers a failed write-back at fsync. Debian's RocksDB keeps its
+// assertions, and its log writer asserts, aborting the process, when it is
+// written or synced after a failed write (WritableFileWriter::
+// AssertFalseAndGetStatusForPrevError; only a failed sync is expected
+// there). The store stops writing after a failed write, but its syncs run
+// beside the next group's write, and the id indexer writes through the same
+// log: a disk error aborted the server (found by the power-cut suite,
+// docs/RELIABILITY.md). Reported at the sync, the failure reaches every
+// commit that waited for it, and the store stops writing (StopWriting). In
+// interval mode a commit acknowledged before the sync that reports it may
+// be lost, as a power loss may lose it there.
 std::unique_ptr<rocksdb::Env> NewWriterEnv(rocksdb::Env* base);
 
 // A follower tails the writer's newest WAL while it grows. Past the last
