@@ -262,6 +262,7 @@ PowerCutFileSystem::PowerCutFileSystem(std::shared_ptr<rocksdb::FileSystem> disk
 
 void PowerCutFileSystem::SetActive(bool active) { journal_->SetActive(active); }
 bool PowerCutFileSystem::active() const { return journal_->active(); }
+void PowerCutFileSystem::PowerOffAfter(std::uint64_t changes) { journal_->PowerOffAfter(changes); }
 rocksdb::Status PowerCutFileSystem::Cut(std::uint64_t seed, CutMode mode) {
   return journal_->Cut(seed, mode);
 }

@@ -54,6 +54,8 @@ class PowerCutFileSystem : public rocksdb::FileSystemWrapper {
   // nothing; reads work. Turning it off waits for the changes in flight.
   void SetActive(bool active);
   bool active() const;
+  // The power goes off at the `changes`-th change from now (PowerCutJournal).
+  void PowerOffAfter(std::uint64_t changes);
   // Requires the power off and every DB on the layer closed or abandoned.
   // Makes the real files look as after a power loss, deterministically for a
   // given history and `seed`: each file's unsynced tail is dropped, torn or

@@ -279,6 +279,28 @@ TEST_F(PowerCutFsTest, PowerOffRefusesEveryChangeAndChangesNothing) {
   EXPECT_EQ(ReadDisk(tmp_.Sub("f")), "");
 }
 
+TEST_F(PowerCutFsTest, PowerGoesOffAtTheCountedChange) {
+  auto file = Open(tmp_.Sub("f"));
+  SyncDir(dir_);
+  fs_->PowerOffAfter(2);
+  Append(*file, "a");  // change 0
+  Sync(*file);         // change 1
+  EXPECT_TRUE(fs_->active());
+  EXPECT_TRUE(file->Append("b", IOOptions(), nullptr).IsIOError());  // change 2: off
+  EXPECT_FALSE(fs_->active());
+  EXPECT_TRUE(file->Append("c", IOOptions(), nullptr).IsIOError());
+  Close(*file);
+  ASSERT_TRUE(fs_->Cut(1, CutMode::kDrop).ok());
+  EXPECT_EQ(ReadDisk(tmp_.Sub("f")), "a");
+  // Turning the power on spends a count not reached.
+  fs_->SetActive(true);
+  fs_->PowerOffAfter(0);
+  fs_->SetActive(false);
+  fs_->SetActive(true);
+  WriteTail(tmp_.Sub("g"), "on", "");
+  EXPECT_TRUE(fs_->active());
+}
+
 TEST_F(PowerCutFsTest, FileOpenedBeforeACutStaysRefused) {
   auto file = Open(tmp_.Sub("f"));
   SyncDir(dir_);

@@ -41,7 +41,13 @@ PowerCutJournal::PowerCutJournal(std::shared_ptr<rocksdb::FileSystem> disk)
 void PowerCutJournal::SetActive(bool active) {
   MutexLock lock(&mu_);
   active_ = active;
+  off_after_.reset();  // a count armed before is spent either way
   while (!active_ && in_flight_ > 0) idle_.Wait(&mu_);
+}
+
+void PowerCutJournal::PowerOffAfter(std::uint64_t changes) {
+  MutexLock lock(&mu_);
+  off_after_ = changes;
 }
 
 bool PowerCutJournal::active() const {
@@ -56,10 +62,15 @@ std::uint64_t PowerCutJournal::epoch() const {
 
 bool PowerCutJournal::Enter(bool any_epoch, std::uint64_t file_epoch, Admit admit) {
   MutexLock lock(&mu_);
+  if (active_ && admit == Admit::kChange && off_after_.has_value() && (*off_after_)-- == 0) {
+    active_ = false;  // this change is the first the power cut refuses
+    off_after_.reset();
+  }
   if ((!active_ && admit == Admit::kChange) || (!any_epoch && file_epoch != epoch_)) {
     ++stats_.refused;
     return false;
   }
+  if (admit == Admit::kChange) ++stats_.changes;
   ++in_flight_;
   return true;
 }
@@ -297,9 +308,9 @@ rocksdb::IOStatus PowerCutJournal::CutFile(const std::string& path, FileState fi
         file.synced + std::uniform_int_distribution<std::uint64_t>(0, unsynced - 1)(random);
     const std::uint64_t length = std::uniform_int_distribution<std::uint64_t>(
         1, std::min(kMaxDamage, file.size - start))(random);
-    std::string damage(length, '\0');
-    if (random() % 2 == 1)
-      for (char& c : damage) c = static_cast<char>(random());
+    // Zeros: sectors the file system allocated whose write-back never
+    // happened. Stale or random bytes are out of the model (journal header).
+    const std::string damage(length, '\0');
     std::unique_ptr<rocksdb::FSRandomRWFile> out;
     auto s = disk_->NewRandomRWFile(path, rocksdb::FileOptions(), &out, nullptr);
     if (s.ok()) s = out->Write(start, damage, io, nullptr);

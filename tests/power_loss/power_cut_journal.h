@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -34,9 +35,16 @@ namespace indelible::power_loss {
 // What a cut does to each file's unsynced tail (the bytes written after the
 // size its last sync covered).
 enum class CutMode {
-  kDrop,         // Gone: the file ends where its last sync ended.
-  kTear,         // A random-length prefix stays, possibly ending mid-write.
-  kCorruptTail,  // All of it stays, but a random span is zeros or garbage.
+  kDrop,  // Gone: the file ends where its last sync ended.
+  kTear,  // A random-length prefix stays, possibly ending mid-write.
+  // All of it stays, but a random span of it reads as zeros: sectors the
+  // file system allocated (the size grew) whose write-back never happened,
+  // with later ones written. Stale or random bytes, which only a file system
+  // that exposes old blocks (ext4 data=writeback) leaves, are not modelled:
+  // RocksDB's manifest does not survive them in its unsynced tail (the DB no
+  // longer opens; docs/RELIABILITY.md). The SQLite layer (power_cut_vfs.h)
+  // garbles too: SQLite's WAL checksums survive it.
+  kCorruptTail,
 };
 
 // Counters since construction or Reset(), for reports.
@@ -51,6 +59,7 @@ struct PowerCutStats {
   std::uint64_t syncs = 0;           // file syncs completed with the power on
   std::uint64_t dir_syncs = 0;       // directory fsyncs completed with the power on
   std::uint64_t refused = 0;         // changes refused because the power was off
+  std::uint64_t changes = 0;         // changes let through (writes, syncs, names)
 };
 
 // A file as the journal knows it, whatever names it has (renames move the
@@ -76,6 +85,11 @@ class PowerCutJournal {
   // that afterwards nothing written through the layer reaches the disk.
   void SetActive(bool active) EXCLUDES(mu_);
   bool active() const EXCLUDES(mu_);
+  // Turns the power off at the `changes`-th change from now, which is
+  // refused with every one after it: a cut at a moment counted in disk
+  // operations (inside a flush, a recovery, a manifest's rewrite) rather
+  // than in time. 0: at the next change. Replaces an earlier count.
+  void PowerOffAfter(std::uint64_t changes) EXCLUDES(mu_);
   // Counts cuts: a file opened before the last cut is refused for good.
   std::uint64_t epoch() const EXCLUDES(mu_);
 
@@ -174,6 +188,7 @@ class PowerCutJournal {
   mutable Mutex mu_;
   CondVar idle_;  // signalled when in_flight_ drops to 0
   bool active_ GUARDED_BY(mu_) = true;
+  std::optional<std::uint64_t> off_after_ GUARDED_BY(mu_);  // PowerOffAfter's count
   std::uint64_t epoch_ GUARDED_BY(mu_) = 0;
   int in_flight_ GUARDED_BY(mu_) = 0;
   FileId next_id_ GUARDED_BY(mu_) = 1;
