@@ -17,6 +17,7 @@ import {
   type Upcaster,
   type ValidateEventResult,
 } from './schemas.js';
+import type { TransportKind } from './runtime.js';
 import { checkFrom, subscribe, SUBSCRIBE_MEMBERS, type SubscribeOptions } from './sse.js';
 import { Worker, type Handler, type WorkerOptions } from './worker.js';
 import type {
@@ -114,7 +115,7 @@ const COMMIT_OPTIONS: ReadonlySet<string> = new Set(['condition']);
 const CONDITION_MEMBERS: ReadonlySet<string> = new Set(['failIfEventsMatch', 'after']);
 const READ_QUERY_OPTIONS: ReadonlySet<string> = new Set(['from', 'limit', 'direction', 'raw']);
 const READ_QUERY_ALL_OPTIONS: ReadonlySet<string> = new Set(['from', 'pageSize', 'direction', 'raw']);
-const CLIENT_OPTIONS: ReadonlySet<string> = new Set(['apiKey', 'token', 'ca', 'timeoutMs', 'retries', 'maxConnections']);
+const CLIENT_OPTIONS: ReadonlySet<string> = new Set(['apiKey', 'token', 'ca', 'timeoutMs', 'retries', 'maxConnections', 'transport']);
 
 export class Client {
   /** Consumer groups: create, get, list, delete, pull, ack, nack, retry, skip, replay, waitFor. */
@@ -127,6 +128,16 @@ export class Client {
     this.transport = new Transport(url, options);
     this.consumers = new Consumers(this.transport);
     this.schemaRoutes = new SchemaRoutes(this.transport);
+  }
+
+  /**
+   * The transport requests take: `'node'` (`node:http`, on Node) or
+   * `'fetch'`; the `transport` option, or what the runtime suggests. A
+   * runtime that looked like Node but could not load `node:http` turns to
+   * `'fetch'` at the first request.
+   */
+  get transportKind(): TransportKind {
+    return this.transport.kind;
   }
 
   /**

@@ -2,7 +2,7 @@
 // state with a member the client does not know is refused; coming back, a
 // position or version that is not a safe integer fails the call (check.ts).
 
-import { randomUUID } from 'node:crypto';
+import { fromBase64, randomUUID, toBase64 } from './bytes.js';
 import { answerInteger, checkInteger, describeValue, invalidArgument, unknownMember, unknownMemberError, type AnswerContext } from './check.js';
 import type { AppendResult, EventInput, Query, RecordedEvent, StateInput, StateRecord } from './types.js';
 
@@ -81,7 +81,7 @@ export function encodeEvent(e: EventInput, call: string, append: number, index: 
   const out: WireEvent = { id: e.id ?? randomUUID(), type: e.type };
   if (e.schema !== undefined) out.schema = e.schema;
   if (e.data instanceof Uint8Array) {
-    out.data = Buffer.from(e.data.buffer, e.data.byteOffset, e.data.byteLength).toString('base64');
+    out.data = toBase64(e.data);
     out.dataEncoding = 'base64';
     out.contentType = e.contentType ?? 'application/octet-stream';
   } else {
@@ -103,7 +103,7 @@ export function encodeState(s: StateInput, call: string, append: number): Record
   if (unknown !== undefined) throw unknownMemberError(call, stateAt(append), unknown, STATE_MEMBERS);
   const out: Record<string, unknown> = {};
   if (s.data instanceof Uint8Array) {
-    out.data = Buffer.from(s.data.buffer, s.data.byteOffset, s.data.byteLength).toString('base64');
+    out.data = toBase64(s.data);
     out.dataEncoding = 'base64';
   } else {
     // `undefined` is no JSON value: a state of nothing is null.
@@ -117,7 +117,7 @@ export function encodeState(s: StateInput, call: string, append: number): Record
 }
 
 function decodeData(data: unknown, encoding: unknown): unknown {
-  if (encoding === 'base64' && typeof data === 'string') return new Uint8Array(Buffer.from(data, 'base64'));
+  if (encoding === 'base64' && typeof data === 'string') return fromBase64(data);
   return data === undefined ? null : data;
 }
 

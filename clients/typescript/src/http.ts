@@ -1,40 +1,22 @@
 // The transport: one request/response exchange with the server, typed
-// errors, credentials, timeouts and safe retries.
-//
-// One sender: `node:http` (or `node:https`, with the caller's CA when one is
-// given) over a keep-alive Agent of this client, at most `maxConnections`
-// sockets. Node's built-in `fetch` was the default before: per request it
-// cost more CPU than the server did (undici's request objects, web streams,
-// abort signals, garbage), which bounded a single Node process's append
-// rate; `node:http` does the same exchange with a fraction of that.
+// errors, credentials, timeouts and safe retries, over a sender that the
+// runtime decides (runtime.ts): `node:http` on Node (node-sender.ts, loaded
+// on first use, so no other runtime ever imports a `node:` module), `fetch`
+// elsewhere (fetch-sender.ts). Everything here is the same for both.
 //
 // The hot path (`request`) allocates little: the path and query as one
-// string (no URL object), one header object, one timer for the timeout (no
-// AbortSignal), the answer read as a string by 'data' listeners (no async
-// iterator). Subscriptions (`open`) stream the answer and use a second agent
-// outside the cap, so long-lived streams never starve ordinary requests.
+// string (no URL object), one header object, and once the sender is loaded
+// no promise of its own beyond the attempt's.
 
-import * as http from 'node:http';
-import * as https from 'node:https';
-import { checkInteger, invalidArgument, unsafeAnswer } from './check.js';
+import { checkInteger, describeValue, invalidArgument, unsafeAnswer } from './check.js';
 import { errorFromResponse, networkError, ConflictError, IndelibleError, UnavailableError, type ErrorBody } from './errors.js';
+import { FetchSender } from './fetch-sender.js';
+import { defaultTransport, type TransportKind } from './runtime.js';
+import { TimeoutError, type Sender, type SenderOptions, type StreamAnswer } from './sender.js';
 import type { ClientOptions } from './types.js';
 
 /** A streaming answer (SSE): status, headers, and the body as it arrives. */
-export interface RawResponse {
-  status: number;
-  header(name: string): string | null;
-  /** The body as it arrives (SSE reads it incrementally). */
-  body: AsyncIterable<Uint8Array>;
-  text(): Promise<string>;
-}
-
-/** A whole answer: what `request` parses. */
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  text: string;
-}
+export type RawResponse = StreamAnswer;
 
 /** Error codes meaning the request never reached the server: safe to send again whatever it was. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
@@ -117,36 +99,25 @@ function queryString(query: Query | undefined): string {
   return out;
 }
 
-function headerOf(headers: http.IncomingHttpHeaders, name: string): string | null {
-  const v = headers[name.toLowerCase()];
-  return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
-}
-
-/** Marks the error a request is destroyed with when its time is up. */
-class TimeoutError extends Error {
-  readonly code = 'ETIMEDOUT';
-}
-
 /** The error of calls made after `close()`, and of those it cut short. Never retried. */
 export function closedError(what: string): IndelibleError {
   return new IndelibleError(`${what}: the client is closed`, 0, 'closed');
 }
 
-/** Idle keep-alive sockets go after this long: well before the server's idle timeout (120 s by default). */
-const IDLE_SOCKET_MS = 30000;
+const TRANSPORTS: ReadonlySet<unknown> = new Set(['node', 'fetch']);
 
 export class Transport {
   readonly base: URL;
-  private readonly secure: boolean;
-  private readonly lib: typeof http | typeof https;
-  private readonly hostname: string;
-  private readonly port: string;
+  /** The sender this client uses: the option, or what the runtime suggests (runtime.ts). */
+  kind: TransportKind;
   /** The base URL's path without its trailing slash, prefixed to every path. */
   private readonly prefix: string;
-  /** Ordinary requests (long pulls included): keep-alive, at most maxConnections sockets. */
-  private readonly agent: http.Agent;
-  /** Subscriptions: one connection each for as long as it lives, outside the cap. */
-  private readonly streamAgent: http.Agent;
+  private readonly senderOptions: SenderOptions;
+  /** Set once loaded: the node sender comes from a dynamic import. */
+  private sender: Sender | undefined;
+  private loading: Promise<Sender> | undefined;
+  /** Whether `kind` was given: a node sender that fails to load then fails the call, not falls back. */
+  private readonly forced: boolean;
   private readonly timeoutMs: number;
   readonly retries: number;
   /** `Bearer <apiKey>` or `Bearer <token>` when fixed; undefined when a function gives it. */
@@ -157,19 +128,21 @@ export class Transport {
   constructor(url: string, options: ClientOptions = {}) {
     this.base = new URL(url);
     if (this.base.protocol !== 'http:' && this.base.protocol !== 'https:') throw invalidArgument('new Client', 'url', `must be http or https, not ${this.base.protocol}`);
-    this.secure = this.base.protocol === 'https:';
-    this.lib = this.secure ? https : http;
-    // `[::1]` in a URL is `::1` to the socket.
-    this.hostname = this.base.hostname.replace(/^\[(.*)\]$/, '$1');
-    this.port = this.base.port;
     this.prefix = this.base.pathname.replace(/\/$/, '');
+    if (options.transport !== undefined && !TRANSPORTS.has(options.transport))
+      throw invalidArgument('new Client', 'transport', `must be 'node' or 'fetch', not ${describeValue(options.transport)}`);
+    this.forced = options.transport !== undefined;
+    this.kind = options.transport ?? defaultTransport();
     const maxConnections = options.maxConnections ?? 64;
     checkInteger(maxConnections, 'new Client', 'maxConnections', 1);
-    const pooled = { keepAlive: true, maxSockets: maxConnections, maxFreeSockets: maxConnections, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' as const };
-    // The CA (https only) replaces the default trust: exactly that CA.
-    const tls = options.ca !== undefined ? { ca: options.ca } : {};
-    this.agent = this.secure ? new https.Agent({ ...pooled, ...tls }) : new http.Agent(pooled);
-    this.streamAgent = this.secure ? new https.Agent({ keepAlive: false, ...tls }) : new http.Agent({ keepAlive: false });
+    this.senderOptions = { maxConnections };
+    if (options.ca !== undefined) {
+      // fetch cannot be given a CA: the runtime's own trust decides. Said now, not ignored.
+      if (this.kind !== 'node') throw invalidArgument('new Client', 'ca', "needs the node transport (Node.js); with fetch the runtime's own trust store applies");
+      if (typeof options.ca !== 'string' && !(options.ca instanceof Uint8Array)) throw invalidArgument('new Client', 'ca', `must be PEM text or bytes, not ${describeValue(options.ca)}`);
+      this.senderOptions.ca = options.ca;
+    }
+    if (this.kind === 'fetch') this.sender = new FetchSender(this.base, this.senderOptions);
     this.timeoutMs = options.timeoutMs ?? 30000;
     this.retries = options.retries ?? 3;
     if (options.apiKey !== undefined) this.authorization = 'Bearer ' + options.apiKey;
@@ -177,16 +150,29 @@ export class Transport {
     else if (typeof options.token === 'function') this.token = options.token;
   }
 
-  /** Destroys every socket (idle or busy, subscriptions too); later calls throw IndelibleError `closed`. */
+  /** The sender, loading the node one on first use. */
+  private load(): Promise<Sender> {
+    this.loading ??= import('./node-sender.js')
+      .then((m) => m.nodeSender(this.base, this.senderOptions))
+      .catch((err: unknown) => {
+        if (this.forced || this.senderOptions.ca !== undefined) throw invalidArgument('new Client', 'transport', `'node' needs node:http, which this runtime does not have (${describe(err)})`);
+        // Something that looked like Node but is not: fetch does the same work.
+        this.kind = 'fetch';
+        return new FetchSender(this.base, this.senderOptions);
+      })
+      .then((sender) => {
+        this.sender = sender;
+        // close() came while it loaded: nothing may stay open.
+        if (this.closed) sender.close();
+        return sender;
+      });
+    return this.loading;
+  }
+
+  /** Ends every connection and request of the client (subscriptions too); later calls throw IndelibleError `closed`. */
   close(): void {
     this.closed = true;
-    // Requests still waiting for a socket first, or they would take the
-    // place of the sockets destroyed below on new connections.
-    for (const queue of Object.values(this.agent.requests as unknown as Record<string, http.ClientRequest[] | undefined>)) {
-      for (const req of [...(queue ?? [])]) req.destroy();
-    }
-    this.agent.destroy();
-    this.streamAgent.destroy();
+    this.sender?.close();
   }
 
   get isClosed(): boolean {
@@ -194,12 +180,9 @@ export class Transport {
   }
 
   /** The request's headers: one object, credentials resolved (a token function is called here). */
-  private headers(extra: Record<string, string> | undefined, contentLength: number | undefined, accept: string): Record<string, string> | Promise<Record<string, string>> {
+  private headers(extra: Record<string, string> | undefined, hasBody: boolean, accept: string): Record<string, string> | Promise<Record<string, string>> {
     const h: Record<string, string> = { accept };
-    if (contentLength !== undefined) {
-      h['content-type'] = 'application/json';
-      h['content-length'] = String(contentLength);
-    }
+    if (hasBody) h['content-type'] = 'application/json';
     if (extra !== undefined) for (const k in extra) h[k] = extra[k]!;
     if (this.authorization !== undefined) h['authorization'] = this.authorization;
     if (this.token === undefined) return h;
@@ -219,16 +202,17 @@ export class Transport {
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<JsonResponse<T>> {
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const target = this.prefix + path + queryString(options.query);
-    const contentLength = body === undefined ? undefined : Buffer.byteLength(body);
     const idempotent = options.idempotent ?? true;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.once<T>(method, path, target, options, body, contentLength);
+        return await this.once<T>(method, path, target, options, body);
       } catch (err) {
         if (!(err instanceof UnavailableError) || attempt >= this.retries || this.closed) throw err;
         // A 503 answer means nothing was written; a refused connection means
-        // nothing was sent. Anything else (a drop, a timeout) may have done
-        // the work, so only an idempotent request goes again.
+        // nothing was sent (fetch says so on Node, not in browsers: there a
+        // request that is not harmless twice goes again after a 503 only).
+        // Anything else (a drop, a timeout) may have done the work, so only
+        // an idempotent request goes again.
         const surelyNothingDone = err.status === 503 || NOT_SENT.has(errorCode(err) ?? '');
         if (!idempotent && !surelyNothingDone) throw err;
         // The server's Retry-After counts (up to 5 s): it knows when it will have room.
@@ -238,15 +222,16 @@ export class Transport {
     }
   }
 
-  private async once<T>(method: string, path: string, target: string, options: RequestOptions, body: string | undefined, contentLength: number | undefined): Promise<JsonResponse<T>> {
+  private async once<T>(method: string, path: string, target: string, options: RequestOptions, body: string | undefined): Promise<JsonResponse<T>> {
     if (this.closed) throw closedError(`${method} ${path}`);
     if (options.signal?.aborted) throw options.signal.reason;
+    const sender = this.sender ?? (await this.load());
     // Outside the try: a token function that fails is the caller's error, not the network's.
-    const headers = await this.headers(options.headers, contentLength, 'application/json');
+    const headers = await this.headers(options.headers, body !== undefined, 'application/json');
     const timeoutMs = this.timeoutMs + (options.waitMs ?? 0);
-    let answer: Answer;
+    let answer;
     try {
-      answer = await this.exchange(method, target, headers, body, timeoutMs, options.signal);
+      answer = await sender.exchange(method, target, headers, body, timeoutMs, options.signal);
     } catch (err) {
       if (options.signal?.aborted) throw options.signal.reason;
       if (this.closed) throw closedError(`${method} ${path}`);
@@ -259,52 +244,9 @@ export class Transport {
     } catch {
       json = undefined;
     }
-    if (answer.status < 200 || answer.status >= 300) throw responseError(answer.status, answer.headers, json, method, path);
+    if (answer.status < 200 || answer.status >= 300) throw responseError(answer.status, answer.header, json, method, path);
     if (json === undefined) throw new IndelibleError(`${method} ${path}: the answer is not JSON`, answer.status, 'internal');
-    const h = answer.headers;
-    return { status: answer.status, method, path, header: (name) => headerOf(h, name), json: json as T };
-  }
-
-  /**
-   * One request and its whole answer as text, within `timeoutMs` from now
-   * (waiting for a pooled socket included): a single timer that destroys
-   * the request when it fires.
-   */
-  private exchange(method: string, target: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number, signal: AbortSignal | undefined): Promise<Answer> {
-    return new Promise<Answer>((resolve, reject) => {
-      const req = this.lib.request(
-        {
-          method,
-          hostname: this.hostname,
-          port: this.port,
-          path: target,
-          headers,
-          agent: this.agent,
-          ...(signal !== undefined ? { signal } : {}),
-        },
-        (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => (text += chunk));
-          res.on('end', () => {
-            clearTimeout(timer);
-            resolve({ status: res.statusCode ?? 0, headers: res.headers, text });
-          });
-          // A connection lost mid-answer.
-          res.on('error', fail);
-          res.on('close', () => {
-            if (!res.complete) fail(Object.assign(new Error('the connection closed before the answer ended'), { code: 'ECONNRESET' }));
-          });
-        },
-      );
-      const timer = setTimeout(() => req.destroy(new TimeoutError(`no answer within ${timeoutMs} ms`)), timeoutMs);
-      function fail(err: Error): void {
-        clearTimeout(timer);
-        reject(err);
-      }
-      req.on('error', fail);
-      req.end(body);
-    });
+    return { status: answer.status, method, path, header: answer.header, json: json as T };
   }
 
   /**
@@ -314,54 +256,44 @@ export class Transport {
   async open(path: string, query: Query, headers: Record<string, string>, signal: AbortSignal): Promise<RawResponse> {
     if (this.closed) throw closedError(`GET ${path}`);
     const accept = headers.accept ?? 'application/json';
-    const allHeaders = await this.headers(headers, undefined, accept);
+    const sender = this.sender ?? (await this.load());
+    // Outside the try: a token function that fails is the caller's error, not the network's.
+    const allHeaders = await this.headers(headers, false, accept);
     const target = this.prefix + path + queryString(query);
-    let res: http.IncomingMessage;
+    let res: StreamAnswer;
     try {
-      res = await new Promise<http.IncomingMessage>((resolve, reject) => {
-        const req = this.lib.request({ method: 'GET', hostname: this.hostname, port: this.port, path: target, headers: allHeaders, agent: this.streamAgent, signal }, resolve);
-        req.on('error', reject);
-        // Until the headers come, the usual timeout applies (the stream's own idle check takes over after).
-        req.setTimeout(this.timeoutMs, () => req.destroy(new TimeoutError(`no answer within ${this.timeoutMs} ms`)));
-        req.once('response', () => req.setTimeout(0));
-        req.end();
-      });
+      res = await sender.open(target, allHeaders, this.timeoutMs, signal);
     } catch (err) {
       if (signal.aborted) throw signal.reason;
       if (this.closed) throw closedError(`GET ${path}`);
+      if (err instanceof TimeoutError) throw networkError(`GET ${path}: no answer within ${this.timeoutMs} ms`, err);
       throw connectionError(`GET ${path}`, err);
     }
-    const status = res.statusCode ?? 0;
-    const text = async (): Promise<string> => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of res) chunks.push(chunk as Buffer);
-      return Buffer.concat(chunks).toString('utf8');
-    };
-    if (status < 200 || status >= 300) {
+    if (res.status < 200 || res.status >= 300) {
       let json: unknown;
       try {
-        json = JSON.parse(await text());
+        json = JSON.parse(await res.text());
       } catch {
         json = undefined;
       }
-      throw responseError(status, res.headers, json, 'GET', path);
+      throw responseError(res.status, res.header, json, 'GET', path);
     }
-    return { status, header: (name) => headerOf(res.headers, name), body: res, text };
+    return res;
   }
 }
 
-function responseError(status: number, headers: http.IncomingHttpHeaders, json: unknown, method: string, path: string): IndelibleError {
-  const err = errorFromResponse(status, json as ErrorBody | undefined, headerOf(headers, 'x-request-id') ?? undefined);
+function responseError(status: number, header: (name: string) => string | null, json: unknown, method: string, path: string): IndelibleError {
+  const err = errorFromResponse(status, json as ErrorBody | undefined, header('x-request-id') ?? undefined);
   // A conflict's actual version or position past 2^53-1 would be a rounded number: refused like any other answer's.
   if (err instanceof ConflictError) {
     for (const field of ['actualVersion', 'position'] as const) {
       const value = (json as ErrorBody | undefined)?.[field];
       if (typeof value === 'number' && !Number.isSafeInteger(value)) {
-        return unsafeAnswer(value, { status, method, path, header: (name) => headerOf(headers, name) }, field, json as ErrorBody);
+        return unsafeAnswer(value, { status, method, path, header }, field, json as ErrorBody);
       }
     }
   }
-  const retryAfter = Number(headerOf(headers, 'retry-after') ?? NaN); // seconds; the HTTP-date form is not used by indelible
+  const retryAfter = Number(header('retry-after') ?? NaN); // seconds; the HTTP-date form is not used by indelible
   if (err instanceof UnavailableError && Number.isFinite(retryAfter) && retryAfter >= 0) err.retryAfterMs = retryAfter * 1000;
   return err;
 }

@@ -30,6 +30,7 @@ export type {
   Upcaster,
   ValidateEventResult,
 } from './schemas.js';
+export type { TransportKind } from './runtime.js';
 export { parseSse } from './sse.js';
 export type { SseItem, SseMessage, SubscribeOptions } from './sse.js';
 export type {

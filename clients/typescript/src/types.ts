@@ -2,6 +2,8 @@
 // (docs/HTTP.md, /work/notes issue 20), so a value read here can be sent
 // back as is.
 
+import type { TransportKind } from './runtime.js';
+
 /**
  * What an append expects of the stream: `'any'` (no check), `'no_stream'`
  * (the stream must not exist, or be deleted), `'exists'`, or a number: the
@@ -227,8 +229,13 @@ export interface ClientOptions {
   apiKey?: string;
   /** A JWT, or a function giving one (called before every request, so it may refresh). */
   token?: string | (() => string | Promise<string>);
-  /** PEM CA certificate(s) to trust for an https URL (a private CA). */
-  ca?: string | Buffer;
+  /**
+   * PEM CA certificate(s) to trust for an https URL (a private CA), as text
+   * or bytes (`readFileSync('ca.pem')`). Node only: the node transport
+   * takes it; with fetch the runtime's own trust store applies, and giving
+   * one is an InvalidError.
+   */
+  ca?: string | Uint8Array;
   /** Per attempt, default 30000 ms (long polls add their wait to it). */
   timeoutMs?: number;
   /** Retries of an unavailable server or dropped connection, default 3. */
@@ -240,4 +247,11 @@ export interface ClientOptions {
    * to 30 s. Subscriptions have their own connection each, outside it.
    */
   maxConnections?: number;
+  /**
+   * How requests travel: `'node'` (`node:http`/`node:https`, Node only: the
+   * fastest there) or `'fetch'` (the runtime's `fetch` and web streams:
+   * browsers, Deno, Bun, Workers). Left out: `'node'` on Node, `'fetch'`
+   * everywhere else (README, "Runtimes").
+   */
+  transport?: TransportKind;
 }

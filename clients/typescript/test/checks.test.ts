@@ -8,7 +8,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client, ConflictError, IndelibleError, InvalidError, Worker } from '../src/index.js';
+import { Client, ConflictError, IndelibleError, InvalidError, Worker } from './subject.js';
 import { StandIn, type Answer } from './standin.js';
 
 /** The error a call ends with: thrown at the call, rejected, or thrown while iterating (iterables are read to the end). */

@@ -13,7 +13,7 @@ import {
   RejectedError,
   TooLargeError,
   UnavailableError,
-} from '../src/index.js';
+} from './subject.js';
 import { Server, collect, sleep, unique } from './server.js';
 import { CuttingProxy } from './proxy.js';
 

@@ -4,7 +4,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client, ConflictError, InvalidError, NotFoundError, type RecordedEvent } from '../src/index.js';
+import { Client, ConflictError, InvalidError, NotFoundError, type RecordedEvent } from './subject.js';
 import { Server, sleep, unique } from './server.js';
 
 let server: Server;

@@ -5,7 +5,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client, ConflictError, IndelibleError, InvalidError, type RecordedEvent } from '../src/index.js';
+import { Client, ConflictError, IndelibleError, InvalidError, type RecordedEvent } from './subject.js';
 import { StandIn, type Answer, type SeenRequest } from './standin.js';
 
 const COMMITTED = JSON.stringify({ position: 9, appends: [{ stream: '$dcb', firstVersion: 3, lastVersion: 3, position: 9 }] });

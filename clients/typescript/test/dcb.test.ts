@@ -4,7 +4,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client, ConflictError, InvalidError, type Query, type RecordedEvent } from '../src/index.js';
+import { Client, ConflictError, InvalidError, type Query, type RecordedEvent } from './subject.js';
 import { CuttingProxy } from './proxy.js';
 import { Server, collect, sleep, unique } from './server.js';
 

@@ -4,7 +4,7 @@
 
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client, ConflictError, ForbiddenError, InvalidError, type StreamMetadata } from '../src/index.js';
+import { Client, ConflictError, ForbiddenError, InvalidError, type StreamMetadata } from './subject.js';
 import { Server, collect, startAuthServer, unique, type AuthServer } from './server.js';
 
 describe('stream metadata', () => {

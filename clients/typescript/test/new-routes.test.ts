@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { Client, ConflictError, InvalidError, NotFoundError } from '../src/index.js';
+import { Client, ConflictError, InvalidError, NotFoundError } from './subject.js';
 import { CuttingProxy } from './proxy.js';
 import { Server, collect, unique } from './server.js';
 

@@ -42,11 +42,14 @@ export class CuttingProxy {
   /**
    * The connections open now go silent both ways without closing: what a
    * connection looks like after a NAT or proxy on the way forgot it. New
-   * connections work.
+   * connections work (but see freezeNew).
    */
   freeze(): void {
     for (const s of this.sockets) this.frozen.add(s);
   }
+
+  /** Whether connections accepted from now on are frozen from the start. */
+  freezeNew = false;
 
   private accept(client: net.Socket): void {
     const upstream = net.connect(this.targetPort, '127.0.0.1');
@@ -60,6 +63,10 @@ export class CuttingProxy {
     });
     this.sockets.add(client);
     this.sockets.add(upstream);
+    if (this.freezeNew) {
+      this.frozen.add(client);
+      this.frozen.add(upstream);
+    }
     let cutting = false;
     client.on('data', (chunk: Buffer) => {
       if (this.frozen.has(client)) return;

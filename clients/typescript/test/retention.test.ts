@@ -5,7 +5,7 @@
 
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client, ConflictError, ForbiddenError, InvalidError, NotFoundError, type ScavengeReport } from '../src/index.js';
+import { Client, ConflictError, ForbiddenError, InvalidError, NotFoundError, type ScavengeReport } from './subject.js';
 import { Server, collect, startAuthServer, unique, type AuthServer } from './server.js';
 
 describe('scavenge and erase', () => {

@@ -4,7 +4,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client, UnavailableError } from '../src/index.js';
+import { Client, UnavailableError } from './subject.js';
 import { CuttingProxy } from './proxy.js';
 import { Server, collect, unique } from './server.js';
 

@@ -3,7 +3,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client, ConflictError, InvalidError, NotFoundError, RejectedError } from '../src/index.js';
+import { Client, ConflictError, InvalidError, NotFoundError, RejectedError } from './subject.js';
 import { Server, collect, unique } from './server.js';
 
 let server: Server;

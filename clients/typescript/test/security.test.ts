@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
-import { Client, ForbiddenError, IndelibleError, UnauthorizedError, type RecordedEvent } from '../src/index.js';
+import { Client, ForbiddenError, IndelibleError, UnauthorizedError, type RecordedEvent } from './subject.js';
 import { Server, collect, sleep, tempDir, unique } from './server.js';
 
 describe('credentials', () => {

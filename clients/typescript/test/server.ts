@@ -111,13 +111,13 @@ export function unique(prefix: string): string {
 // no delete, not admin). `close` stops all three and removes the folder.
 export interface AuthServer {
   server: Server;
-  admin: import('../src/index.js').Client;
-  writer: import('../src/index.js').Client;
+  admin: import('./subject.js').Client;
+  writer: import('./subject.js').Client;
   close(): Promise<void>;
 }
 
 export async function startAuthServer(): Promise<AuthServer> {
-  const { Client } = await import('../src/index.js');
+  const { Client } = await import('./subject.js');
   const { readFileSync } = await import('node:fs');
   const dir = tempDir();
   const server = await Server.start({ data: dir, args: ['--auth', '--bootstrap-key-file', path.join(dir, 'admin.key')] });

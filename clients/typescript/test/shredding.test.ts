@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Client, ForbiddenError, InvalidError, type ShredReport } from '../src/index.js';
+import { Client, ForbiddenError, InvalidError, type ShredReport } from './subject.js';
 import { Server, collect, startAuthServer, tempDir, unique, type AuthServer } from './server.js';
 
 describe('crypto-shredding', () => {

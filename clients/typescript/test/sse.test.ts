@@ -4,7 +4,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client, InvalidError, parseSse, type RecordedEvent, type SseItem } from '../src/index.js';
+import { Client, InvalidError, parseSse, type RecordedEvent, type SseItem } from './subject.js';
 import { Server, collect, sleep, tempDir, unique } from './server.js';
 import { CuttingProxy } from './proxy.js';
 import { rmSync } from 'node:fs';
