@@ -4,7 +4,7 @@ import { answerInteger, checkInteger, checkObject, checkOptionalInteger, describ
 import { decodeAppend, decodeEvent, decodeState, encodeEvent, encodeQuery, encodeState, type WireEvent } from './codec.js';
 import { Consumers } from './consumers.js';
 import { IndelibleError, NotFoundError } from './errors.js';
-import { streamPath, Transport, type JsonResponse, type Query as UrlQuery } from './http.js';
+import { CALL_MEMBERS, callOptions, streamPath, Transport, type CallOptions, type JsonResponse, type Query as UrlQuery, type RequestOptions } from './http.js';
 import {
   SchemaRoutes,
   type RegisterSchemaResult,
@@ -99,22 +99,23 @@ function filterQuery(f: AllFilter): UrlQuery {
 }
 
 // The members each call's objects may have: anything else is refused
-// (check.ts), where it would otherwise be left out without a word.
-const APPEND_OPTIONS: ReadonlySet<string> = new Set(['expected', 'state']);
+// (check.ts), where it would otherwise be left out without a word. Every
+// call's take CallOptions' too (`signal`, `timeoutMs`).
+const APPEND_OPTIONS: ReadonlySet<string> = new Set(['expected', 'state', ...CALL_MEMBERS]);
 const COMMIT_APPEND: ReadonlySet<string> = new Set(['stream', 'expected', 'events', 'state']);
-const READ_STREAM_OPTIONS: ReadonlySet<string> = new Set(['from', 'direction', 'pageSize', 'includeDeleted', 'raw']);
-const READ_ALL_OPTIONS: ReadonlySet<string> = new Set(['from', 'pageSize', 'category', 'prefix', 'type', 'raw']);
-const DELETE_OPTIONS: ReadonlySet<string> = new Set(['expected']);
-const METADATA_OPTIONS: ReadonlySet<string> = new Set(['expected']);
+const READ_STREAM_OPTIONS: ReadonlySet<string> = new Set(['from', 'direction', 'pageSize', 'includeDeleted', 'raw', ...CALL_MEMBERS]);
+const READ_ALL_OPTIONS: ReadonlySet<string> = new Set(['from', 'pageSize', 'category', 'prefix', 'type', 'raw', ...CALL_MEMBERS]);
+const DELETE_OPTIONS: ReadonlySet<string> = new Set(['expected', ...CALL_MEMBERS]);
+const METADATA_OPTIONS: ReadonlySet<string> = new Set(['expected', ...CALL_MEMBERS]);
 /** How much longer than `timeoutMs` a scavenge's answer is awaited: it compacts the whole store. */
 const SCAVENGE_WAIT_MS = 3_600_000;
 const STREAM_METADATA: ReadonlySet<string> = new Set(['maxAge', 'maxCount', 'truncateBefore', 'custom']);
-const LIST_OPTIONS: ReadonlySet<string> = new Set(['prefix', 'category', 'after', 'pageSize']);
+const LIST_OPTIONS: ReadonlySet<string> = new Set(['prefix', 'category', 'after', 'pageSize', ...CALL_MEMBERS]);
 const SUBSCRIBE_ALL_OPTIONS: ReadonlySet<string> = new Set([...SUBSCRIBE_MEMBERS, 'category', 'prefix', 'type']);
-const COMMIT_OPTIONS: ReadonlySet<string> = new Set(['condition']);
+const COMMIT_OPTIONS: ReadonlySet<string> = new Set(['condition', ...CALL_MEMBERS]);
 const CONDITION_MEMBERS: ReadonlySet<string> = new Set(['failIfEventsMatch', 'after']);
-const READ_QUERY_OPTIONS: ReadonlySet<string> = new Set(['from', 'limit', 'direction', 'raw']);
-const READ_QUERY_ALL_OPTIONS: ReadonlySet<string> = new Set(['from', 'pageSize', 'direction', 'raw']);
+const READ_QUERY_OPTIONS: ReadonlySet<string> = new Set(['from', 'limit', 'direction', 'raw', ...CALL_MEMBERS]);
+const READ_QUERY_ALL_OPTIONS: ReadonlySet<string> = new Set(['from', 'pageSize', 'direction', 'raw', ...CALL_MEMBERS]);
 const CLIENT_OPTIONS: ReadonlySet<string> = new Set(['apiKey', 'token', 'ca', 'timeoutMs', 'retries', 'maxConnections', 'transport']);
 
 export class Client {
@@ -145,15 +146,15 @@ export class Client {
    * missing, before the first attempt, so a retry after a dropped connection
    * is an idempotent replay (`replayed: true`), never a second copy.
    */
-  async append(stream: string, events: EventInput | EventInput[], options: { expected?: Expected; state?: StateInput } = {}): Promise<AppendResult> {
-    checkObject(options, APPEND_OPTIONS, 'append', '');
+  async append(stream: string, events: EventInput | EventInput[], options: { expected?: Expected; state?: StateInput } & CallOptions = {}): Promise<AppendResult> {
+    const call = callOptions(options, 'append', APPEND_OPTIONS);
     const wire: WireEvent[] = [];
     if (Array.isArray(events)) for (let i = 0; i < events.length; i++) wire.push(encodeEvent(events[i]!, 'append', -1, i));
     else wire.push(encodeEvent(events, 'append', -1, -1));
     // The envelope form carries a state record; without one the plain array keeps old servers working.
     const body = options.state !== undefined ? { events: wire, state: encodeState(options.state, 'append', -1) } : wire;
     const headers = expectationHeaders(options.expected, 'append');
-    const res = await this.transport.request<Json>('POST', streamPath(stream), headers !== undefined ? { body, headers } : { body });
+    const res = await this.transport.request<Json>('POST', streamPath(stream), { body, headers, ...call });
     return decodeAppend(res.json, res.header('idempotent-replay') === 'true', res);
   }
 
@@ -165,8 +166,8 @@ export class Client {
    * `position` of the event that broke it) when an event matching its query
    * was written after its `after` (docs/DCB.md).
    */
-  async commit(appends: CommitAppend[], options: CommitOptions = {}): Promise<CommitResult> {
-    checkObject(options, COMMIT_OPTIONS, 'commit', '');
+  async commit(appends: CommitAppend[], options: CommitOptions & CallOptions = {}): Promise<CommitResult> {
+    const call = callOptions(options, 'commit', COMMIT_OPTIONS);
     if (!Array.isArray(appends)) throw invalidArgument('commit', 'appends', `must be an array of {stream?, expected?, events, state?}, not ${describeValue(appends)}`);
     const wire: Json[] = [];
     for (let i = 0; i < appends.length; i++) {
@@ -196,7 +197,7 @@ export class Client {
       }
       body.condition = condition;
     }
-    const res = await this.transport.request<{ position: number; appends: Json[] }>('POST', '/commits', { body });
+    const res = await this.transport.request<{ position: number; appends: Json[] }>('POST', '/commits', { body, ...call });
     const replay = res.header('idempotent-replay') === 'true';
     return { position: answerInteger(res.json.position, res, 'position'), appends: res.json.appends.map((a) => decodeAppend(a, replay, res)) };
   }
@@ -209,23 +210,24 @@ export class Client {
    */
   readStream(
     stream: string,
-    options: { from?: number; direction?: 'forward' | 'backward'; pageSize?: number; includeDeleted?: boolean; raw?: boolean } = {},
+    options: { from?: number; direction?: 'forward' | 'backward'; pageSize?: number; includeDeleted?: boolean; raw?: boolean } & CallOptions = {},
   ): AsyncGenerator<RecordedEvent> {
     // Checked at the call, not at the first page.
-    checkObject(options, READ_STREAM_OPTIONS, 'readStream', '');
+    const call = callOptions(options, 'readStream', READ_STREAM_OPTIONS);
     checkOptionalInteger(options.from, 'readStream', 'from');
     checkOptionalInteger(options.pageSize, 'readStream', 'pageSize');
-    return this.streamPages(stream, options);
+    return this.streamPages(stream, options, call);
   }
 
   private async *streamPages(
     stream: string,
     options: { from?: number; direction?: 'forward' | 'backward'; pageSize?: number; includeDeleted?: boolean; raw?: boolean },
+    call: RequestOptions,
   ): AsyncGenerator<RecordedEvent> {
     let from: number | undefined = options.from;
     for (;;) {
       const query: UrlQuery = { from, limit: options.pageSize, direction: options.direction, includeDeleted: options.includeDeleted ? 'true' : undefined, raw: rawQuery(options.raw) };
-      const res = await this.transport.request<{ events: Json[]; nextVersion: unknown }>('GET', streamPath(stream), { query });
+      const res = await this.transport.request<{ events: Json[]; nextVersion: unknown }>('GET', streamPath(stream), { query, ...call });
       for (const e of res.json.events) yield decodeEvent(e, res);
       // A page cut by the byte budget may be short: only a null nextVersion ends the stream.
       const next = nextOf(res.json.nextVersion, res, 'nextVersion');
@@ -241,19 +243,19 @@ export class Client {
    * goes on from `next` until a page brings nothing and `next` stays put.
    * Upcast like readStream; `raw: true` reads the events as stored.
    */
-  readAll(options: { from?: number; pageSize?: number; raw?: boolean } & AllFilter = {}): AsyncGenerator<RecordedEvent> {
+  readAll(options: { from?: number; pageSize?: number; raw?: boolean } & AllFilter & CallOptions = {}): AsyncGenerator<RecordedEvent> {
     // Checked at the call, not at the first page.
-    checkObject(options, READ_ALL_OPTIONS, 'readAll', '');
+    const call = callOptions(options, 'readAll', READ_ALL_OPTIONS);
     checkOptionalInteger(options.from, 'readAll', 'from');
     checkOptionalInteger(options.pageSize, 'readAll', 'pageSize');
-    return this.allPages(options);
+    return this.allPages(options, call);
   }
 
-  private async *allPages(options: { from?: number; pageSize?: number; raw?: boolean } & AllFilter): AsyncGenerator<RecordedEvent> {
+  private async *allPages(options: { from?: number; pageSize?: number; raw?: boolean } & AllFilter, call: RequestOptions): AsyncGenerator<RecordedEvent> {
     let from = options.from ?? 1;
     for (;;) {
       const query: UrlQuery = { from, limit: options.pageSize, ...filterQuery(options), raw: rawQuery(options.raw) };
-      const res = await this.transport.request<{ events: Json[]; next: unknown }>('GET', '/all', { query });
+      const res = await this.transport.request<{ events: Json[]; next: unknown }>('GET', '/all', { query, ...call });
       for (const e of res.json.events) yield decodeEvent(e, res);
       const next = nextOf(res.json.next, res, 'next');
       if (next === null) return;
@@ -270,13 +272,13 @@ export class Client {
    * budget. `next` is where the next page starts. `{items: []}` matches
    * every event. Upcast like readAll; `raw: true` reads the events as stored.
    */
-  async readQuery(query: Query, options: { from?: number; limit?: number; direction?: 'forward' | 'backward'; raw?: boolean } = {}): Promise<QueryPage> {
-    checkObject(options, READ_QUERY_OPTIONS, 'readQuery', '');
+  async readQuery(query: Query, options: { from?: number; limit?: number; direction?: 'forward' | 'backward'; raw?: boolean } & CallOptions = {}): Promise<QueryPage> {
+    const call = callOptions(options, 'readQuery', READ_QUERY_OPTIONS);
     checkOptionalInteger(options.from, 'readQuery', 'from');
     checkOptionalInteger(options.limit, 'readQuery', 'limit', 1);
     checkDirection(options.direction, 'readQuery');
     const q = encodeQuery(query, 'readQuery', 'query');
-    return this.queryPage(q, options.from, options.limit, options.direction, options.raw);
+    return this.queryPage(q, options.from, options.limit, options.direction, options.raw, call);
   }
 
   /**
@@ -284,20 +286,20 @@ export class Client {
    * page), forward from `from` to the end as it is when the read gets there,
    * or backward to the first event.
    */
-  readQueryAll(query: Query, options: { from?: number; pageSize?: number; direction?: 'forward' | 'backward'; raw?: boolean } = {}): AsyncGenerator<RecordedEvent> {
+  readQueryAll(query: Query, options: { from?: number; pageSize?: number; direction?: 'forward' | 'backward'; raw?: boolean } & CallOptions = {}): AsyncGenerator<RecordedEvent> {
     // Checked at the call, not at the first page.
-    checkObject(options, READ_QUERY_ALL_OPTIONS, 'readQueryAll', '');
+    const call = callOptions(options, 'readQueryAll', READ_QUERY_ALL_OPTIONS);
     checkOptionalInteger(options.from, 'readQueryAll', 'from');
     checkOptionalInteger(options.pageSize, 'readQueryAll', 'pageSize', 1);
     checkDirection(options.direction, 'readQueryAll');
-    return this.queryPages(encodeQuery(query, 'readQueryAll', 'query'), options);
+    return this.queryPages(encodeQuery(query, 'readQueryAll', 'query'), options, call);
   }
 
-  private async *queryPages(query: Query, options: { from?: number; pageSize?: number; direction?: 'forward' | 'backward'; raw?: boolean }): AsyncGenerator<RecordedEvent> {
+  private async *queryPages(query: Query, options: { from?: number; pageSize?: number; direction?: 'forward' | 'backward'; raw?: boolean }, call: RequestOptions): AsyncGenerator<RecordedEvent> {
     const backward = options.direction === 'backward';
     let from = options.from ?? (backward ? undefined : 1);
     for (;;) {
-      const page = await this.queryPage(query, from, options.pageSize, options.direction, options.raw);
+      const page = await this.queryPage(query, from, options.pageSize, options.direction, options.raw, call);
       yield* page.events;
       // Backward, 0 is past the first event. A page may hold nothing and
       // still move on (events the caller may not read were skipped): only
@@ -309,26 +311,26 @@ export class Client {
   }
 
   /** GET /query, or POST /query for a query too long for a URL (both reads, so both retried). */
-  private async queryPage(query: Query, from: number | undefined, limit: number | undefined, direction: 'forward' | 'backward' | undefined, raw: boolean | undefined): Promise<QueryPage> {
+  private async queryPage(query: Query, from: number | undefined, limit: number | undefined, direction: 'forward' | 'backward' | undefined, raw: boolean | undefined, call: RequestOptions): Promise<QueryPage> {
     const q = JSON.stringify(query);
     let res: JsonResponse<{ events: Json[]; next: unknown }>;
     if (q.length <= MAX_QUERY_IN_URL) {
       const params: UrlQuery = { q: query.items.length > 0 ? q : undefined, from, limit, direction, raw: rawQuery(raw) };
-      res = await this.transport.request<{ events: Json[]; next: unknown }>('GET', '/query', { query: params });
+      res = await this.transport.request<{ events: Json[]; next: unknown }>('GET', '/query', { query: params, ...call });
     } else {
       const body: Json = { query };
       if (from !== undefined) body.from = from;
       if (limit !== undefined) body.limit = limit;
       if (direction !== undefined) body.direction = direction;
       if (raw === true) body.raw = true;
-      res = await this.transport.request<{ events: Json[]; next: unknown }>('POST', '/query', { body });
+      res = await this.transport.request<{ events: Json[]; next: unknown }>('POST', '/query', { body, ...call });
     }
     return { events: res.json.events.map((e) => decodeEvent(e, res)), next: answerInteger(res.json.next, res, 'next') };
   }
 
   /** A stream's last version and position; NotFoundError if it never existed. */
-  async head(stream: string): Promise<StreamHead> {
-    const res = await this.transport.request<Json>('GET', streamPath(stream) + '/head');
+  async head(stream: string, options: CallOptions = {}): Promise<StreamHead> {
+    const res = await this.transport.request<Json>('GET', streamPath(stream) + '/head', callOptions(options, 'head'));
     const j = res.json;
     return {
       stream: String(j.stream),
@@ -344,9 +346,10 @@ export class Client {
    * names), or null when none does or it is in a stream the caller may not
    * read. A DynamoDB store keeps no index by id: `InvalidError`.
    */
-  async findEvent(id: string): Promise<RecordedEvent | null> {
+  async findEvent(id: string, options: CallOptions = {}): Promise<RecordedEvent | null> {
+    const call = callOptions(options, 'findEvent');
     try {
-      const res = await this.transport.request<Json>('GET', `/events/${encodeURIComponent(id)}`);
+      const res = await this.transport.request<Json>('GET', `/events/${encodeURIComponent(id)}`, call);
       return decodeEvent(res.json, res);
     } catch (err) {
       // A server without the route also answers 404; that one is an error.
@@ -356,9 +359,10 @@ export class Client {
   }
 
   /** The stream's state record, or null when it has none (never written, or the stream was deleted). */
-  async getState(stream: string): Promise<StateRecord | null> {
+  async getState(stream: string, options: CallOptions = {}): Promise<StateRecord | null> {
+    const call = callOptions(options, 'getState');
     try {
-      const res = await this.transport.request<Json>('GET', streamPath(stream) + '/state');
+      const res = await this.transport.request<Json>('GET', streamPath(stream) + '/state', call);
       return decodeState(res.json, res);
     } catch (err) {
       // A server without the route also answers 404 `not_found`; that one is
@@ -369,11 +373,11 @@ export class Client {
   }
 
   /** Soft delete: appends a tombstone; the events stay in `$all`. */
-  async delete(stream: string, options: { expected?: Expected } = {}): Promise<AppendResult> {
-    checkObject(options, DELETE_OPTIONS, 'delete', '');
+  async delete(stream: string, options: { expected?: Expected } & CallOptions = {}): Promise<AppendResult> {
+    const call = callOptions(options, 'delete', DELETE_OPTIONS);
     // Not idempotent (deleting twice is a 404): retried only when surely not done.
     const headers = expectationHeaders(options.expected, 'delete');
-    const res = await this.transport.request<Json>('DELETE', streamPath(stream), headers !== undefined ? { headers, idempotent: false } : { idempotent: false });
+    const res = await this.transport.request<Json>('DELETE', streamPath(stream), { headers, idempotent: false, ...call });
     return decodeAppend(res.json, false, res);
   }
 
@@ -385,11 +389,11 @@ export class Client {
    * `NotFoundError` for a stream that never existed. Needs the delete
    * right on the stream. Not retried after a dropped connection.
    */
-  async erase(stream: string, options: { expected?: Expected } = {}): Promise<AppendResult> {
-    checkObject(options, DELETE_OPTIONS, 'erase', '');
+  async erase(stream: string, options: { expected?: Expected } & CallOptions = {}): Promise<AppendResult> {
+    const call = callOptions(options, 'erase', DELETE_OPTIONS);
     const headers = expectationHeaders(options.expected, 'erase');
     const query = { erase: 'true' };
-    const res = await this.transport.request<Json>('DELETE', streamPath(stream), headers !== undefined ? { query, headers, idempotent: false } : { query, idempotent: false });
+    const res = await this.transport.request<Json>('DELETE', streamPath(stream), { query, headers, idempotent: false, ...call });
     return decodeAppend(res.json, false, res);
   }
 
@@ -401,9 +405,10 @@ export class Client {
    * role (`ForbiddenError` otherwise); a store that cannot scavenge (not
    * the embedded engine) is an `InvalidError`.
    */
-  async scavenge(): Promise<ScavengeReport> {
+  async scavenge(options: CallOptions = {}): Promise<ScavengeReport> {
+    const call = callOptions(options, 'scavenge');
     // Harmless twice: a second scavenge finds nothing more to remove.
-    const res = await this.transport.request<Json>('POST', '/scavenge', { waitMs: SCAVENGE_WAIT_MS });
+    const res = await this.transport.request<Json>('POST', '/scavenge', { waitMs: SCAVENGE_WAIT_MS, ...call });
     const j = res.json;
     return {
       streams: answerInteger(j.streams, res, 'streams'),
@@ -422,9 +427,10 @@ export class Client {
    * admin role (`ForbiddenError` otherwise); a server without a master key
    * answers `InvalidError`. `keys` 0: the subject had none.
    */
-  async shredSubject(subject: string): Promise<ShredReport> {
+  async shredSubject(subject: string, options: CallOptions = {}): Promise<ShredReport> {
+    const call = callOptions(options, 'shredSubject');
     // Harmless twice: a second shred finds no key.
-    const res = await this.transport.request<Json>('DELETE', '/subjects/' + encodeURIComponent(subject));
+    const res = await this.transport.request<Json>('DELETE', '/subjects/' + encodeURIComponent(subject), call);
     const j = res.json;
     return { subject: String(j.subject), keys: answerInteger(j.keys, res, 'keys') };
   }
@@ -434,8 +440,8 @@ export class Client {
    * version; `version` null and `metadata` `{}` when it was never written.
    * Needs the read right on the stream.
    */
-  async readStreamMetadata(stream: string): Promise<StoredStreamMetadata> {
-    const res = await this.transport.request<Json>('GET', streamPath(stream) + '/metadata');
+  async readStreamMetadata(stream: string, options: CallOptions = {}): Promise<StoredStreamMetadata> {
+    const res = await this.transport.request<Json>('GET', streamPath(stream) + '/metadata', callOptions(options, 'readStreamMetadata'));
     const j = res.json;
     const metadata = j.metadata;
     if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata))
@@ -454,8 +460,8 @@ export class Client {
    * (`'no_stream'`: never written), a mismatch is a ConflictError with
    * its `actualVersion`. Needs the delete right on the stream.
    */
-  async writeStreamMetadata(stream: string, metadata: StreamMetadata, options: { expected?: Expected } = {}): Promise<StreamMetadataWritten> {
-    checkObject(options, METADATA_OPTIONS, 'writeStreamMetadata', '');
+  async writeStreamMetadata(stream: string, metadata: StreamMetadata, options: { expected?: Expected } & CallOptions = {}): Promise<StreamMetadataWritten> {
+    const call = callOptions(options, 'writeStreamMetadata', METADATA_OPTIONS);
     checkObject(metadata, STREAM_METADATA, 'writeStreamMetadata', 'metadata');
     if (metadata === undefined) throw invalidArgument('writeStreamMetadata', 'metadata', 'is required, an object such as { maxCount: 1000 }');
     for (const [key, min] of [['maxAge', 1], ['maxCount', 1], ['truncateBefore', 0]] as const) {
@@ -467,23 +473,23 @@ export class Client {
       throw invalidArgument('writeStreamMetadata', 'metadata.custom', `must be an object of your own keys, not ${describeValue(custom)}`);
     // Not idempotent (a second write takes another version): retried only when surely not done.
     const headers = expectationHeaders(options.expected, 'writeStreamMetadata');
-    const res = await this.transport.request<Json>('PUT', streamPath(stream) + '/metadata', headers !== undefined ? { body: metadata, headers, idempotent: false } : { body: metadata, idempotent: false });
+    const res = await this.transport.request<Json>('PUT', streamPath(stream) + '/metadata', { body: metadata, headers, idempotent: false, ...call });
     return { stream: String(res.json.stream), version: answerInteger(res.json.version, res, 'version') };
   }
 
   /** Streams by name (bytewise order), paged; only those the caller may read. */
-  listStreams(options: { prefix?: string; category?: string; after?: string; pageSize?: number } = {}): AsyncGenerator<StreamInfo> {
+  listStreams(options: { prefix?: string; category?: string; after?: string; pageSize?: number } & CallOptions = {}): AsyncGenerator<StreamInfo> {
     // Checked at the call, not at the first page.
-    checkObject(options, LIST_OPTIONS, 'listStreams', '');
+    const call = callOptions(options, 'listStreams', LIST_OPTIONS);
     checkOptionalInteger(options.pageSize, 'listStreams', 'pageSize');
-    return this.streamListPages(options);
+    return this.streamListPages(options, call);
   }
 
-  private async *streamListPages(options: { prefix?: string; category?: string; after?: string; pageSize?: number }): AsyncGenerator<StreamInfo> {
+  private async *streamListPages(options: { prefix?: string; category?: string; after?: string; pageSize?: number }, call: RequestOptions): AsyncGenerator<StreamInfo> {
     let after = options.after;
     for (;;) {
       const query: UrlQuery = { prefix: options.prefix, category: options.category, after, limit: options.pageSize };
-      const res = await this.transport.request<{ streams: Json[]; next: string | null }>('GET', '/streams', { query });
+      const res = await this.transport.request<{ streams: Json[]; next: string | null }>('GET', '/streams', { query, ...call });
       for (const s of res.json.streams) {
         yield {
           stream: String(s.stream),
@@ -531,18 +537,18 @@ export class Client {
   }
 
   /** `GET /schemas`: every type (versions, settings, upcasters), the category settings and the default. */
-  listSchemas(): Promise<SchemaList> {
-    return this.schemaRoutes.list();
+  listSchemas(options: CallOptions = {}): Promise<SchemaList> {
+    return this.schemaRoutes.list(options);
   }
 
   /** A type's versions, settings and upcasters; NotFoundError for a type with none registered. */
-  getSchemaType(type: string): Promise<SchemaType> {
-    return this.schemaRoutes.type(type);
+  getSchemaType(type: string, options: CallOptions = {}): Promise<SchemaType> {
+    return this.schemaRoutes.type(type, options);
   }
 
   /** One version of a type; NotFoundError when the type or version is not registered. */
-  getSchemaVersion(type: string, version: string): Promise<SchemaVersion> {
-    return this.schemaRoutes.version(type, version);
+  getSchemaVersion(type: string, version: string, options: CallOptions = {}): Promise<SchemaVersion> {
+    return this.schemaRoutes.version(type, version, options);
   }
 
   /**
@@ -551,43 +557,43 @@ export class Client {
    * another schema; RejectedError: it breaks the type's compatibility (the
    * message says why); InvalidError: not a schema. Admin only.
    */
-  registerSchema(type: string, version: string, schema: unknown): Promise<RegisterSchemaResult> {
-    return this.schemaRoutes.register(type, version, schema);
+  registerSchema(type: string, version: string, schema: unknown, options: CallOptions = {}): Promise<RegisterSchemaResult> {
+    return this.schemaRoutes.register(type, version, schema, options);
   }
 
   /** The compatibility check of registerSchema, nothing written. */
-  checkSchema(type: string, schema: unknown): Promise<SchemaCheckResult> {
-    return this.schemaRoutes.check(type, schema);
+  checkSchema(type: string, schema: unknown, options: CallOptions = {}): Promise<SchemaCheckResult> {
+    return this.schemaRoutes.check(type, schema, options);
   }
 
   /** Sets a type's mode and/or compatibility (absent members stay); answers the type's settings. Admin only. */
-  setSchemaSettings(type: string, settings: SchemaSettings): Promise<SchemaSettings> {
-    return this.schemaRoutes.setTypeSettings(type, settings);
+  setSchemaSettings(type: string, settings: SchemaSettings, options: CallOptions = {}): Promise<SchemaSettings> {
+    return this.schemaRoutes.setTypeSettings(type, settings, options);
   }
 
   /** The settings of a stream category (`enforce` there accepts registered types only). Admin only. */
-  setCategorySchemaSettings(category: string, settings: SchemaSettings): Promise<SchemaSettings> {
-    return this.schemaRoutes.setCategorySettings(category, settings);
+  setCategorySchemaSettings(category: string, settings: SchemaSettings, options: CallOptions = {}): Promise<SchemaSettings> {
+    return this.schemaRoutes.setCategorySettings(category, settings, options);
   }
 
   /** The store's default settings (unset: mode off, compatibility backward). Admin only. */
-  setDefaultSchemaSettings(settings: SchemaSettings): Promise<SchemaSettings> {
-    return this.schemaRoutes.setDefaultSettings(settings);
+  setDefaultSchemaSettings(settings: SchemaSettings, options: CallOptions = {}): Promise<SchemaSettings> {
+    return this.schemaRoutes.setDefaultSettings(settings, options);
   }
 
   /** Adds a declarative upcaster from `from` to the version registered right after it. Admin only. */
-  addUpcaster(type: string, upcaster: Upcaster): Promise<void> {
-    return this.schemaRoutes.addUpcaster(type, upcaster);
+  addUpcaster(type: string, upcaster: Upcaster, options: CallOptions = {}): Promise<void> {
+    return this.schemaRoutes.addUpcaster(type, upcaster, options);
   }
 
   /** Checks one event's data against a version (default: the newest), whatever the mode. */
-  validateEvent(type: string, data: unknown, options: { version?: string } = {}): Promise<ValidateEventResult> {
+  validateEvent(type: string, data: unknown, options: { version?: string } & CallOptions = {}): Promise<ValidateEventResult> {
     return this.schemaRoutes.validate(type, data, options);
   }
 
   /** The category and default settings, as set. */
-  getSchemaSettings(): Promise<SchemaSettingsList> {
-    return this.schemaRoutes.settings();
+  getSchemaSettings(options: CallOptions = {}): Promise<SchemaSettingsList> {
+    return this.schemaRoutes.settings(options);
   }
 
   /** Starts a worker of a consumer group (the group must exist: consumers.create). */
@@ -608,8 +614,8 @@ export class Client {
   }
 
   /** `GET /health`: `{status, reason?, lastPosition}` (a 503 answer throws UnavailableError). */
-  async health(): Promise<{ status: string; reason?: string; lastPosition: number }> {
-    const res = await this.transport.request<{ status: string; reason?: string; lastPosition: number }>('GET', '/health');
+  async health(options: CallOptions = {}): Promise<{ status: string; reason?: string; lastPosition: number }> {
+    const res = await this.transport.request<{ status: string; reason?: string; lastPosition: number }>('GET', '/health', callOptions(options, 'health'));
     answerInteger(res.json.lastPosition, res, 'lastPosition');
     return res.json;
   }

@@ -1,9 +1,9 @@
 // Consumer groups (docs/HTTP.md, "Consumer groups"): durable, named
 // subscriptions whose checkpoint the store keeps.
 
-import { answerInteger, checkInteger, checkObject, checkOptionalInteger, describeValue, invalidArgument, type AnswerContext } from './check.js';
+import { answerInteger, checkInteger, checkOptionalInteger, describeValue, invalidArgument, type AnswerContext } from './check.js';
 import { decodeEvent } from './codec.js';
-import { groupPath, type JsonResponse, type Transport } from './http.js';
+import { CALL_MEMBERS, callOptions, groupPath, type CallOptions, type JsonResponse, type Transport } from './http.js';
 import type { RecordedEvent } from './types.js';
 
 export interface ConsumerGroupOptions {
@@ -55,11 +55,14 @@ export interface PullOptions {
   waitMs?: number;
   /** Position order across streams (a single consumer that must see the log in order). */
   ordered?: boolean;
+  /** Aborts the pull, its long poll included (CallOptions). */
   signal?: AbortSignal;
+  /** The call's deadline in ms: shorter than `waitMs`, the pull fails with the timeout error (CallOptions). */
+  timeoutMs?: number;
 }
 
-const GROUP_OPTIONS: ReadonlySet<string> = new Set(['category', 'prefix', 'type', 'start', 'policy', 'maxAttempts', 'initialBackoffMs', 'maxBackoffMs', 'leaseMs']);
-const PULL_OPTIONS: ReadonlySet<string> = new Set(['consumer', 'max', 'waitMs', 'ordered', 'signal']);
+const GROUP_OPTIONS: ReadonlySet<string> = new Set(['category', 'prefix', 'type', 'start', 'policy', 'maxAttempts', 'initialBackoffMs', 'maxBackoffMs', 'leaseMs', ...CALL_MEMBERS]);
+const PULL_OPTIONS: ReadonlySet<string> = new Set(['consumer', 'max', 'waitMs', 'ordered', ...CALL_MEMBERS]);
 
 /** A status answer, its positions checked (never a rounded checkpoint). */
 function checkStatus(status: ConsumerStatus, answer: AnswerContext): ConsumerStatus {
@@ -77,9 +80,10 @@ export class Consumers {
   constructor(private readonly transport: Transport) {}
 
   /** Creates the group, or checks an existing one has the same definition (409 if not). */
-  async create(group: string, options: ConsumerGroupOptions = {}): Promise<ConsumerStatus> {
-    checkObject(options, GROUP_OPTIONS, 'consumers.create', '');
-    const { category, prefix, type, ...rest } = options;
+  async create(group: string, options: ConsumerGroupOptions & CallOptions = {}): Promise<ConsumerStatus> {
+    const call = callOptions(options, 'consumers.create', GROUP_OPTIONS);
+    // The rest goes in the query: the call's own options are not the group's.
+    const { category, prefix, type, signal: _signal, timeoutMs: _timeoutMs, ...rest } = options;
     checkOptionalInteger(rest.start, 'consumers.create', 'start');
     checkOptionalInteger(rest.maxAttempts, 'consumers.create', 'maxAttempts');
     checkOptionalInteger(rest.initialBackoffMs, 'consumers.create', 'initialBackoffMs');
@@ -87,33 +91,34 @@ export class Consumers {
     checkOptionalInteger(rest.leaseMs, 'consumers.create', 'leaseMs');
     const query: Record<string, string | number | string[] | undefined> = { category: list(category), prefix: list(prefix), type: list(type) };
     for (const [k, v] of Object.entries(rest)) if (v !== undefined) query[k] = v as string | number;
-    return statusOf(await this.transport.request<ConsumerStatus>('PUT', groupPath(group), { query }));
+    return statusOf(await this.transport.request<ConsumerStatus>('PUT', groupPath(group), { query, ...call }));
   }
 
-  async get(group: string): Promise<ConsumerStatus> {
-    return statusOf(await this.transport.request<ConsumerStatus>('GET', groupPath(group)));
+  async get(group: string, options: CallOptions = {}): Promise<ConsumerStatus> {
+    return statusOf(await this.transport.request<ConsumerStatus>('GET', groupPath(group), callOptions(options, 'consumers.get')));
   }
 
-  async list(): Promise<ConsumerStatus[]> {
-    const res = await this.transport.request<{ consumers: ConsumerStatus[] }>('GET', '/consumers');
+  async list(options: CallOptions = {}): Promise<ConsumerStatus[]> {
+    const res = await this.transport.request<{ consumers: ConsumerStatus[] }>('GET', '/consumers', callOptions(options, 'consumers.list'));
     for (const status of res.json.consumers) checkStatus(status, res);
     return res.json.consumers;
   }
 
-  async delete(group: string): Promise<{ deleted: string }> {
+  async delete(group: string, options: CallOptions = {}): Promise<{ deleted: string }> {
+    const call = callOptions(options, 'consumers.delete');
     // Deleting twice is a 404 the second time: retry only when surely not done.
-    return (await this.transport.request<{ deleted: string }>('DELETE', groupPath(group), { idempotent: false })).json;
+    return (await this.transport.request<{ deleted: string }>('DELETE', groupPath(group), { idempotent: false, ...call })).json;
   }
 
   /** A batch of deliveries, leased to `consumer`. */
   async pull(group: string, options: PullOptions = {}): Promise<Delivery[]> {
-    checkObject(options, PULL_OPTIONS, 'consumers.pull', '');
+    const call = callOptions(options, 'consumers.pull', PULL_OPTIONS);
     checkOptionalInteger(options.max, 'consumers.pull', 'max');
     checkOptionalInteger(options.waitMs, 'consumers.pull', 'waitMs');
     const res = await this.transport.request<{ deliveries: Array<Record<string, unknown>> }>('POST', groupPath(group) + '/pull', {
       query: { consumer: options.consumer ?? 'client', max: options.max, waitMs: options.waitMs, ordered: options.ordered },
       ...(options.waitMs !== undefined ? { waitMs: options.waitMs } : {}),
-      ...(options.signal !== undefined ? { signal: options.signal } : {}),
+      ...call,
     });
     return res.json.deliveries.map((d) => {
       const delivery: Delivery = { attempt: Number(d.attempt), event: decodeEvent(d.event as Record<string, unknown>, res) };
@@ -123,36 +128,38 @@ export class Consumers {
   }
 
   /** Acknowledges events by position (acking twice is harmless). */
-  async ack(group: string, positions: number | number[]): Promise<ConsumerStatus> {
+  async ack(group: string, positions: number | number[], options: CallOptions = {}): Promise<ConsumerStatus> {
+    const call = callOptions(options, 'consumers.ack');
     const all = Array.isArray(positions) ? positions : [positions];
     for (let i = 0; i < all.length; i++) {
       if (!(Number.isSafeInteger(all[i]) && all[i]! >= 0)) checkInteger(all[i], 'consumers.ack', Array.isArray(positions) ? `positions[${i}]` : 'position');
     }
-    return statusOf(await this.transport.request<ConsumerStatus>('POST', groupPath(group) + '/ack', { body: { positions: all } }));
+    return statusOf(await this.transport.request<ConsumerStatus>('POST', groupPath(group) + '/ack', { body: { positions: all }, ...call }));
   }
 
   /** A failed attempt: the event (and the later ones of its stream) come again after back-off. */
-  async nack(group: string, position: number, reason?: string): Promise<ConsumerStatus> {
+  async nack(group: string, position: number, reason?: string, options: CallOptions = {}): Promise<ConsumerStatus> {
+    const call = callOptions(options, 'consumers.nack');
     checkInteger(position, 'consumers.nack', 'position');
     if (reason !== undefined && typeof reason !== 'string') throw invalidArgument('consumers.nack', 'reason', `must be a string, not ${describeValue(reason)}`);
     const body = reason === undefined ? { position } : { position, reason };
     // Not retried after a drop: a second nack would count a second attempt.
-    return statusOf(await this.transport.request<ConsumerStatus>('POST', groupPath(group) + '/nack', { body, idempotent: false }));
+    return statusOf(await this.transport.request<ConsumerStatus>('POST', groupPath(group) + '/nack', { body, idempotent: false, ...call }));
   }
 
   /** A blocked group: deliver the blocking event again, attempts counted afresh. */
-  async retry(group: string): Promise<ConsumerStatus> {
-    return statusOf(await this.transport.request<ConsumerStatus>('POST', groupPath(group) + '/retry', { idempotent: false }));
+  async retry(group: string, options: CallOptions = {}): Promise<ConsumerStatus> {
+    return statusOf(await this.transport.request<ConsumerStatus>('POST', groupPath(group) + '/retry', { idempotent: false, ...callOptions(options, 'consumers.retry') }));
   }
 
   /** A blocked group: acknowledge the blocking event and go on. */
-  async skip(group: string): Promise<ConsumerStatus> {
-    return statusOf(await this.transport.request<ConsumerStatus>('POST', groupPath(group) + '/skip', { idempotent: false }));
+  async skip(group: string, options: CallOptions = {}): Promise<ConsumerStatus> {
+    return statusOf(await this.transport.request<ConsumerStatus>('POST', groupPath(group) + '/skip', { idempotent: false, ...callOptions(options, 'consumers.skip') }));
   }
 
   /** Deliver the parked events again, before new ones. */
-  async replay(group: string): Promise<ConsumerStatus> {
-    return statusOf(await this.transport.request<ConsumerStatus>('POST', groupPath(group) + '/replay', { idempotent: false }));
+  async replay(group: string, options: CallOptions = {}): Promise<ConsumerStatus> {
+    return statusOf(await this.transport.request<ConsumerStatus>('POST', groupPath(group) + '/replay', { idempotent: false, ...callOptions(options, 'consumers.replay') }));
   }
 
   /**
@@ -160,12 +167,14 @@ export class Consumers {
    * reaches `position` (say, the position an append returned), false when
    * `timeoutMs` passes first. The server waits (at most 60 s) without a thread.
    */
-  async waitFor(group: string, position: number, timeoutMs = 2000): Promise<boolean> {
+  async waitFor(group: string, position: number, timeoutMs = 2000, options: CallOptions = {}): Promise<boolean> {
+    const call = callOptions(options, 'consumers.waitFor');
     checkInteger(position, 'consumers.waitFor', 'position');
     const timeout = Math.max(0, Math.min(60000, Math.round(timeoutMs)));
     const res = await this.transport.request<ConsumerStatus>('GET', groupPath(group), {
       query: { waitFor: position, timeout },
       waitMs: timeout,
+      ...call,
     });
     return checkStatus(res.json, res).reached === true;
   }

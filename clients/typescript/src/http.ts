@@ -8,7 +8,7 @@
 // string (no URL object), one header object, and once the sender is loaded
 // no promise of its own beyond the attempt's.
 
-import { checkInteger, describeValue, invalidArgument, unsafeAnswer } from './check.js';
+import { checkInteger, checkObject, describeValue, invalidArgument, unsafeAnswer } from './check.js';
 import { errorFromResponse, networkError, ConflictError, IndelibleError, UnavailableError, type ErrorBody } from './errors.js';
 import { FetchSender } from './fetch-sender.js';
 import { defaultTransport, type TransportKind } from './runtime.js';
@@ -45,7 +45,49 @@ export interface RequestOptions {
   idempotent?: boolean;
   /** Milliseconds the server may hold the request (long polls): added to the timeout. */
   waitMs?: number;
+  /** Aborts the call: it rejects with `signal.reason`, its request is ended, and it is not retried. */
   signal?: AbortSignal;
+  /**
+   * The call's deadline, ms from the call: every attempt and every wait
+   * between attempts end by then (the client's `timeoutMs` still bounds
+   * each attempt). Past it the call fails with the timeout error, and no
+   * attempt starts after it.
+   */
+  timeoutMs?: number;
+}
+
+/** What every call that makes a request takes (README, "Cancellation and deadlines"). */
+export interface CallOptions {
+  /** Aborts the call: it rejects with `signal.reason` (an `AbortError` DOMException unless you gave a reason), its request is ended, never retried. */
+  signal?: AbortSignal;
+  /** The call's deadline in ms, retries included (a paged read: each page's); past it, an UnavailableError "no answer within". */
+  timeoutMs?: number;
+}
+
+/** The members of CallOptions, for the sets of allowed members of each call's options. */
+export const CALL_MEMBERS: readonly string[] = ['signal', 'timeoutMs'];
+const CALL_ONLY: ReadonlySet<string> = new Set(CALL_MEMBERS);
+
+/**
+ * Checks `options` (only `allowed` members; CallOptions' alone by default)
+ * and answers its signal and deadline as request options, only those set.
+ */
+export function callOptions(options: CallOptions | undefined, call: string, allowed: ReadonlySet<string> = CALL_ONLY): Pick<RequestOptions, 'signal' | 'timeoutMs'> {
+  checkObject(options, allowed, call, '');
+  const out: Pick<RequestOptions, 'signal' | 'timeoutMs'> = {};
+  if (options === undefined) return out;
+  const { signal, timeoutMs } = options;
+  if (signal !== undefined) {
+    // Duck-typed: a signal of another realm (a test runner's, a polyfill's) works as well.
+    if (signal === null || typeof signal !== 'object' || typeof signal.aborted !== 'boolean' || typeof signal.addEventListener !== 'function')
+      throw invalidArgument(call, 'signal', `must be an AbortSignal, not ${describeValue(signal)}`);
+    out.signal = signal;
+  }
+  if (timeoutMs !== undefined) {
+    checkInteger(timeoutMs, call, 'timeoutMs', 1);
+    out.timeoutMs = timeoutMs;
+  }
+  return out;
 }
 
 /** A whole JSON answer; `method` and `path` say what it answers (errors name them). */
@@ -203,10 +245,13 @@ export class Transport {
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const target = this.prefix + path + queryString(options.query);
     const idempotent = options.idempotent ?? true;
+    const deadline = options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.once<T>(method, path, target, options, body);
+        return await this.once<T>(method, path, target, options, body, deadline);
       } catch (err) {
+        // An aborted call is over, whatever its error: never sent again.
+        if (options.signal?.aborted) throw err;
         if (!(err instanceof UnavailableError) || attempt >= this.retries || this.closed) throw err;
         // A 503 answer means nothing was written; a refused connection means
         // nothing was sent (fetch says so on Node, not in browsers: there a
@@ -217,18 +262,23 @@ export class Transport {
         if (!idempotent && !surelyNothingDone) throw err;
         // The server's Retry-After counts (up to 5 s): it knows when it will have room.
         const wait = Math.max(this.backoff(attempt + 1), Math.min(err.retryAfterMs ?? 0, 5000));
+        // No attempt starts past the call's deadline: the last error stands.
+        if (deadline !== undefined && Date.now() + wait >= deadline) throw err;
         await sleep(wait, options.signal);
       }
     }
   }
 
-  private async once<T>(method: string, path: string, target: string, options: RequestOptions, body: string | undefined): Promise<JsonResponse<T>> {
+  private async once<T>(method: string, path: string, target: string, options: RequestOptions, body: string | undefined, deadline: number | undefined): Promise<JsonResponse<T>> {
     if (this.closed) throw closedError(`${method} ${path}`);
     if (options.signal?.aborted) throw options.signal.reason;
     const sender = this.sender ?? (await this.load());
     // Outside the try: a token function that fails is the caller's error, not the network's.
     const headers = await this.headers(options.headers, body !== undefined, 'application/json');
-    const timeoutMs = this.timeoutMs + (options.waitMs ?? 0);
+    // Aborted while the sender loaded or the token came: nothing is sent.
+    if (options.signal?.aborted) throw options.signal.reason;
+    let timeoutMs = this.timeoutMs + (options.waitMs ?? 0);
+    if (deadline !== undefined) timeoutMs = Math.max(0, Math.min(timeoutMs, deadline - Date.now()));
     let answer;
     try {
       answer = await sender.exchange(method, target, headers, body, timeoutMs, options.signal);

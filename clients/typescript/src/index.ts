@@ -31,6 +31,7 @@ export type {
   ValidateEventResult,
 } from './schemas.js';
 export type { TransportKind } from './runtime.js';
+export type { CallOptions } from './http.js';
 export { parseSse } from './sse.js';
 export type { SseItem, SseMessage, SubscribeOptions } from './sse.js';
 export type {

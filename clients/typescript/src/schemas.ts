@@ -3,7 +3,7 @@
 // declarative upcasters. Reading needs any right, changing an admin key.
 
 import { answerInteger, checkObject, describeValue, invalidArgument, type AnswerContext } from './check.js';
-import type { JsonResponse, Transport } from './http.js';
+import { CALL_MEMBERS, callOptions, type CallOptions, type JsonResponse, type RequestOptions, type Transport } from './http.js';
 
 /** What an append does with an event its schema refuses. */
 export type SchemaMode = 'off' | 'warn' | 'enforce';
@@ -79,7 +79,7 @@ type Json = Record<string, unknown>;
 
 const SETTINGS_MEMBERS: ReadonlySet<string> = new Set(['mode', 'compatibility']);
 const UPCASTER_MEMBERS: ReadonlySet<string> = new Set(['from', 'to', 'renames', 'defaults', 'patch']);
-const VALIDATE_OPTIONS: ReadonlySet<string> = new Set(['version']);
+const VALIDATE_OPTIONS: ReadonlySet<string> = new Set(['version', ...CALL_MEMBERS]);
 
 function typePath(type: string, call: string): string {
   if (typeof type !== 'string' || type === '') throw invalidArgument(call, 'type', `must be an event type (a non-empty string), not ${describeValue(type)}`);
@@ -147,79 +147,87 @@ function checkSettings(settings: SchemaSettings, call: string): void {
 export class SchemaRoutes {
   constructor(private readonly transport: Transport) {}
 
-  async list(): Promise<SchemaList> {
-    const res = await this.transport.request<Json>('GET', '/schemas');
+  async list(options: CallOptions): Promise<SchemaList> {
+    const res = await this.transport.request<Json>('GET', '/schemas', callOptions(options, 'listSchemas'));
     const types = Array.isArray(res.json.types) ? res.json.types : [];
     return { types: types.map((t) => decodeType(t, res)), categories: decodeSettingsMap(res.json.categories), default: decodeSettings(res.json.default) };
   }
 
-  async type(type: string): Promise<SchemaType> {
-    const res = await this.transport.request<Json>('GET', typePath(type, 'getSchemaType'));
+  async type(type: string, options: CallOptions): Promise<SchemaType> {
+    const call = callOptions(options, 'getSchemaType');
+    const res = await this.transport.request<Json>('GET', typePath(type, 'getSchemaType'), call);
     return decodeType(res.json, res);
   }
 
-  async version(type: string, version: string): Promise<SchemaVersion> {
+  async version(type: string, version: string, options: CallOptions): Promise<SchemaVersion> {
+    const call = callOptions(options, 'getSchemaVersion');
     const path = `${typePath(type, 'getSchemaVersion')}/versions/${encodeURIComponent(requireString(version, 'getSchemaVersion', 'version'))}`;
-    const res = await this.transport.request<Json>('GET', path);
+    const res = await this.transport.request<Json>('GET', path, call);
     return decodeVersion(res.json, res);
   }
 
-  async register(type: string, version: string, schema: unknown): Promise<RegisterSchemaResult> {
+  async register(type: string, version: string, schema: unknown, options: CallOptions): Promise<RegisterSchemaResult> {
+    const call = callOptions(options, 'registerSchema');
     const path = typePath(type, 'registerSchema') + '/versions';
     requireString(version, 'registerSchema', 'version');
     if (schema === undefined) throw invalidArgument('registerSchema', 'schema', 'is required: a JSON Schema (an object, or true/false)');
     // Registering the same version again is a no-op: safe to retry.
-    const res = await this.transport.request<Json>('POST', path, { body: { version, schema } });
+    const res = await this.transport.request<Json>('POST', path, { body: { version, schema }, ...call });
     return { version: decodeVersion(res.json, res), created: res.status === 201 };
   }
 
-  async check(type: string, schema: unknown): Promise<SchemaCheckResult> {
+  async check(type: string, schema: unknown, options: CallOptions): Promise<SchemaCheckResult> {
+    const call = callOptions(options, 'checkSchema');
     if (schema === undefined) throw invalidArgument('checkSchema', 'schema', 'is required: a JSON Schema (an object, or true/false)');
-    const res = await this.transport.request<Json>('POST', typePath(type, 'checkSchema') + '/check', { body: { schema } });
+    const res = await this.transport.request<Json>('POST', typePath(type, 'checkSchema') + '/check', { body: { schema }, ...call });
     if (res.json.compatible === true) return { compatible: true };
     return { compatible: false, reason: String(res.json.reason ?? '') };
   }
 
-  async setTypeSettings(type: string, settings: SchemaSettings): Promise<SchemaSettings> {
+  async setTypeSettings(type: string, settings: SchemaSettings, options: CallOptions): Promise<SchemaSettings> {
+    const call = callOptions(options, 'setSchemaSettings');
     checkSettings(settings, 'setSchemaSettings');
-    return this.put(typePath(type, 'setSchemaSettings') + '/settings', settings);
+    return this.put(typePath(type, 'setSchemaSettings') + '/settings', settings, call);
   }
 
-  async setCategorySettings(category: string, settings: SchemaSettings): Promise<SchemaSettings> {
+  async setCategorySettings(category: string, settings: SchemaSettings, options: CallOptions): Promise<SchemaSettings> {
+    const call = callOptions(options, 'setCategorySchemaSettings');
     checkSettings(settings, 'setCategorySchemaSettings');
     const path = '/schema-settings/categories/' + encodeURIComponent(requireString(category, 'setCategorySchemaSettings', 'category'));
-    return this.put(path, settings);
+    return this.put(path, settings, call);
   }
 
-  async setDefaultSettings(settings: SchemaSettings): Promise<SchemaSettings> {
+  async setDefaultSettings(settings: SchemaSettings, options: CallOptions): Promise<SchemaSettings> {
+    const call = callOptions(options, 'setDefaultSchemaSettings');
     checkSettings(settings, 'setDefaultSchemaSettings');
-    return this.put('/schema-settings/default', settings);
+    return this.put('/schema-settings/default', settings, call);
   }
 
-  async addUpcaster(type: string, upcaster: Upcaster): Promise<void> {
+  async addUpcaster(type: string, upcaster: Upcaster, options: CallOptions): Promise<void> {
+    const call = callOptions(options, 'addUpcaster');
     checkObject(upcaster, UPCASTER_MEMBERS, 'addUpcaster', 'upcaster');
     requireString(upcaster.from, 'addUpcaster', 'upcaster.from');
     requireString(upcaster.to, 'addUpcaster', 'upcaster.to');
     // A second identical upcaster is a conflict on the server: not retried blindly.
-    await this.transport.request<Json>('POST', typePath(type, 'addUpcaster') + '/upcasters', { body: upcaster, idempotent: false });
+    await this.transport.request<Json>('POST', typePath(type, 'addUpcaster') + '/upcasters', { body: upcaster, idempotent: false, ...call });
   }
 
-  async validate(type: string, data: unknown, options: { version?: string }): Promise<ValidateEventResult> {
-    checkObject(options, VALIDATE_OPTIONS, 'validateEvent', '');
+  async validate(type: string, data: unknown, options: { version?: string } & CallOptions): Promise<ValidateEventResult> {
+    const call = callOptions(options, 'validateEvent', VALIDATE_OPTIONS);
     const body: Json = { data: data === undefined ? null : data };
     if (options.version !== undefined) body.version = requireString(options.version, 'validateEvent', 'version');
-    const res = await this.transport.request<Json>('POST', typePath(type, 'validateEvent') + '/validate', { body });
+    const res = await this.transport.request<Json>('POST', typePath(type, 'validateEvent') + '/validate', { body, ...call });
     if (res.json.valid === true) return { valid: true };
     return { valid: false, pointer: String(res.json.pointer ?? ''), rule: String(res.json.rule ?? '') };
   }
 
-  async settings(): Promise<SchemaSettingsList> {
-    const res = await this.transport.request<Json>('GET', '/schema-settings');
+  async settings(options: CallOptions): Promise<SchemaSettingsList> {
+    const res = await this.transport.request<Json>('GET', '/schema-settings', callOptions(options, 'getSchemaSettings'));
     return { categories: decodeSettingsMap(res.json.categories), default: decodeSettings(res.json.default) };
   }
 
-  private async put(path: string, settings: SchemaSettings): Promise<SchemaSettings> {
-    const res: JsonResponse<Json> = await this.transport.request<Json>('PUT', path, { body: settings });
+  private async put(path: string, settings: SchemaSettings, call: RequestOptions): Promise<SchemaSettings> {
+    const res: JsonResponse<Json> = await this.transport.request<Json>('PUT', path, { body: settings, ...call });
     return decodeSettings(res.json);
   }
 }

@@ -95,7 +95,7 @@ test('a member the client does not know is refused, not dropped: a typo of `expe
   assert.ok(typo instanceof InvalidError, String(typo));
   assert.equal(typo.status, 0);
   assert.equal(typo.field, 'expectedVersion');
-  assert.match(typo.message, /^indelible: append: expectedVersion is not a member the client knows \(the options may have expected, state\)/);
+  assert.match(typo.message, /^indelible: append: expectedVersion is not a member the client knows \(the options may have expected, state, signal, timeoutMs\)/);
   const eventTypo = await client.append(stream, { type: 'B', metdata: { user: 'ann' } } as never).catch((e: unknown) => e);
   assert.ok(eventTypo instanceof InvalidError && eventTypo.field === 'event.metdata', String(eventTypo));
   const deleteTypo = await client.delete(stream, { expectedVersion: 5 } as never).catch((e: unknown) => e);
