@@ -1,5 +1,6 @@
 // The client: one object per server, every call of the HTTP API.
 
+import { parseConnectionString } from './connection-string.js';
 import { answerInteger, checkInteger, checkObject, checkOptionalInteger, describeValue, invalidArgument, unknownMember, unknownMemberError, type AnswerContext } from './check.js';
 import { decodeAppend, decodeEvent, decodeState, encodeEvent, encodeQuery, encodeState, type WireEvent } from './codec.js';
 import { Consumers } from './consumers.js';
@@ -124,9 +125,16 @@ export class Client {
   private readonly transport: Transport;
   private readonly schemaRoutes: SchemaRoutes;
 
+  /**
+   * `url`: the server's base URL (`http://127.0.0.1:2113`) or a connection
+   * string (`indelible://host:2113?tls=true&apiKey=...&ca=/etc/ca.pem`, or
+   * an http(s) URL with those settings as its query; README, "Connection
+   * strings"). Settings in `options` win over the string's.
+   */
   constructor(url: string, options: ClientOptions = {}) {
     checkObject(options, CLIENT_OPTIONS, 'new Client', '');
-    this.transport = new Transport(url, options);
+    const connection = parseConnectionString(url);
+    this.transport = new Transport(connection.url, { ...connection.options, ...options }, connection.caFile);
     this.consumers = new Consumers(this.transport);
     this.schemaRoutes = new SchemaRoutes(this.transport);
   }

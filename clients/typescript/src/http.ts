@@ -167,7 +167,8 @@ export class Transport {
   private readonly token: (() => string | Promise<string>) | undefined;
   private closed = false;
 
-  constructor(url: string, options: ClientOptions = {}) {
+  /** `caFile`: a PEM file the node sender reads when it loads (a connection string's `ca`). */
+  constructor(url: string, options: ClientOptions = {}, caFile?: string) {
     this.base = new URL(url);
     if (this.base.protocol !== 'http:' && this.base.protocol !== 'https:') throw invalidArgument('new Client', 'url', `must be http or https, not ${this.base.protocol}`);
     this.prefix = this.base.pathname.replace(/\/$/, '');
@@ -184,6 +185,10 @@ export class Transport {
       if (typeof options.ca !== 'string' && !(options.ca instanceof Uint8Array)) throw invalidArgument('new Client', 'ca', `must be PEM text or bytes, not ${describeValue(options.ca)}`);
       this.senderOptions.ca = options.ca;
     }
+    if (caFile !== undefined && options.ca === undefined) {
+      if (this.kind !== 'node') throw invalidArgument('new Client', 'ca', "needs the node transport (Node.js); with fetch the runtime's own trust store applies");
+      this.senderOptions.caFile = caFile;
+    }
     if (this.kind === 'fetch') this.sender = new FetchSender(this.base, this.senderOptions);
     this.timeoutMs = options.timeoutMs ?? 30000;
     this.retries = options.retries ?? 3;
@@ -197,7 +202,8 @@ export class Transport {
     this.loading ??= import('./node-sender.js')
       .then((m) => m.nodeSender(this.base, this.senderOptions))
       .catch((err: unknown) => {
-        if (this.forced || this.senderOptions.ca !== undefined) throw invalidArgument('new Client', 'transport', `'node' needs node:http, which this runtime does not have (${describe(err)})`);
+        if (err instanceof IndelibleError) throw err; // the sender's own refusal (an unreadable CA file)
+        if (this.forced || this.senderOptions.ca !== undefined || this.senderOptions.caFile !== undefined) throw invalidArgument('new Client', 'transport', `'node' needs node:http, which this runtime does not have (${describe(err)})`);
         // Something that looked like Node but is not: fetch does the same work.
         this.kind = 'fetch';
         return new FetchSender(this.base, this.senderOptions);

@@ -15,6 +15,7 @@
 // outside the cap, so long-lived subscriptions never starve ordinary requests.
 
 import type { NodeAgent, NodeBufferModule, NodeHttpModule, NodeIncomingMessage } from './node-types.js';
+import { invalidArgument } from './check.js';
 import { TimeoutError, type Answer, type Sender, type SenderOptions, type StreamAnswer } from './sender.js';
 
 /** `import(name)` that bundlers neither follow nor complain about: Node's modules exist only on Node. */
@@ -29,7 +30,15 @@ const IDLE_SOCKET_MS = 30000;
 export async function nodeSender(base: URL, options: SenderOptions): Promise<Sender> {
   const secure = base.protocol === 'https:';
   const [lib, buffer] = await Promise.all([load<NodeHttpModule>(secure ? 'node:https' : 'node:http'), load<NodeBufferModule>('node:buffer')]);
-  return new NodeSender(base, options, lib, buffer);
+  if (options.caFile === undefined) return new NodeSender(base, options, lib, buffer);
+  let ca: string;
+  try {
+    const fs = await load<{ readFile(path: string, encoding: 'utf8'): Promise<string> }>('node:fs/promises');
+    ca = await fs.readFile(options.caFile, 'utf8');
+  } catch (err) {
+    throw invalidArgument('new Client', 'ca', `cannot read the CA file ${options.caFile}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return new NodeSender(base, { ...options, ca }, lib, buffer);
 }
 
 function headerOf(headers: NodeIncomingMessage['headers'], name: string): string | null {

@@ -50,4 +50,6 @@ export interface SenderOptions {
   maxConnections: number;
   /** PEM CA certificate(s) for https (node sender only). */
   ca?: string | Uint8Array;
+  /** A PEM file to read them from when the node sender loads (a connection string's `ca`). */
+  caFile?: string;
 }
