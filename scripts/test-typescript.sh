@@ -82,4 +82,7 @@ for _ in $(seq 100); do
 done
 [[ -n $url ]] || { echo "test-typescript: the server did not start: $(cat "$pack/serve.out")" >&2; exit 1; }
 (cd "$consumer" && node require.cjs "$url")
+# The documented way to get the package file (README "Install").
+packed=$(cd "$root" && scripts/pack-typescript.sh)
+[[ -f $packed ]] || { echo "test-typescript: scripts/pack-typescript.sh made no $packed" >&2; exit 1; }
 echo "test-typescript: ok ($(wc -l <<<"$listing") files in $(basename "$tarball"))"
