@@ -12,6 +12,8 @@
 #include <boost/url/parse.hpp>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
@@ -93,6 +95,25 @@ void Handle(Fixture& f, server::Request request) {
 }
 
 }  // namespace
+
+// Boost's asserts in this harness and the server library (fuzz/CMakeLists.txt
+// says why): Beast 1.81's `n >= 5` in parse_chunk_header is wrong
+// (boostorg/beast#2861: a last chunk cut short reaches it with fewer bytes,
+// and the parser then asks for more, as release builds do); every other
+// failed assert aborts, as assert() would.
+namespace boost {
+void assertion_failed(char const* expr, char const* function, char const* file, long line) {
+  if (std::string_view(expr) == "n >= 5" && std::string_view(file).ends_with("basic_parser.ipp"))
+    return;
+  std::fprintf(stderr, "%s:%ld: %s: Assertion `%s' failed.\n", file, line, function, expr);
+  std::abort();
+}
+void assertion_failed_msg(char const* expr, char const* msg, char const* function, char const* file,
+                          long line) {
+  std::fprintf(stderr, "%s:%ld: %s: Assertion `%s' failed: %s\n", file, line, function, expr, msg);
+  std::abort();
+}
+}  // namespace boost
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   Fixture& f = TheFixture();
