@@ -5,12 +5,11 @@
 
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { parseConnectionString } from '../src/connection-string.js';
 import { Client, InvalidError, UnauthorizedError } from './subject.js';
-import { collect, Server, startAuthServer, tempDir, unique } from './server.js';
+import { collect, Server, startAuthServer, startTlsServer, unique } from './server.js';
 
 test('indelible:// strings: http unless tls=true, port 2113 by default, settings parsed', () => {
   assert.deepEqual(parseConnectionString('indelible://localhost'), { url: 'http://localhost:2113', options: {} });
@@ -68,13 +67,7 @@ describe('clients made from connection strings', () => {
     let server: Server;
     let dir: string;
     before(async () => {
-      dir = tempDir();
-      const sh = (cmd: string) => execFileSync('sh', ['-c', cmd], { cwd: dir, stdio: 'pipe' });
-      sh("openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj '/CN=indelible test CA'");
-      sh("openssl req -newkey rsa:2048 -nodes -keyout key.pem -out server.csr -subj '/CN=127.0.0.1'");
-      sh("printf 'subjectAltName=IP:127.0.0.1\\nbasicConstraints=CA:FALSE\\n' > ext");
-      sh('openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out cert.pem -days 2 -extfile ext');
-      server = await Server.start({ data: dir, args: ['--tls-cert', path.join(dir, 'cert.pem'), '--tls-key', path.join(dir, 'key.pem')] });
+      ({ server, dir } = await startTlsServer());
     });
     after(async () => {
       await server.stop();

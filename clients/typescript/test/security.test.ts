@@ -3,11 +3,10 @@
 
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { Client, ForbiddenError, IndelibleError, UnauthorizedError, type RecordedEvent } from './subject.js';
-import { Server, collect, sleep, tempDir, unique } from './server.js';
+import { Server, collect, sleep, startTlsServer, tempDir, unique } from './server.js';
 
 describe('credentials', () => {
   let server: Server;
@@ -111,14 +110,7 @@ describe('https with a private CA', () => {
   let dir: string;
 
   before(async () => {
-    dir = tempDir();
-    // As tests/testutil/test_certificates.h: a CA, and a server certificate for 127.0.0.1 signed by it.
-    const sh = (cmd: string) => execFileSync('sh', ['-c', cmd], { cwd: dir, stdio: 'pipe' });
-    sh("openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj '/CN=indelible test CA'");
-    sh("openssl req -newkey rsa:2048 -nodes -keyout key.pem -out server.csr -subj '/CN=127.0.0.1'");
-    sh("printf 'subjectAltName=IP:127.0.0.1\\nbasicConstraints=CA:FALSE\\n' > ext");
-    sh('openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out cert.pem -days 2 -extfile ext');
-    server = await Server.start({ data: dir, args: ['--tls-cert', path.join(dir, 'cert.pem'), '--tls-key', path.join(dir, 'key.pem')] });
+    ({ server, dir } = await startTlsServer());
     assert.match(server.url, /^https:\/\/127\.0\.0\.1:/);
   });
   after(async () => {

@@ -1,7 +1,7 @@
 // Test helper: a real `indelible serve` on a free port with a temp data
 // folder, stopped afterwards.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -143,3 +143,17 @@ export async function startAuthServer(): Promise<AuthServer> {
   };
 }
 
+
+// An https server on a certificate for 127.0.0.1 signed by a private CA made
+// here by openssl (as tests/testutil/test_certificates.h); `dir` holds
+// ca.pem, and is the server's data folder (removed by the caller).
+export async function startTlsServer(): Promise<{ server: Server; dir: string }> {
+  const dir = tempDir();
+  const sh = (cmd: string) => execFileSync('sh', ['-c', cmd], { cwd: dir, stdio: 'pipe' });
+  sh("openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj '/CN=indelible test CA'");
+  sh("openssl req -newkey rsa:2048 -nodes -keyout key.pem -out server.csr -subj '/CN=127.0.0.1'");
+  sh("printf 'subjectAltName=IP:127.0.0.1\\nbasicConstraints=CA:FALSE\\n' > ext");
+  sh('openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out cert.pem -days 2 -extfile ext');
+  const server = await Server.start({ data: dir, args: ['--tls-cert', path.join(dir, 'cert.pem'), '--tls-key', path.join(dir, 'key.pem')] });
+  return { server, dir };
+}
