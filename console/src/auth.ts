@@ -2,20 +2,11 @@
 // console hides what the server would refuse. The server still decides: this
 // only spares the user buttons that answer 403. Pure, unit-tested.
 
+import type { GrantRule as Rule, WhoAmI } from '@indelible/client';
+
+export type { WhoAmI };
+
 export type Right = 'read' | 'write' | 'delete' | 'subscribe' | 'consumers' | 'keys' | 'metrics';
-
-export interface Rule {
-  allow: string[];
-  categories?: string[];
-  prefixes?: string[];
-}
-
-export interface WhoAmI {
-  authentication: boolean;
-  principal?: string;
-  roles?: string[];
-  grants?: { admin: boolean; rules: Rule[] };
-}
 
 /** A name's category: the part before the first `-` or `/` (docs/SECURITY.md). */
 export function categoryOf(name: string): string {

@@ -1,18 +1,19 @@
 // Loading and polling, with the error kept for the alert.
 
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError } from './api';
+import type { IndelibleError } from '@indelible/client';
+import { failure } from './client';
 
 export interface Loaded<T> {
   data: T | null;
-  error: ApiError | null;
+  error: IndelibleError | null;
   reload: () => void;
 }
 
 /** Runs `load` when `key` changes and every `intervalMs` (if given); keeps the last good data. */
 export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, key: string, intervalMs?: number): Loaded<T> {
   const [data, setData] = useState<T | null>(null);
-  const [error, setError] = useState<ApiError | null>(null);
+  const [error, setError] = useState<IndelibleError | null>(null);
   const [tick, setTick] = useState(0);
   const loadRef = useRef(load);
   loadRef.current = load;
@@ -33,7 +34,7 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, key: strin
         setError(null);
       } catch (e) {
         if (controller.signal.aborted) return;
-        setError(asApiError(e));
+        setError(failure(e));
       }
       if (intervalMs && !controller.signal.aborted) timer = window.setTimeout(run, intervalMs);
     };
@@ -45,9 +46,4 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, key: strin
   }, [key, tick, intervalMs]);
 
   return { data, error, reload: () => setTick((t) => t + 1) };
-}
-
-export function asApiError(e: unknown): ApiError {
-  if (e instanceof ApiError) return e;
-  return new ApiError(0, 'internal', e instanceof Error ? e.message : String(e));
 }

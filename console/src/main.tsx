@@ -4,10 +4,11 @@ import 'uplot/dist/uPlot.min.css';
 import './style.css';
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, getJson, setCredential, setUnauthorizedHandler } from './api';
+import type { IndelibleError } from '@indelible/client';
+import { client, failure, setCredential, setUnauthorizedHandler } from './client';
 import { maySomewhere, type WhoAmI } from './auth';
 import { ErrorAlert } from './components/ErrorAlert';
-import { asApiError } from './hooks';
+import { EventSearch } from './components/EventSearch';
 import { AppendPage } from './pages/Append';
 import { ConsumerPage } from './pages/Consumer';
 import { ConsumersPage } from './pages/Consumers';
@@ -30,7 +31,7 @@ function App() {
   const [who, setWho] = useState<WhoAmI | null>(null);
   // Until /auth/whoami answers, "no principal" means "not known yet", not "signed out".
   const [checking, setChecking] = useState(true);
-  const [error, setError] = useState<ApiError | null>(null);
+  const [error, setError] = useState<IndelibleError | null>(null);
   const [theme, setTheme] = useState<Theme>(currentTheme);
 
   useEffect(() => {
@@ -40,10 +41,11 @@ function App() {
       setWho(null);
       setChecking(false);
     });
-    getJson<WhoAmI>('/auth/whoami')
+    client
+      .whoami()
       .then(setWho, (e) => {
-        const failure = asApiError(e);
-        if (failure.status !== 401) setError(failure); // a 401 already signed out
+        const failed = failure(e);
+        if (failed.status !== 401) setError(failed); // a 401 already signed out
       })
       .finally(() => setChecking(false));
     // Follow the system while the user has not picked a theme.
@@ -102,6 +104,7 @@ function App() {
           indelible <span>console</span>
         </a>
         <Nav route={route} who={who} />
+        {who && <EventSearch />}
         <div class="session">
           <button type="button" onClick={toggleTheme} aria-pressed={theme === 'dark'}>
             Theme
@@ -164,7 +167,7 @@ function Page({ route, theme }: { route: Route; theme: Theme }) {
     case 'tail':
       return <TailPage />;
     case 'consumers':
-      return name === undefined ? <ConsumersPage /> : <ConsumerPage group={name} />;
+      return name === undefined ? <ConsumersPage /> : <ConsumerPage group={name} theme={theme} />;
     case 'schemas':
       return name === undefined ? <SchemasPage /> : <SchemaTypePage type={name} />;
     case 'append':

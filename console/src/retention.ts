@@ -1,18 +1,7 @@
 // Stream metadata as the console shows and edits it (docs/HTTP.md, "Stream
 // metadata"): pure, unit-tested (test/retention.test.ts).
 
-export interface Metadata {
-  maxAge?: number | null;
-  maxCount?: number | null;
-  truncateBefore?: number | null;
-  custom?: Record<string, unknown> | null;
-}
-
-export interface MetadataAnswer {
-  stream: string;
-  version: number | null; // null: never written
-  metadata: Metadata;
-}
+import type { StreamMetadata as Metadata } from '@indelible/client';
 
 /** "86400 s (1 day)": seconds and the largest whole unit they make. */
 export function describeAge(seconds: number): string {

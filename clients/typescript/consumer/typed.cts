@@ -2,7 +2,7 @@
 // without @types/node (consumer/tsconfig.json: "types": []): the
 // package's declarations need no Node types. scripts/test-typescript.sh
 // checks it (and typed.mts, the same as ESM) from the tarball.
-import { Client, ConflictError, type ClientOptions, type RecordedEvent, type TransportKind } from '@indelible/client';
+import { Client, ConflictError, dateCodec, type ClientOptions, type Codecs, type RecordedEvent, type TransportKind } from '@indelible/client';
 
 const transport: TransportKind = 'fetch';
 const options: ClientOptions = { apiKey: 'idl_x', transport, timeoutMs: 5000 };
@@ -26,4 +26,19 @@ export async function firstTypes(url: string): Promise<string[]> {
   }
   void ca;
   return seen.map((e) => e.type);
+}
+
+// Typed events (README, "Typed events"): the declarations check appends
+// against the union, narrow reads by type, and type the codecs.
+type Orders = { type: 'Placed'; data: { at: Date } } | { type: 'Shipped'; data: { carrier: string } };
+const codecs: Codecs<Orders> = { Placed: dateCodec('at') };
+
+export async function placedTimes(url: string): Promise<number[]> {
+  const client = new Client(url, { codecs });
+  await client.append<Orders>('typed-2', [{ type: 'Placed', data: { at: new Date() } }, { type: 'Shipped', data: { carrier: 'DHL' } }]);
+  // @ts-expect-error: 'Typo' is no type of Orders
+  await client.append<Orders>('typed-2', { type: 'Typo', data: {} });
+  const times: number[] = [];
+  for await (const e of client.readStream<Orders>('typed-2')) if (e.type === 'Placed') times.push(e.data.at.getTime());
+  return times;
 }

@@ -5,6 +5,7 @@ import { answerInteger, checkInteger, checkObject, checkOptionalInteger, describ
 import { decodeAppend, decodeEvent, decodeState, encodeEvent, encodeQuery, encodeState, type WireEvent } from './codec.js';
 import { Consumers } from './consumers.js';
 import { IndelibleError, NotFoundError } from './errors.js';
+import { codecTable, type CodecTable } from './event-codecs.js';
 import { CALL_MEMBERS, callOptions, streamPath, Transport, type CallOptions, type JsonResponse, type Query as UrlQuery, type RequestOptions } from './http.js';
 import {
   SchemaRoutes,
@@ -23,15 +24,18 @@ import { checkFrom, subscribe, SUBSCRIBE_MEMBERS, type SubscribeOptions } from '
 import { Worker, type Handler, type WorkerOptions } from './worker.js';
 import type {
   AllFilter,
+  AllPage,
   AppendResult,
   ClientOptions,
   CommitAppend,
   CommitOptions,
   CommitResult,
   EventInput,
+  EventShape,
   Expected,
   Query,
   QueryPage,
+  RawRead,
   RecordedEvent,
   ScavengeReport,
   ShredReport,
@@ -40,8 +44,12 @@ import type {
   StoredStreamMetadata,
   StreamHead,
   StreamInfo,
+  StreamLastEvent,
+  StreamListPage,
   StreamMetadata,
   StreamMetadataWritten,
+  StreamPage,
+  WhoAmI,
 } from './types.js';
 
 type Json = Record<string, unknown>;
@@ -77,6 +85,19 @@ function nextOf(value: unknown, answer: AnswerContext, field: string): number | 
   return value === null || value === undefined ? null : answerInteger(value, answer, field);
 }
 
+/** A listed stream's `last` (`last=true`): its newest event's envelope, or null. */
+function lastEventOf(value: unknown, answer: AnswerContext): StreamLastEvent | null {
+  if (value === null || value === undefined || typeof value !== 'object') return null;
+  const e = value as Json;
+  return {
+    id: String(e.id),
+    type: String(e.type),
+    version: answerInteger(e.version, answer, 'last.version'),
+    position: answerInteger(e.position, answer, 'last.position'),
+    timestamp: Number(e.timestamp),
+  };
+}
+
 /** `raw=1` asks for the events as stored, not upcast (docs/SCHEMAS.md). */
 function rawQuery(raw: boolean | undefined): number | undefined {
   return raw === true ? 1 : undefined;
@@ -106,24 +127,31 @@ const APPEND_OPTIONS: ReadonlySet<string> = new Set(['expected', 'state', ...CAL
 const COMMIT_APPEND: ReadonlySet<string> = new Set(['stream', 'expected', 'events', 'state']);
 const READ_STREAM_OPTIONS: ReadonlySet<string> = new Set(['from', 'direction', 'pageSize', 'includeDeleted', 'raw', ...CALL_MEMBERS]);
 const READ_ALL_OPTIONS: ReadonlySet<string> = new Set(['from', 'pageSize', 'category', 'prefix', 'type', 'raw', ...CALL_MEMBERS]);
+const READ_STREAM_PAGE_OPTIONS: ReadonlySet<string> = new Set(['from', 'direction', 'limit', 'includeDeleted', 'raw', ...CALL_MEMBERS]);
+const READ_ALL_PAGE_OPTIONS: ReadonlySet<string> = new Set(['from', 'limit', 'category', 'prefix', 'type', 'raw', ...CALL_MEMBERS]);
 const DELETE_OPTIONS: ReadonlySet<string> = new Set(['expected', ...CALL_MEMBERS]);
 const METADATA_OPTIONS: ReadonlySet<string> = new Set(['expected', ...CALL_MEMBERS]);
 /** How much longer than `timeoutMs` a scavenge's answer is awaited: it compacts the whole store. */
 const SCAVENGE_WAIT_MS = 3_600_000;
 const STREAM_METADATA: ReadonlySet<string> = new Set(['maxAge', 'maxCount', 'truncateBefore', 'custom']);
-const LIST_OPTIONS: ReadonlySet<string> = new Set(['prefix', 'category', 'after', 'pageSize', ...CALL_MEMBERS]);
+const LIST_OPTIONS: ReadonlySet<string> = new Set(['prefix', 'category', 'after', 'pageSize', 'last', ...CALL_MEMBERS]);
+const LIST_PAGE_OPTIONS: ReadonlySet<string> = new Set(['prefix', 'category', 'after', 'limit', 'last', ...CALL_MEMBERS]);
 const SUBSCRIBE_ALL_OPTIONS: ReadonlySet<string> = new Set([...SUBSCRIBE_MEMBERS, 'category', 'prefix', 'type']);
 const COMMIT_OPTIONS: ReadonlySet<string> = new Set(['condition', ...CALL_MEMBERS]);
 const CONDITION_MEMBERS: ReadonlySet<string> = new Set(['failIfEventsMatch', 'after']);
 const READ_QUERY_OPTIONS: ReadonlySet<string> = new Set(['from', 'limit', 'direction', 'raw', ...CALL_MEMBERS]);
 const READ_QUERY_ALL_OPTIONS: ReadonlySet<string> = new Set(['from', 'pageSize', 'direction', 'raw', ...CALL_MEMBERS]);
-const CLIENT_OPTIONS: ReadonlySet<string> = new Set(['apiKey', 'token', 'ca', 'timeoutMs', 'retries', 'maxConnections', 'transport']);
+const CLIENT_OPTIONS: ReadonlySet<string> = new Set(['apiKey', 'token', 'ca', 'timeoutMs', 'retries', 'maxConnections', 'transport', 'codecs']);
 
 export class Client {
   /** Consumer groups: create, get, list, delete, pull, ack, nack, retry, skip, replay, waitFor. */
   readonly consumers: Consumers;
   private readonly transport: Transport;
   private readonly schemaRoutes: SchemaRoutes;
+  /** `ClientOptions.codecs`; undefined without any, so the untyped path checks one thing per event. */
+  private readonly codecs: CodecTable | undefined;
+  /** The same calls without codecs, for workers: they decode each event just before its handler. */
+  private readonly storedConsumers: Consumers;
 
   /**
    * `url`: the server's base URL (`http://127.0.0.1:2113`) or a connection
@@ -133,10 +161,17 @@ export class Client {
    */
   constructor(url: string, options: ClientOptions = {}) {
     checkObject(options, CLIENT_OPTIONS, 'new Client', '');
+    this.codecs = codecTable(options.codecs);
     const connection = parseConnectionString(url);
     this.transport = new Transport(connection.url, { ...connection.options, ...options }, connection.caFile);
-    this.consumers = new Consumers(this.transport);
+    this.consumers = new Consumers(this.transport, this.codecs);
+    this.storedConsumers = this.codecs === undefined ? this.consumers : new Consumers(this.transport);
     this.schemaRoutes = new SchemaRoutes(this.transport);
+  }
+
+  /** The codecs a read applies: none for a `raw` one (as stored, not upcast). */
+  private codecsFor(raw: boolean | undefined): CodecTable | undefined {
+    return raw === true ? undefined : this.codecs;
   }
 
   /**
@@ -153,12 +188,20 @@ export class Client {
    * Appends one event or several, atomically. Event ids are made here when
    * missing, before the first attempt, so a retry after a dropped connection
    * is an idempotent replay (`replayed: true`), never a second copy.
+   * `append<E>`: the events are of the union `E` (README, "Typed events").
+   * Each event's data goes through its type's codec, if it has one; a codec
+   * that throws fails the call (CodecError) before anything is sent.
    */
-  async append(stream: string, events: EventInput | EventInput[], options: { expected?: Expected; state?: StateInput } & CallOptions = {}): Promise<AppendResult> {
+  async append<E extends EventShape = EventShape>(
+    stream: string,
+    events: EventInput<E> | EventInput<E>[],
+    options: { expected?: Expected; state?: StateInput } & CallOptions = {},
+  ): Promise<AppendResult> {
     const call = callOptions(options, 'append', APPEND_OPTIONS);
     const wire: WireEvent[] = [];
-    if (Array.isArray(events)) for (let i = 0; i < events.length; i++) wire.push(encodeEvent(events[i]!, 'append', -1, i));
-    else wire.push(encodeEvent(events, 'append', -1, -1));
+    const input = events as EventInput | EventInput[];
+    if (Array.isArray(input)) for (let i = 0; i < input.length; i++) wire.push(encodeEvent(input[i]!, 'append', -1, i, this.codecs));
+    else wire.push(encodeEvent(input, 'append', -1, -1, this.codecs));
     // The envelope form carries a state record; without one the plain array keeps old servers working.
     const body = options.state !== undefined ? { events: wire, state: encodeState(options.state, 'append', -1) } : wire;
     const headers = expectationHeaders(options.expected, 'append');
@@ -172,20 +215,22 @@ export class Client {
    * events without one (to `$dcb`). `condition` makes the commit fail,
    * writing nothing, with a ConflictError of reason `'condition'` (and the
    * `position` of the event that broke it) when an event matching its query
-   * was written after its `after` (docs/DCB.md).
+   * was written after its `after` (docs/DCB.md). `commit<E>`: every
+   * append's events are of the union `E`; codecs as for append, every
+   * event encoded before anything is sent.
    */
-  async commit(appends: CommitAppend[], options: CommitOptions & CallOptions = {}): Promise<CommitResult> {
+  async commit<E extends EventShape = EventShape>(appends: CommitAppend<E>[], options: CommitOptions & CallOptions = {}): Promise<CommitResult> {
     const call = callOptions(options, 'commit', COMMIT_OPTIONS);
     if (!Array.isArray(appends)) throw invalidArgument('commit', 'appends', `must be an array of {stream?, expected?, events, state?}, not ${describeValue(appends)}`);
     const wire: Json[] = [];
     for (let i = 0; i < appends.length; i++) {
-      const a = appends[i]!;
+      const a = appends[i]! as CommitAppend;
       if (a === null || typeof a !== 'object' || Array.isArray(a)) throw invalidArgument('commit', `appends[${i}]`, `must be an object {stream?, expected?, events, state?}, not ${describeValue(a)}`);
       const unknown = unknownMember(a, COMMIT_APPEND);
       if (unknown !== undefined) throw unknownMemberError('commit', `appends[${i}]`, unknown, COMMIT_APPEND);
       if (!Array.isArray(a.events)) throw invalidArgument('commit', `appends[${i}].events`, `is required, an array (empty for a state-only append), not ${describeValue(a.events)}`);
       const events: WireEvent[] = [];
-      for (let j = 0; j < a.events.length; j++) events.push(encodeEvent(a.events[j]!, 'commit', i, j));
+      for (let j = 0; j < a.events.length; j++) events.push(encodeEvent(a.events[j]!, 'commit', i, j, this.codecs));
       const out: Json = a.stream !== undefined ? { stream: a.stream, events } : { events };
       if (a.expected !== undefined) {
         checkExpected(a.expected, 'commit', i);
@@ -214,17 +259,19 @@ export class Client {
    * A stream's events, paged as needed. Throws NotFoundError (on the first
    * page) when the stream does not exist, or was deleted (`deleted: true`)
    * and `includeDeleted` is not set. Events come upcast to their type's
-   * newest schema version; `raw: true` reads them as stored.
+   * newest schema version, then decoded by the client's codecs; `raw: true`
+   * reads them as stored (neither). `readStream<E>`: events of the union
+   * `E`, which `raw` reads cannot be (README, "Typed events").
    */
-  readStream(
+  readStream<E extends EventShape = EventShape>(
     stream: string,
-    options: { from?: number; direction?: 'forward' | 'backward'; pageSize?: number; includeDeleted?: boolean; raw?: boolean } & CallOptions = {},
-  ): AsyncGenerator<RecordedEvent> {
+    options: { from?: number; direction?: 'forward' | 'backward'; pageSize?: number; includeDeleted?: boolean; raw?: RawRead<E> } & CallOptions = {},
+  ): AsyncGenerator<RecordedEvent<E>> {
     // Checked at the call, not at the first page.
     const call = callOptions(options, 'readStream', READ_STREAM_OPTIONS);
     checkOptionalInteger(options.from, 'readStream', 'from');
     checkOptionalInteger(options.pageSize, 'readStream', 'pageSize');
-    return this.streamPages(stream, options, call);
+    return this.streamPages(stream, options, call) as AsyncGenerator<RecordedEvent<E>>;
   }
 
   private async *streamPages(
@@ -233,10 +280,11 @@ export class Client {
     call: RequestOptions,
   ): AsyncGenerator<RecordedEvent> {
     let from: number | undefined = options.from;
+    const codecs = this.codecsFor(options.raw);
     for (;;) {
       const query: UrlQuery = { from, limit: options.pageSize, direction: options.direction, includeDeleted: options.includeDeleted ? 'true' : undefined, raw: rawQuery(options.raw) };
       const res = await this.transport.request<{ events: Json[]; nextVersion: unknown }>('GET', streamPath(stream), { query, ...call });
-      for (const e of res.json.events) yield decodeEvent(e, res);
+      for (const e of res.json.events) yield decodeEvent(e, res, codecs);
       // A page cut by the byte budget may be short: only a null nextVersion ends the stream.
       const next = nextOf(res.json.nextVersion, res, 'nextVersion');
       if (next === null) return;
@@ -249,22 +297,24 @@ export class Client {
    * `$all` in position order, filtered, up to the end as it is when the read
    * gets there. Pages may be short or empty (byte and scan budgets): the read
    * goes on from `next` until a page brings nothing and `next` stays put.
-   * Upcast like readStream; `raw: true` reads the events as stored.
+   * Upcast and decoded like readStream; `raw: true` reads the events as
+   * stored. `readAll<E>`: events of the union `E` (filter to make it so).
    */
-  readAll(options: { from?: number; pageSize?: number; raw?: boolean } & AllFilter & CallOptions = {}): AsyncGenerator<RecordedEvent> {
+  readAll<E extends EventShape = EventShape>(options: { from?: number; pageSize?: number; raw?: RawRead<E> } & AllFilter & CallOptions = {}): AsyncGenerator<RecordedEvent<E>> {
     // Checked at the call, not at the first page.
     const call = callOptions(options, 'readAll', READ_ALL_OPTIONS);
     checkOptionalInteger(options.from, 'readAll', 'from');
     checkOptionalInteger(options.pageSize, 'readAll', 'pageSize');
-    return this.allPages(options, call);
+    return this.allPages(options, call) as AsyncGenerator<RecordedEvent<E>>;
   }
 
   private async *allPages(options: { from?: number; pageSize?: number; raw?: boolean } & AllFilter, call: RequestOptions): AsyncGenerator<RecordedEvent> {
     let from = options.from ?? 1;
+    const codecs = this.codecsFor(options.raw);
     for (;;) {
       const query: UrlQuery = { from, limit: options.pageSize, ...filterQuery(options), raw: rawQuery(options.raw) };
       const res = await this.transport.request<{ events: Json[]; next: unknown }>('GET', '/all', { query, ...call });
-      for (const e of res.json.events) yield decodeEvent(e, res);
+      for (const e of res.json.events) yield decodeEvent(e, res, codecs);
       const next = nextOf(res.json.next, res, 'next');
       if (next === null) return;
       if (res.json.events.length === 0 && next <= from) return;
@@ -278,29 +328,36 @@ export class Client {
    * `direction: 'backward'`, in reverse from `from` (default the last
    * event); at most `limit` (default and at most 1000) and the server's byte
    * budget. `next` is where the next page starts. `{items: []}` matches
-   * every event. Upcast like readAll; `raw: true` reads the events as stored.
+   * every event. Upcast and decoded like readAll; `raw: true` reads the
+   * events as stored. `readQuery<E>`: events of the union `E`.
    */
-  async readQuery(query: Query, options: { from?: number; limit?: number; direction?: 'forward' | 'backward'; raw?: boolean } & CallOptions = {}): Promise<QueryPage> {
+  async readQuery<E extends EventShape = EventShape>(
+    query: Query,
+    options: { from?: number; limit?: number; direction?: 'forward' | 'backward'; raw?: RawRead<E> } & CallOptions = {},
+  ): Promise<QueryPage<E>> {
     const call = callOptions(options, 'readQuery', READ_QUERY_OPTIONS);
     checkOptionalInteger(options.from, 'readQuery', 'from');
     checkOptionalInteger(options.limit, 'readQuery', 'limit', 1);
     checkDirection(options.direction, 'readQuery');
     const q = encodeQuery(query, 'readQuery', 'query');
-    return this.queryPage(q, options.from, options.limit, options.direction, options.raw, call);
+    return (await this.queryPage(q, options.from, options.limit, options.direction, options.raw, call)) as QueryPage<E>;
   }
 
   /**
    * Every event matching `query`, paged as needed (`pageSize` events a
    * page), forward from `from` to the end as it is when the read gets there,
-   * or backward to the first event.
+   * or backward to the first event. `readQueryAll<E>`: events of the union `E`.
    */
-  readQueryAll(query: Query, options: { from?: number; pageSize?: number; direction?: 'forward' | 'backward'; raw?: boolean } & CallOptions = {}): AsyncGenerator<RecordedEvent> {
+  readQueryAll<E extends EventShape = EventShape>(
+    query: Query,
+    options: { from?: number; pageSize?: number; direction?: 'forward' | 'backward'; raw?: RawRead<E> } & CallOptions = {},
+  ): AsyncGenerator<RecordedEvent<E>> {
     // Checked at the call, not at the first page.
     const call = callOptions(options, 'readQueryAll', READ_QUERY_ALL_OPTIONS);
     checkOptionalInteger(options.from, 'readQueryAll', 'from');
     checkOptionalInteger(options.pageSize, 'readQueryAll', 'pageSize', 1);
     checkDirection(options.direction, 'readQueryAll');
-    return this.queryPages(encodeQuery(query, 'readQueryAll', 'query'), options, call);
+    return this.queryPages(encodeQuery(query, 'readQueryAll', 'query'), options, call) as AsyncGenerator<RecordedEvent<E>>;
   }
 
   private async *queryPages(query: Query, options: { from?: number; pageSize?: number; direction?: 'forward' | 'backward'; raw?: boolean }, call: RequestOptions): AsyncGenerator<RecordedEvent> {
@@ -333,7 +390,8 @@ export class Client {
       if (raw === true) body.raw = true;
       res = await this.transport.request<{ events: Json[]; next: unknown }>('POST', '/query', { body, ...call });
     }
-    return { events: res.json.events.map((e) => decodeEvent(e, res)), next: answerInteger(res.json.next, res, 'next') };
+    const codecs = this.codecsFor(raw);
+    return { events: res.json.events.map((e) => decodeEvent(e, res, codecs)), next: answerInteger(res.json.next, res, 'next') };
   }
 
   /** A stream's last version and position; NotFoundError if it never existed. */
@@ -352,13 +410,14 @@ export class Client {
   /**
    * The event with this id, in whatever stream holds it (what a causationId
    * names), or null when none does or it is in a stream the caller may not
-   * read. A DynamoDB store keeps no index by id: `InvalidError`.
+   * read. A DynamoDB store keeps no index by id: `InvalidError`. Decoded
+   * by the client's codecs; `findEvent<E>`: an event of the union `E`.
    */
-  async findEvent(id: string, options: CallOptions = {}): Promise<RecordedEvent | null> {
+  async findEvent<E extends EventShape = EventShape>(id: string, options: CallOptions = {}): Promise<RecordedEvent<E> | null> {
     const call = callOptions(options, 'findEvent');
     try {
       const res = await this.transport.request<Json>('GET', `/events/${encodeURIComponent(id)}`, call);
-      return decodeEvent(res.json, res);
+      return decodeEvent(res.json, res, this.codecs) as RecordedEvent<E>;
     } catch (err) {
       // A server without the route also answers 404; that one is an error.
       if (err instanceof NotFoundError && !/^no route for /.test(err.message)) return null;
@@ -486,62 +545,91 @@ export class Client {
   }
 
   /** Streams by name (bytewise order), paged; only those the caller may read. */
-  listStreams(options: { prefix?: string; category?: string; after?: string; pageSize?: number } & CallOptions = {}): AsyncGenerator<StreamInfo> {
+  listStreams(options: { prefix?: string; category?: string; after?: string; pageSize?: number; last?: boolean } & CallOptions = {}): AsyncGenerator<StreamInfo> {
     // Checked at the call, not at the first page.
     const call = callOptions(options, 'listStreams', LIST_OPTIONS);
     checkOptionalInteger(options.pageSize, 'listStreams', 'pageSize');
     return this.streamListPages(options, call);
   }
 
-  private async *streamListPages(options: { prefix?: string; category?: string; after?: string; pageSize?: number }, call: RequestOptions): AsyncGenerator<StreamInfo> {
+  private async *streamListPages(options: { prefix?: string; category?: string; after?: string; pageSize?: number; last?: boolean }, call: RequestOptions): AsyncGenerator<StreamInfo> {
     let after = options.after;
     for (;;) {
-      const query: UrlQuery = { prefix: options.prefix, category: options.category, after, limit: options.pageSize };
-      const res = await this.transport.request<{ streams: Json[]; next: string | null }>('GET', '/streams', { query, ...call });
-      for (const s of res.json.streams) {
-        yield {
-          stream: String(s.stream),
-          version: answerInteger(s.version, res, 'stream version'),
-          position: answerInteger(s.position, res, 'stream position'),
-          deleted: s.deleted === true,
-          lastWrite: Number(s.lastWrite),
-        };
-      }
-      if (res.json.next === null || res.json.next === undefined || res.json.next === after) return;
-      after = res.json.next;
+      const page = await this.streamListPage(options.prefix, options.category, after, options.pageSize, options.last, call);
+      yield* page.streams;
+      if (page.next === null || page.next === after) return;
+      after = page.next;
     }
   }
+
+  /**
+   * One page of the stream listing, in name order, and the name to pass as
+   * `after` for the next (null on the last page). For a UI that pages;
+   * `listStreams` reads on by itself.
+   */
+  async listStreamsPage(options: { prefix?: string; category?: string; after?: string; limit?: number; last?: boolean } & CallOptions = {}): Promise<StreamListPage> {
+    const call = callOptions(options, 'listStreamsPage', LIST_PAGE_OPTIONS);
+    checkOptionalInteger(options.limit, 'listStreamsPage', 'limit');
+    return this.streamListPage(options.prefix, options.category, options.after, options.limit, options.last, call);
+  }
+
+  private async streamListPage(prefix: string | undefined, category: string | undefined, after: string | undefined, limit: number | undefined, last: boolean | undefined, call: RequestOptions): Promise<StreamListPage> {
+    const query: UrlQuery = { prefix, category, after, limit, last: last ? 'true' : undefined };
+    const res = await this.transport.request<{ streams: Json[]; next: string | null }>('GET', '/streams', { query, ...call });
+    const streams = res.json.streams.map((s): StreamInfo => {
+      const info: StreamInfo = {
+        stream: String(s.stream),
+        version: answerInteger(s.version, res, 'stream version'),
+        position: answerInteger(s.position, res, 'stream position'),
+        deleted: s.deleted === true,
+        lastWrite: Number(s.lastWrite),
+      };
+      if (last) info.last = lastEventOf(s.last, res);
+      return info;
+    });
+    const next = res.json.next;
+    return { streams, next: typeof next === 'string' ? next : null };
+  }
+
 
   /**
    * Every event of `$all` (filtered) from `from` (a position, default 1, or
    * 'end': only what is committed after the call), then live, for ever;
    * resumes after drops and server restarts without gap or duplicate.
-   * Ends on `signal` or when the loop is left.
+   * Ends on `signal` or when the loop is left. Events are decoded by the
+   * client's codecs (not `raw` ones): one that does not decode ends the
+   * subscription with a CodecError. `subscribeAll<E>`: events of the union `E`.
    */
-  subscribeAll(options: SubscribeOptions & AllFilter = {}): AsyncGenerator<RecordedEvent> {
+  subscribeAll<E extends EventShape = EventShape>(options: SubscribeOptions<E> & AllFilter = {}): AsyncGenerator<RecordedEvent<E>> {
     checkObject(options, SUBSCRIBE_ALL_OPTIONS, 'subscribeAll', '');
     checkFrom(options.from, 'subscribeAll');
-    return subscribe(this.transport, '/subscribe/all', { ...filterQuery(options), raw: rawQuery(options.raw) }, options);
+    return subscribe(this.transport, '/subscribe/all', { ...filterQuery(options), raw: rawQuery(options.raw) }, options, this.codecsFor(options.raw)) as AsyncGenerator<RecordedEvent<E>>;
   }
 
   /**
    * Every event matching `query` from position `from` (default 1, or
    * 'end': only what is committed after the call), then live, for ever;
    * resumes after drops and server restarts with `Last-Event-ID`, without
-   * gap or duplicate. Ends on `signal` or when the loop is left.
+   * gap or duplicate. Ends on `signal` or when the loop is left. Decoded
+   * as subscribeAll; `subscribeQuery<E>`: events of the union `E`.
    */
-  subscribeQuery(query: Query, options: SubscribeOptions = {}): AsyncGenerator<RecordedEvent> {
+  subscribeQuery<E extends EventShape = EventShape>(query: Query, options: SubscribeOptions<E> = {}): AsyncGenerator<RecordedEvent<E>> {
     checkObject(options, SUBSCRIBE_MEMBERS, 'subscribeQuery', '');
     checkFrom(options.from, 'subscribeQuery');
     const q = encodeQuery(query, 'subscribeQuery', 'query');
-    return subscribe(this.transport, '/subscribe/query', { q: q.items.length > 0 ? JSON.stringify(q) : undefined, raw: rawQuery(options.raw) }, options);
+    const params = { q: q.items.length > 0 ? JSON.stringify(q) : undefined, raw: rawQuery(options.raw) };
+    return subscribe(this.transport, '/subscribe/query', params, options, this.codecsFor(options.raw)) as AsyncGenerator<RecordedEvent<E>>;
   }
 
-  /** One stream's events from version `from` (default 0) or 'end', then live; waits for a stream that does not exist yet. */
-  subscribeStream(stream: string, options: SubscribeOptions = {}): AsyncGenerator<RecordedEvent> {
+  /**
+   * One stream's events from version `from` (default 0) or 'end', then
+   * live; waits for a stream that does not exist yet. Decoded as
+   * subscribeAll; `subscribeStream<E>`: events of the union `E`.
+   */
+  subscribeStream<E extends EventShape = EventShape>(stream: string, options: SubscribeOptions<E> = {}): AsyncGenerator<RecordedEvent<E>> {
     checkObject(options, SUBSCRIBE_MEMBERS, 'subscribeStream', '');
     checkFrom(options.from, 'subscribeStream');
-    return subscribe(this.transport, '/subscribe' + streamPath(stream), { raw: rawQuery(options.raw) }, options);
+    return subscribe(this.transport, '/subscribe' + streamPath(stream), { raw: rawQuery(options.raw) }, options, this.codecsFor(options.raw)) as AsyncGenerator<RecordedEvent<E>>;
   }
 
   /** `GET /schemas`: every type (versions, settings, upcasters), the category settings and the default. */
@@ -604,9 +692,14 @@ export class Client {
     return this.schemaRoutes.settings(options);
   }
 
-  /** Starts a worker of a consumer group (the group must exist: consumers.create). */
-  worker(group: string, handler: Handler, options: WorkerOptions = {}): Worker {
-    return new Worker(this.consumers, group, handler, options);
+  /**
+   * Starts a worker of a consumer group (the group must exist:
+   * consumers.create). Each event is decoded by the client's codecs just
+   * before its handler runs; one that does not decode is nacked like a
+   * handler that throws. `worker<E>`: the handler takes events of the union `E`.
+   */
+  worker<E extends EventShape = EventShape>(group: string, handler: Handler<E>, options: WorkerOptions = {}): Worker {
+    return new Worker(this.storedConsumers, group, handler as Handler, options, this.codecs);
   }
 
   /**
@@ -619,6 +712,50 @@ export class Client {
    */
   close(): void {
     this.transport.close();
+  }
+
+  /**
+   * One page of a stream: at most `limit` events (the server's default 100,
+   * at most 1000, and its byte budget) from `from` in `direction`, and
+   * where the next page starts. For a UI that pages; `readStream` reads on
+   * by itself. NotFoundError as readStream. `readStreamPage<E>`: events of the union `E`.
+   */
+  async readStreamPage<E extends EventShape = EventShape>(
+    stream: string,
+    options: { from?: number; direction?: 'forward' | 'backward'; limit?: number; includeDeleted?: boolean; raw?: RawRead<E> } & CallOptions = {},
+  ): Promise<StreamPage<E>> {
+    const call = callOptions(options, 'readStreamPage', READ_STREAM_PAGE_OPTIONS);
+    checkOptionalInteger(options.from, 'readStreamPage', 'from');
+    checkOptionalInteger(options.limit, 'readStreamPage', 'limit');
+    checkDirection(options.direction, 'readStreamPage');
+    const query: UrlQuery = { from: options.from, limit: options.limit, direction: options.direction, includeDeleted: options.includeDeleted ? 'true' : undefined, raw: rawQuery(options.raw) };
+    const res = await this.transport.request<{ stream: unknown; events: Json[]; nextVersion: unknown }>('GET', streamPath(stream), { query, ...call });
+    const codecs = this.codecsFor(options.raw);
+    const events = res.json.events.map((e) => decodeEvent(e, res, codecs)) as RecordedEvent<E>[];
+    return { stream: typeof res.json.stream === 'string' ? res.json.stream : stream, events, nextVersion: nextOf(res.json.nextVersion, res, 'nextVersion') };
+  }
+
+  /** One page of `$all` from `from` (default 1), filtered as readAll, and where the next page starts. `readAllPage<E>`: events of the union `E`. */
+  async readAllPage<E extends EventShape = EventShape>(options: { from?: number; limit?: number; raw?: RawRead<E> } & AllFilter & CallOptions = {}): Promise<AllPage<E>> {
+    const call = callOptions(options, 'readAllPage', READ_ALL_PAGE_OPTIONS);
+    checkOptionalInteger(options.from, 'readAllPage', 'from');
+    checkOptionalInteger(options.limit, 'readAllPage', 'limit');
+    const query: UrlQuery = { from: options.from, limit: options.limit, ...filterQuery(options), raw: rawQuery(options.raw) };
+    const res = await this.transport.request<{ events: Json[]; next: unknown }>('GET', '/all', { query, ...call });
+    const codecs = this.codecsFor(options.raw);
+    return { events: res.json.events.map((e) => decodeEvent(e, res, codecs)) as RecordedEvent<E>[], next: answerInteger(res.json.next, res, 'next') };
+  }
+
+  /** `GET /auth/whoami`: the caller's principal, roles and grants (`authentication: false` on a server without `--auth`). */
+  async whoami(options: CallOptions = {}): Promise<WhoAmI> {
+    const res = await this.transport.request<WhoAmI>('GET', '/auth/whoami', callOptions(options, 'whoami'));
+    return res.json;
+  }
+
+  /** `GET /metrics`: the server's Prometheus text (the `metrics` right). */
+  async metrics(options: CallOptions = {}): Promise<string> {
+    const res = await this.transport.request<string>('GET', '/metrics', { ...callOptions(options, 'metrics'), text: true });
+    return res.json;
   }
 
   /** `GET /health`: `{status, reason?, lastPosition}` (a 503 answer throws UnavailableError). */

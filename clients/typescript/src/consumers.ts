@@ -3,8 +3,9 @@
 
 import { answerInteger, checkInteger, checkOptionalInteger, describeValue, invalidArgument, type AnswerContext } from './check.js';
 import { decodeEvent } from './codec.js';
+import type { CodecTable } from './event-codecs.js';
 import { CALL_MEMBERS, callOptions, groupPath, type CallOptions, type JsonResponse, type Transport } from './http.js';
-import type { RecordedEvent } from './types.js';
+import type { EventShape, RecordedEvent } from './types.js';
 
 export interface ConsumerGroupOptions {
   category?: string | string[];
@@ -38,12 +39,13 @@ export interface ConsumerStatus {
   [key: string]: unknown;
 }
 
-export interface Delivery {
+/** One event of a pull; `pull<E>`: an event of the union `E` (README, "Typed events"). */
+export interface Delivery<E extends EventShape = EventShape> {
   /** 1 for the first delivery of the event. */
   attempt: number;
   /** Set when the event is a replay of a parked copy: the copy's version. */
   parkedVersion?: number;
-  event: RecordedEvent;
+  event: RecordedEvent<E>;
 }
 
 export interface PullOptions {
@@ -77,7 +79,11 @@ function statusOf(res: JsonResponse<ConsumerStatus>): ConsumerStatus {
 }
 
 export class Consumers {
-  constructor(private readonly transport: Transport) {}
+  /** `codecs`: the client's (`ClientOptions.codecs`), applied to what `pull` gives; none, nothing is decoded. */
+  constructor(
+    private readonly transport: Transport,
+    private readonly codecs?: CodecTable,
+  ) {}
 
   /** Creates the group, or checks an existing one has the same definition (409 if not). */
   async create(group: string, options: ConsumerGroupOptions & CallOptions = {}): Promise<ConsumerStatus> {
@@ -110,8 +116,14 @@ export class Consumers {
     return (await this.transport.request<{ deleted: string }>('DELETE', groupPath(group), { idempotent: false, ...call })).json;
   }
 
-  /** A batch of deliveries, leased to `consumer`. */
-  async pull(group: string, options: PullOptions = {}): Promise<Delivery[]> {
+  /**
+   * A batch of deliveries, leased to `consumer`, their data decoded by the
+   * client's codecs. A codec that throws fails the pull with a CodecError
+   * naming the event; the batch's events stay leased (nack the failed one,
+   * `err.position`, to send it back at once). A worker decodes one event at
+   * a time instead, and nacks just the one that fails.
+   */
+  async pull<E extends EventShape = EventShape>(group: string, options: PullOptions = {}): Promise<Delivery<E>[]> {
     const call = callOptions(options, 'consumers.pull', PULL_OPTIONS);
     checkOptionalInteger(options.max, 'consumers.pull', 'max');
     checkOptionalInteger(options.waitMs, 'consumers.pull', 'waitMs');
@@ -121,10 +133,10 @@ export class Consumers {
       ...call,
     });
     return res.json.deliveries.map((d) => {
-      const delivery: Delivery = { attempt: Number(d.attempt), event: decodeEvent(d.event as Record<string, unknown>, res) };
+      const delivery: Delivery = { attempt: Number(d.attempt), event: decodeEvent(d.event as Record<string, unknown>, res, this.codecs) };
       if (d.parkedVersion !== undefined && d.parkedVersion !== null) delivery.parkedVersion = answerInteger(d.parkedVersion, res, 'parkedVersion');
       return delivery;
-    });
+    }) as Delivery<E>[];
   }
 
   /** Acknowledges events by position (acking twice is harmless). */

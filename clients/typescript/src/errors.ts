@@ -114,6 +114,39 @@ export class UnavailableError extends IndelibleError {
 /** 500 `internal`: a bug on the server; `requestId` finds it in the log. */
 export class InternalError extends IndelibleError {}
 
+/**
+ * A codec (`ClientOptions.codecs`) threw, code `codec`, never retried;
+ * `cause` is what it threw. Encoding (an append's or commit's event, status
+ * 0): nothing was sent, `field` names the event (`events[1].data`).
+ * Decoding (a read, subscription, pull or worker): `stream`, `version` and
+ * `position` name the event, `status` is the answer's; a subscription ends
+ * with it (the same event would come again), a worker nacks the event.
+ */
+export class CodecError extends IndelibleError {
+  /** The event's type, whose codec threw. */
+  readonly eventType: string;
+  /** What the codec was doing. */
+  readonly operation: 'encode' | 'decode';
+  /** Decoding: the event's stream. */
+  readonly stream?: string;
+  /** Decoding: the event's version in its stream. */
+  readonly version?: number;
+  /** Decoding: the event's position. */
+  readonly position?: number;
+  constructor(
+    message: string,
+    status: number,
+    init: ConstructorParameters<typeof IndelibleError>[3] & { eventType: string; operation: 'encode' | 'decode'; stream?: string; version?: number; position?: number },
+  ) {
+    super(message, status, 'codec', init);
+    this.eventType = init.eventType;
+    this.operation = init.operation;
+    if (init.stream !== undefined) this.stream = init.stream;
+    if (init.version !== undefined) this.version = init.version;
+    if (init.position !== undefined) this.position = init.position;
+  }
+}
+
 function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }

@@ -54,6 +54,8 @@ export interface RequestOptions {
    * attempt starts after it.
    */
   timeoutMs?: number;
+  /** The answer is text (`/metrics`), not JSON: `json` holds it as a string. */
+  text?: boolean;
 }
 
 /** What every call that makes a request takes (README, "Cancellation and deadlines"). */
@@ -164,7 +166,7 @@ export class Transport {
   readonly retries: number;
   /** `Bearer <apiKey>` or `Bearer <token>` when fixed; undefined when a function gives it. */
   private readonly authorization: string | undefined;
-  private readonly token: (() => string | Promise<string>) | undefined;
+  private readonly token: (() => string | null | undefined | Promise<string | null | undefined>) | undefined;
   private closed = false;
 
   /** `caFile`: a PEM file the node sender reads when it loads (a connection string's `ca`). */
@@ -235,7 +237,8 @@ export class Transport {
     if (this.authorization !== undefined) h['authorization'] = this.authorization;
     if (this.token === undefined) return h;
     return Promise.resolve(this.token()).then((t) => {
-      h['authorization'] = 'Bearer ' + t;
+      // No token now (signed out): the request goes without credentials.
+      if (t !== undefined && t !== null && t !== '') h['authorization'] = 'Bearer ' + t;
       return h;
     });
   }
@@ -280,7 +283,7 @@ export class Transport {
     if (options.signal?.aborted) throw options.signal.reason;
     const sender = this.sender ?? (await this.load());
     // Outside the try: a token function that fails is the caller's error, not the network's.
-    const headers = await this.headers(options.headers, body !== undefined, 'application/json');
+    const headers = await this.headers(options.headers, body !== undefined, options.text ? 'text/plain' : 'application/json');
     // Aborted while the sender loaded or the token came: nothing is sent.
     if (options.signal?.aborted) throw options.signal.reason;
     let timeoutMs = this.timeoutMs + (options.waitMs ?? 0);
@@ -301,6 +304,7 @@ export class Transport {
       json = undefined;
     }
     if (answer.status < 200 || answer.status >= 300) throw responseError(answer.status, answer.header, json, method, path);
+    if (options.text) return { status: answer.status, method, path, header: answer.header, json: answer.text as T };
     if (json === undefined) throw new IndelibleError(`${method} ${path}: the answer is not JSON`, answer.status, 'internal');
     return { status: answer.status, method, path, header: answer.header, json: json as T };
   }

@@ -16,7 +16,10 @@ export {
   RejectedError,
   UnavailableError,
   InternalError,
+  CodecError,
 } from './errors.js';
+export { dateCodec } from './event-codecs.js';
+export type { DatePath } from './event-codecs.js';
 export type {
   Compatibility,
   RegisterSchemaResult,
@@ -36,18 +39,27 @@ export { parseSse } from './sse.js';
 export type { SseItem, SseMessage, SubscribeOptions } from './sse.js';
 export type {
   AllFilter,
+  AllPage,
   AppendCondition,
   AppendResult,
   ClientOptions,
   CommitAppend,
   CommitOptions,
   CommitResult,
+  Codecs,
+  EventCodec,
+  EventData,
   EventInput,
+  EventInputFields,
+  EventShape,
   Expected,
+  GrantRule,
   Query,
   QueryItem,
   QueryPage,
+  RawRead,
   RecordedEvent,
+  RecordedEventFields,
   ScavengeReport,
   ShredReport,
   StateInput,
@@ -55,6 +67,10 @@ export type {
   StoredStreamMetadata,
   StreamHead,
   StreamInfo,
+  StreamLastEvent,
+  StreamListPage,
   StreamMetadata,
   StreamMetadataWritten,
+  StreamPage,
+  WhoAmI,
 } from './types.js';

@@ -6,9 +6,10 @@
 
 import { answerInteger, checkInteger, describeValue, invalidArgument, LIMIT_NOTE, unsafeAnswer, type AnswerContext } from './check.js';
 import { decodeEvent } from './codec.js';
+import type { CodecTable } from './event-codecs.js';
 import { IndelibleError, InternalError, UnavailableError } from './errors.js';
 import { sleep, type JsonResponse, type Query, type Transport } from './http.js';
-import type { RecordedEvent } from './types.js';
+import type { EventShape, RawRead, RecordedEvent } from './types.js';
 
 export interface SseMessage {
   id?: string;
@@ -79,7 +80,7 @@ export async function* parseSse(body: AsyncIterable<Uint8Array>): AsyncGenerator
 }
 
 /** The members of SubscribeOptions (subscribeAll adds the filters). */
-export const SUBSCRIBE_MEMBERS: ReadonlySet<string> = new Set(['from', 'signal', 'idleTimeoutMs', 'raw']);
+export const SUBSCRIBE_MEMBERS: ReadonlySet<string> = new Set(['from', 'signal', 'idleTimeoutMs', 'raw', 'onConnection']);
 
 /** Refuses a `from` that is neither 'end' nor a safe integer >= 0. */
 export function checkFrom(from: unknown, call: string): void {
@@ -88,7 +89,8 @@ export function checkFrom(from: unknown, call: string): void {
   throw invalidArgument(call, 'from', `must be a position or version from 0 to 2^53-1, or 'end', not ${describeValue(from)} (${LIMIT_NOTE})`);
 }
 
-export interface SubscribeOptions {
+/** A subscription's options; `E`, its event union (README, "Typed events"), only decides whether it may be `raw`. */
+export interface SubscribeOptions<E extends EventShape = EventShape> {
   from?: number | 'end';
   signal?: AbortSignal;
   /**
@@ -98,8 +100,15 @@ export interface SubscribeOptions {
    * own. Default 45000; keep it above the server's --heartbeat-ms.
    */
   idleTimeoutMs?: number;
-  /** The events as stored, not upcast to their type's newest schema version. */
-  raw?: boolean;
+  /** The events as stored, not upcast to their type's newest schema version, nor decoded by codecs (untyped subscriptions only). */
+  raw?: RawRead<E>;
+  /**
+   * Told how the connection fares, for a UI's status line: `'open'` when
+   * the server answered (events may follow), `'reconnecting'` with the
+   * error when it dropped and a reconnect waits its back-off. An error that
+   * no reconnect mends (401, 403, 400) is thrown by the iteration instead.
+   */
+  onConnection?: (state: 'open' | 'reconnecting', error?: unknown) => void;
 }
 
 /**
@@ -140,9 +149,10 @@ function transient(err: unknown): boolean {
  * Follows `path` (`/subscribe/all` or `/subscribe/streams/{s}`) for ever:
  * catch-up, then live; reconnects with back-off (100 ms doubling to 5 s)
  * after a drop, a server restart or a 5xx. Ends when `signal` aborts, the
- * client is closed or the caller leaves its `for await`; throws on 4xx (401, 403, 400...).
+ * client is closed or the caller leaves its `for await`; throws on 4xx (401, 403, 400...),
+ * and with a CodecError when `codecs` cannot decode an event.
  */
-export async function* subscribe(transport: Transport, path: string, query: Query, options: SubscribeOptions): AsyncGenerator<RecordedEvent> {
+export async function* subscribe(transport: Transport, path: string, query: Query, options: Omit<SubscribeOptions, 'raw'>, codecs: CodecTable | undefined): AsyncGenerator<RecordedEvent> {
   const outer = new AbortController();
   const onAbort = () => outer.abort(options.signal?.reason);
   if (options.signal?.aborted) return;
@@ -172,6 +182,7 @@ export async function* subscribe(transport: Transport, path: string, query: Quer
       const stop = () => connection.abort();
       outer.signal.addEventListener('abort', stop, { once: true });
       let reading = false;
+      let dropped: unknown;
       try {
         const q: Query = { ...query };
         const headers: Record<string, string> = { accept: 'text/event-stream' };
@@ -179,13 +190,15 @@ export async function* subscribe(transport: Transport, path: string, query: Quer
         else if (from !== undefined) q.from = String(from);
         const res = await transport.open(path, q, headers, connection.signal);
         reading = true;
+        options.onConnection?.('open');
         const answer: AnswerContext = { status: res.status, method: 'GET', path, header: res.header };
         const body = watchdog(res.body, idleTimeoutMs, () => connection.abort(new Error('no data or heartbeat from the server')));
         for await (const item of parseSse(body)) {
           // Anything from the server shows the connection works: back-off starts over.
           backoff = MIN_BACKOFF_MS;
           if (item.kind !== 'message') continue;
-          const event = parseEvent(item.message.data, answer);
+          // A codec that throws ends the subscription: the same event would come again.
+          const event = parseEvent(item.message.data, answer, codecs);
           // The id resumes the subscription: a rounded one would skip or repeat events.
           const position = item.message.id !== undefined && item.message.id !== '' ? answerInteger(Number(item.message.id), answer, 'SSE id') : event.position;
           // Belt and braces: the server resumes after Last-Event-ID, so an
@@ -203,10 +216,13 @@ export async function* subscribe(transport: Transport, path: string, query: Quer
         // failed) is not the network's, and no reconnect mends it.
         if (!reading && !(err instanceof IndelibleError)) throw err;
         if (!transient(err)) throw err;
+        dropped = err;
       } finally {
         outer.signal.removeEventListener('abort', stop);
         connection.abort();
       }
+      options.onConnection?.('reconnecting', dropped);
+      dropped = undefined;
       try {
         await sleep(backoff, outer.signal);
       } catch {
@@ -219,7 +235,7 @@ export async function* subscribe(transport: Transport, path: string, query: Quer
   }
 }
 
-function parseEvent(data: string, answer: AnswerContext): RecordedEvent {
+function parseEvent(data: string, answer: AnswerContext, codecs: CodecTable | undefined): RecordedEvent {
   let raw: unknown;
   try {
     raw = JSON.parse(data);
@@ -227,7 +243,7 @@ function parseEvent(data: string, answer: AnswerContext): RecordedEvent {
     // Not a dropped connection: reconnecting would get the same bytes again.
     throw new IndelibleError(`subscription: an event that is not JSON: ${data.slice(0, 200)}`, 200, 'internal', { cause: err });
   }
-  return decodeEvent(raw as Record<string, unknown>, answer);
+  return decodeEvent(raw as Record<string, unknown>, answer, codecs);
 }
 
 /** The store's last position (GET /health), or undefined if the server does not say. */

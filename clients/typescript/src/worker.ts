@@ -10,10 +10,11 @@
 // them back and the server sends them again after the failed one.
 
 import { IndelibleError, UnavailableError, InternalError } from './errors.js';
-import { checkObject } from './check.js';
-import { sleep, describe } from './http.js';
+import { checkObject, type AnswerContext } from './check.js';
+import { decodeRecorded, type CodecTable } from './event-codecs.js';
+import { groupPath, sleep, describe } from './http.js';
 import type { Consumers, Delivery } from './consumers.js';
-import type { RecordedEvent } from './types.js';
+import type { EventShape, RecordedEvent } from './types.js';
 
 export interface WorkerOptions {
   /** The worker's name on the server (the lease holder); default `worker-<random>`. */
@@ -24,13 +25,18 @@ export interface WorkerOptions {
   batch?: number;
   /** Long-poll wait of a pull (default 1000 ms); stop() may wait this long. */
   waitMs?: number;
-  /** Told of handler failures (the event is nacked) and of failed requests. Default: console.error. */
+  /**
+   * Told of handler failures (the event is nacked), of events a codec could
+   * not decode (a CodecError, with the event as stored; nacked too) and of
+   * failed requests. Default: console.error.
+   */
   onError?: (error: unknown, event?: RecordedEvent) => void;
 }
 
 const WORKER_OPTIONS: ReadonlySet<string> = new Set(['consumer', 'concurrency', 'batch', 'waitMs', 'onError']);
 
-export type Handler = (event: RecordedEvent, delivery: Delivery) => Promise<void>;
+/** A worker's handler; `worker<E>`: of the events of the union `E` (README, "Typed events"). */
+export type Handler<E extends EventShape = EventShape> = (event: RecordedEvent<E>, delivery: Delivery<E>) => Promise<void>;
 
 type Outgoing = { kind: 'ack'; position: number } | { kind: 'nack'; position: number; reason: string };
 
@@ -59,15 +65,24 @@ export class Worker {
   private progress: (() => void) | undefined;
   private readonly outbox: Outgoing[] = [];
   private flushing: Promise<void> | undefined;
+  /** Where undecodable events came from, for their CodecError. */
+  private readonly pulled: AnswerContext;
 
+  /**
+   * `consumers` pulls the events as the server sends them; `codecs` (the
+   * client's) decodes each just before its handler runs, so an event that
+   * does not decode fails alone, like a handler that throws.
+   */
   constructor(
     private readonly consumers: Consumers,
     group: string,
     private readonly handler: Handler,
     options: WorkerOptions = {},
+    private readonly codecs?: CodecTable,
   ) {
     checkObject(options, WORKER_OPTIONS, 'worker', '');
     this.group = group;
+    this.pulled = { status: 200, method: 'POST', path: groupPath(group) + '/pull', header: () => null };
     this.consumer = options.consumer ?? `worker-${Math.random().toString(36).slice(2, 10)}`;
     this.concurrency = Math.max(1, options.concurrency ?? 1);
     this.batch = Math.max(1, Math.min(10000, options.batch ?? 100));
@@ -142,6 +157,8 @@ export class Worker {
     const delivery = q.shift()!;
     let finished = 1;
     try {
+      // Decoded in place: a delivery that fails to decode is told to onError as stored.
+      if (this.codecs !== undefined) decodeRecorded(this.codecs, delivery.event, this.pulled);
       await this.handler(delivery.event, delivery);
       this.send({ kind: 'ack', position: delivery.event.position });
     } catch (err) {

@@ -1,14 +1,15 @@
 // One stored event in full: ids, links, data and metadata.
 
-import { isoTime } from '../format';
+import { base64, isoTime } from '../format';
+import { Time } from './Time';
 import { href } from '../router';
-import type { StoredEvent } from '../types';
+import type { RecordedEvent } from '@indelible/client';
 import { JsonView } from './JsonView';
 
 export interface EventDetailsProps {
-  event: StoredEvent;
+  event: RecordedEvent;
   /** Events known to the page, by id: a causation/correlation id links to its position when found here, else to the lookup by id. */
-  known?: Map<string, StoredEvent>;
+  known?: Map<string, RecordedEvent>;
   /** The event page shows stream, version, type and time; a row already does. */
   full?: boolean;
 }
@@ -29,7 +30,9 @@ export function EventDetails({ event, known, full }: EventDetailsProps) {
             <dt>Type</dt>
             <dd>{event.type}</dd>
             <dt>Time</dt>
-            <dd>{isoTime(event.timestamp)}</dd>
+            <dd>
+              {isoTime(event.timestamp)} (<Time ms={event.timestamp} />)
+            </dd>
           </>
         )}
         <dt>Position</dt>
@@ -38,7 +41,7 @@ export function EventDetails({ event, known, full }: EventDetailsProps) {
         </dd>
         <dt>Id</dt>
         <dd class="mono">{event.id}</dd>
-        {event.schema !== undefined && (
+        {event.schema !== '' && (
           <>
             <dt>Schema</dt>
             <dd>{event.schema}</dd>
@@ -48,9 +51,9 @@ export function EventDetails({ event, known, full }: EventDetailsProps) {
         <RelatedId label="Correlation id" id={metadata['correlationId']} known={known} />
       </dl>
       <h3>Data</h3>
-      {event.dataEncoding === 'base64' ? (
+      {event.data instanceof Uint8Array ? (
         <p>
-          Binary data ({event.contentType ?? 'unknown type'}), base64: <code class="mono wrap">{String(event.data)}</code>
+          Binary data ({event.contentType ?? 'unknown type'}), base64: <code class="mono wrap">{base64(event.data)}</code>
         </p>
       ) : (
         <JsonView value={event.data} label={`Data of event ${event.version}`} />
@@ -61,7 +64,7 @@ export function EventDetails({ event, known, full }: EventDetailsProps) {
   );
 }
 
-function RelatedId({ label, id, known }: { label: string; id: unknown; known?: Map<string, StoredEvent> }) {
+function RelatedId({ label, id, known }: { label: string; id: unknown; known?: Map<string, RecordedEvent> }) {
   if (typeof id !== 'string') return null;
   const target = known?.get(id);
   return (

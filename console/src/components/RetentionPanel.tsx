@@ -5,14 +5,15 @@
 // overwrite each other: the second gets the 409 and reloads.
 
 import { useState } from 'preact/hooks';
-import { ApiError, getJson, request, seg } from '../api';
-import { asApiError, useLoad } from '../hooks';
-import { describeAge, metadataFromForm, type MetadataAnswer } from '../retention';
+import type { IndelibleError, StoredStreamMetadata } from '@indelible/client';
+import { client, failure } from '../client';
+import { useLoad } from '../hooks';
+import { describeAge, metadataFromForm } from '../retention';
 import { ErrorAlert } from './ErrorAlert';
 import { JsonView } from './JsonView';
 
 export function RetentionPanel({ stream, firstVersion, canEdit, onSaved }: { stream: string; firstVersion: number; canEdit: boolean; onSaved: () => void }) {
-  const { data, error, reload } = useLoad((signal) => getJson<MetadataAnswer>(`/streams/${seg(stream)}/metadata`, signal), stream);
+  const { data, error, reload } = useLoad((signal) => client.readStreamMetadata(stream, { signal }), stream);
   const [editing, setEditing] = useState(false);
 
   const m = data?.metadata ?? {};
@@ -81,14 +82,14 @@ export function RetentionPanel({ stream, firstVersion, canEdit, onSaved }: { str
   );
 }
 
-function RetentionForm({ stream, current, onCancel, onSaved }: { stream: string; current: MetadataAnswer; onCancel: () => void; onSaved: () => void }) {
+function RetentionForm({ stream, current, onCancel, onSaved }: { stream: string; current: StoredStreamMetadata; onCancel: () => void; onSaved: () => void }) {
   const m = current.metadata;
   const [maxCount, setMaxCount] = useState(m.maxCount != null ? String(m.maxCount) : '');
   const [maxAge, setMaxAge] = useState(m.maxAge != null ? String(m.maxAge) : '');
   const [truncateBefore, setTruncateBefore] = useState(m.truncateBefore != null ? String(m.truncateBefore) : '');
   const [custom, setCustom] = useState(m.custom ? JSON.stringify(m.custom, null, 2) : '');
   const [problem, setProblem] = useState<string | null>(null);
-  const [error, setError] = useState<ApiError | null>(null);
+  const [error, setError] = useState<IndelibleError | null>(null);
   const [busy, setBusy] = useState(false);
 
   const submit = async (e: Event) => {
@@ -97,13 +98,13 @@ function RetentionForm({ stream, current, onCancel, onSaved }: { stream: string;
     const parsed = metadataFromForm({ maxCount, maxAge, truncateBefore, custom });
     setProblem(parsed.problem ?? null);
     if (!parsed.metadata) return;
-    const expect: Record<string, string> = current.version === null ? { 'If-None-Match': '*' } : { 'If-Match': `"${current.version}"` };
     setBusy(true);
     try {
-      await request(`/streams/${seg(stream)}/metadata`, { method: 'PUT', body: parsed.metadata, headers: expect });
+      // The metadata's own version (none written: none expected), so two editors cannot overwrite each other.
+      await client.writeStreamMetadata(stream, parsed.metadata, { expected: current.version === null ? 'no_stream' : current.version });
       onSaved();
-    } catch (failure) {
-      setError(asApiError(failure));
+    } catch (e) {
+      setError(failure(e));
     } finally {
       setBusy(false);
     }

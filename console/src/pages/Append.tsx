@@ -1,21 +1,19 @@
 // Append one event to a stream, with an optional expected version.
 
 import { useState } from 'preact/hooks';
-import { ApiError, postJson, seg } from '../api';
+import type { AppendResult, EventInput, IndelibleError, Expected as ClientExpected } from '@indelible/client';
+import { client, failure } from '../client';
 import { maySomewhere } from '../auth';
 import { ErrorAlert } from '../components/ErrorAlert';
-import { asApiError } from '../hooks';
 import { href } from '../router';
 import { useWho } from '../session';
-import type { AppendResult } from '../types';
 
 type Expected = 'any' | 'no_stream' | 'exactly';
 
-/** The header that carries the expectation (docs/HTTP.md, "Versions in headers"). */
-function expectationHeaders(expected: Expected, version: string): Record<string, string> {
-  if (expected === 'no_stream') return { 'If-None-Match': '*' };
-  if (expected === 'exactly') return { 'If-Match': `"${version}"` };
-  return {};
+/** The client's expectation for the form's choice. */
+function expectation(expected: Expected, version: string): ClientExpected {
+  if (expected === 'exactly') return Number(version);
+  return expected;
 }
 
 /** Parses a JSON field, or says which field is wrong (nothing is sent then). */
@@ -37,7 +35,7 @@ export function AppendPage({ stream: initialStream }: { stream: string }) {
   const [expected, setExpected] = useState<Expected>('any');
   const [version, setVersion] = useState('0');
   const [problem, setProblem] = useState<string | null>(null);
-  const [error, setError] = useState<ApiError | null>(null);
+  const [error, setError] = useState<IndelibleError | null>(null);
   const [result, setResult] = useState<AppendResult | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -61,15 +59,16 @@ export function AppendPage({ stream: initialStream }: { stream: string }) {
       setProblem('Metadata (JSON) must be a JSON object.');
       return;
     }
-    setProblem(found);
-    if (found) return;
-    const event: Record<string, unknown> = { type, data: parsedData.value };
-    if (parsedMetadata.value !== undefined) event.metadata = parsedMetadata.value;
+    const badVersion = expected === 'exactly' && !/^\d+$/.test(version.trim()) ? 'Expected version must be a whole number (0 for a stream with one event).' : null;
+    setProblem(found ?? badVersion);
+    if (found || badVersion) return;
+    const event: EventInput = { type, data: parsedData.value };
+    if (parsedMetadata.value !== undefined) event.metadata = parsedMetadata.value as Record<string, unknown>;
     setBusy(true);
     try {
-      setResult(await postJson<AppendResult>(`/streams/${seg(stream)}`, event, expectationHeaders(expected, version)));
-    } catch (failure) {
-      setError(asApiError(failure));
+      setResult(await client.append(stream, event, { expected: expectation(expected, version.trim()) }));
+    } catch (e) {
+      setError(failure(e));
     } finally {
       setBusy(false);
     }

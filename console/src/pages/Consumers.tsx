@@ -1,18 +1,18 @@
 // Every consumer group the principal may see, refreshed every 2 s.
 
-import { getJson } from '../api';
+import { client } from '../client';
+import { EmptyState, serverUrl } from '../components/EmptyState';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { NameLink } from '../components/NameLink';
 import { TableBox } from '../components/TableBox';
 import { number } from '../format';
 import { useLoad } from '../hooks';
 import { href } from '../router';
-import type { ConsumerStatus } from '../types';
 
 const kRefreshMs = 2000;
 
 export function ConsumersPage() {
-  const { data, error } = useLoad((signal) => getJson<{ consumers: ConsumerStatus[] }>('/consumers', signal), 'consumers', kRefreshMs);
+  const { data, error } = useLoad((signal) => client.consumers.list({ signal }), 'consumers', kRefreshMs);
   return (
     <>
       <h1>Consumer groups</h1>
@@ -31,7 +31,7 @@ export function ConsumersPage() {
           </tr>
         </thead>
         <tbody>
-          {data?.consumers.map((c) => (
+          {data?.map((c) => (
             <tr key={c.group}>
               <td>
                 <NameLink to={href(['consumers', c.group])} name={c.group} />
@@ -47,7 +47,15 @@ export function ConsumersPage() {
           ))}
         </tbody>
       </TableBox>
-      {data && data.consumers.length === 0 && <p>No consumer groups yet.</p>}
+      {data && data.length === 0 && (
+        <EmptyState title="No consumer groups yet.">
+          <p>
+            A group hands the events its filter selects to the workers that share it, each event at least once and each stream in order, and keeps their
+            checkpoint. Create one from a shell, then pull from it with a worker (docs/HTTP.md, "Consumer groups"):
+          </p>
+          <pre class="mono wrap">{`indelible --url ${serverUrl()} consumers create billing --category order`}</pre>
+        </EmptyState>
+      )}
     </>
   );
 }

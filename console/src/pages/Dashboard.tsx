@@ -1,13 +1,13 @@
 // Live charts from /metrics, polled every second, the last 5 minutes kept.
 
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, request } from '../api';
+import type { IndelibleError } from '@indelible/client';
+import { client, failure } from '../client';
 import { mayEverywhere } from '../auth';
 import { Chart } from '../components/Chart';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { columns, latest, type Columns } from '../dashboard-data';
 import { number } from '../format';
-import { asApiError } from '../hooks';
 import { parseScrape, value, type Scrape } from '../metrics';
 import { useWho } from '../session';
 
@@ -32,14 +32,14 @@ export function DashboardPage({ theme }: { theme: string }) {
 function LiveMetrics({ theme }: { theme: string }) {
   const scrapes = useRef<Scrape[]>([]);
   const [data, setData] = useState<Columns | null>(null);
-  const [error, setError] = useState<ApiError | null>(null);
+  const [error, setError] = useState<IndelibleError | null>(null);
 
   useEffect(() => {
     const controller = new AbortController();
     let timer = 0;
     const poll = async () => {
       try {
-        const text = await (await request('/metrics', { signal: controller.signal })).text();
+        const text = await client.metrics({ signal: controller.signal });
         const now = Date.now();
         const kept = scrapes.current.filter((s) => now - s.time <= kWindowMs);
         kept.push(parseScrape(text, now));
@@ -48,7 +48,7 @@ function LiveMetrics({ theme }: { theme: string }) {
         setError(null);
       } catch (e) {
         if (controller.signal.aborted) return;
-        setError(asApiError(e));
+        setError(failure(e));
       }
       timer = window.setTimeout(poll, kPollMs);
     };

@@ -4,26 +4,21 @@
 // By id: GET /events/{id}, 404 when no event has it (or the caller may not
 // read its stream).
 
-import { ApiError, getJson } from '../api';
+import type { RecordedEvent } from '@indelible/client';
+import { client } from '../client';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { EventDetails } from '../components/EventDetails';
 import { useLoad } from '../hooks';
-import type { AllPage, StoredEvent } from '../types';
 
 const kEventId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 // `event` null: there is none (the page's data is null while it loads).
-async function load(key: string, signal: AbortSignal): Promise<{ event: StoredEvent | null }> {
+async function load(key: string, signal: AbortSignal): Promise<{ event: RecordedEvent | null }> {
   if (kEventId.test(key)) {
-    try {
-      return { event: await getJson<StoredEvent>(`/events/${key}`, signal) };
-    } catch (e) {
-      if (e instanceof ApiError && e.status === 404) return { event: null };
-      throw e;
-    }
+    return { event: await client.findEvent(key, { signal }) };
   }
   if (!/^\d+$/.test(key)) return { event: null };
-  const page = await getJson<AllPage>(`/all?from=${key}&limit=1`, signal);
+  const page = await client.readAllPage({ from: Number(key), limit: 1, signal });
   const event = page.events[0];
   return { event: event !== undefined && String(event.position) === key ? event : null };
 }

@@ -4,14 +4,15 @@
 // the API, with an admin key.
 
 import { Fragment } from 'preact';
-import { getJson, seg } from '../api';
+import type { SchemaSettings } from '@indelible/client';
+import { client } from '../client';
+import { EmptyState, serverUrl } from '../components/EmptyState';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { Name, NameLink } from '../components/NameLink';
 import { TableBox } from '../components/TableBox';
-import { isoTime } from '../format';
+import { Time } from '../components/Time';
 import { useLoad } from '../hooks';
 import { href } from '../router';
-import type { SchemaList, SchemaSettings, SchemaType } from '../types';
 
 const kRefreshMs = 5000;
 
@@ -21,7 +22,7 @@ function setting(value: string | undefined): string {
 }
 
 export function SchemasPage() {
-  const { data, error } = useLoad((signal) => getJson<SchemaList>('/schemas', signal), 'schemas', kRefreshMs);
+  const { data, error } = useLoad((signal) => client.listSchemas({ signal }), 'schemas', kRefreshMs);
   const categories = data ? Object.entries(data.categories) : [];
   return (
     <>
@@ -51,7 +52,15 @@ export function SchemasPage() {
           ))}
         </tbody>
       </TableBox>
-      {data && data.types.length === 0 && <p>No schemas registered yet (`indelible schemas register`).</p>}
+      {data && data.types.length === 0 && (
+        <EmptyState title="No schemas registered yet.">
+          <p>
+            A JSON Schema per event type and version lets the store check appends (off, warn or enforce) and upcast old events on reads (docs/SCHEMAS.md).
+            Register one with an admin key:
+          </p>
+          <pre class="mono wrap">{`indelible --url ${serverUrl()} schemas register Order.Placed V1 order-v1.json`}</pre>
+        </EmptyState>
+      )}
       {data && (
         <section aria-labelledby="schema-settings-heading" class="panel">
           <h2 id="schema-settings-heading">Settings</h2>
@@ -81,7 +90,7 @@ function describe(settings: SchemaSettings, isDefault: boolean): string {
 }
 
 export function SchemaTypePage({ type }: { type: string }) {
-  const { data, error } = useLoad((signal) => getJson<SchemaType>(`/schemas/${seg(type)}`, signal), type, kRefreshMs);
+  const { data, error } = useLoad((signal) => client.getSchemaType(type, { signal }), type, kRefreshMs);
   return (
     <>
       <h1>{type}</h1>
@@ -104,7 +113,7 @@ export function SchemaTypePage({ type }: { type: string }) {
             {data.versions.map((v) => (
               <section key={v.version} class="panel" aria-labelledby={`version-${v.number}`}>
                 <h3 id={`version-${v.number}`}>
-                  {v.version} <span class="muted">(number {v.number}, registered {isoTime(v.registeredAt)})</span>
+                  {v.version} <span class="muted">(number {v.number}, registered <Time ms={v.registeredAt} />)</span>
                 </h3>
                 <pre class="json" tabIndex={0} role="region" aria-label={`Schema of ${v.version}`}>
                   {JSON.stringify(v.schema, null, 2)}

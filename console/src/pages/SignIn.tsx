@@ -1,13 +1,13 @@
 import { useState } from 'preact/hooks';
-import { ApiError, credential, getJson, setCredential } from '../api';
+import type { IndelibleError } from '@indelible/client';
+import { client, credential, failure, setCredential } from '../client';
 import type { WhoAmI } from '../auth';
 import { ErrorAlert } from '../components/ErrorAlert';
-import { asApiError } from '../hooks';
 
 /** Asks for an API key or JWT, checks it with /auth/whoami, keeps it for this tab. */
 export function SignInPage({ onSignedIn }: { onSignedIn: (who: WhoAmI) => void }) {
   const [value, setValue] = useState('');
-  const [error, setError] = useState<ApiError | null>(null);
+  const [error, setError] = useState<IndelibleError | null>(null);
   const [busy, setBusy] = useState(false);
 
   const submit = async (e: Event) => {
@@ -16,10 +16,10 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (who: WhoAmI) => void }
     setCredential(value.trim());
     setBusy(true);
     try {
-      onSignedIn(await getJson<WhoAmI>('/auth/whoami'));
-    } catch (failure) {
+      onSignedIn(await client.whoami());
+    } catch (e) {
       setCredential(previous);
-      setError(asApiError(failure));
+      setError(failure(e));
     } finally {
       setBusy(false);
     }

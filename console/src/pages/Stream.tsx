@@ -5,24 +5,25 @@
 // as a short one.
 
 import { useState } from 'preact/hooks';
-import { getJson, query, seg } from '../api';
+import type { RecordedEvent, StreamHead } from '@indelible/client';
+import { client } from '../client';
 import { may } from '../auth';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { EventDetails } from '../components/EventDetails';
 import { RetentionPanel } from '../components/RetentionPanel';
 import { Name } from '../components/NameLink';
 import { TableBox } from '../components/TableBox';
-import { isoTime } from '../format';
+import { Time } from '../components/Time';
+import { preview } from '../format';
 import { useLoad } from '../hooks';
 import { href, navigate } from '../router';
 import { useWho } from '../session';
-import type { StoredEvent, StreamHead, StreamPage as Page } from '../types';
 
 const kPageSize = 50;
 
 interface Loaded {
   head: StreamHead;
-  events: StoredEvent[]; // newest first, whichever way the page was read
+  events: RecordedEvent[]; // newest first, whichever way the page was read
 }
 
 export function StreamPage({ stream, params }: { stream: string; params: URLSearchParams }) {
@@ -31,16 +32,15 @@ export function StreamPage({ stream, params }: { stream: string; params: URLSear
   const direction = params.get('direction') === 'forward' ? 'forward' : 'backward';
   const key = `${stream}|${from}|${direction}`;
   const { data, error, reload } = useLoad(async (signal): Promise<Loaded> => {
-    const heading = getJson<StreamHead>(`/streams/${seg(stream)}/head`, signal);
+    const heading = client.head(stream, { signal });
     // The page and the head at once, unless the page starts where the head
     // says (forward from its first version): a backward read without
     // `from` starts at the last version by itself.
-    const read = (start: string | null) =>
-      getJson<Page>(`/streams/${seg(stream)}${query({ from: start, limit: kPageSize, direction, includeDeleted: true })}`, signal);
+    const read = (start: number | undefined) => client.readStreamPage(stream, { from: start, limit: kPageSize, direction, includeDeleted: true, signal });
     const [head, page] =
       from !== null || direction === 'backward'
-        ? await Promise.all([heading, read(from)])
-        : await heading.then(async (h) => [h, await read(String(h.firstVersion))] as const);
+        ? await Promise.all([heading, read(from === null ? undefined : Number(from))])
+        : await heading.then(async (h) => [h, await read(h.firstVersion)] as const);
     const events = direction === 'forward' ? [...page.events].reverse() : page.events;
     return { head, events };
   }, key);
@@ -117,7 +117,7 @@ function Paging({ atNewest, atOldest, onNewest, onNewer, onOlder, onOldest }: Pa
   );
 }
 
-function EventsTable({ events }: { events: StoredEvent[] }) {
+function EventsTable({ events }: { events: RecordedEvent[] }) {
   const [open, setOpen] = useState<Set<string>>(new Set());
   const known = new Map(events.map((e) => [e.id, e]));
   const toggle = (id: string) =>
@@ -133,6 +133,7 @@ function EventsTable({ events }: { events: StoredEvent[] }) {
           <th scope="col">Version</th>
           <th scope="col">Position</th>
           <th scope="col">Type</th>
+          <th scope="col">Data</th>
           <th scope="col">Time</th>
         </tr>
       </thead>
@@ -156,11 +157,16 @@ function EventsTable({ events }: { events: StoredEvent[] }) {
               <td>
                 <Name name={event.type} />
               </td>
-              <td>{isoTime(event.timestamp)}</td>
+              <td class="preview mono" title={preview(event.data, 2000)}>
+                {preview(event.data)}
+              </td>
+              <td>
+                <Time ms={event.timestamp} />
+              </td>
             </tr>,
             expanded && (
               <tr key={`${event.id}-details`} class="details-row">
-                <td colSpan={4}>
+                <td colSpan={5}>
                   <EventDetails event={event} known={known} />
                 </td>
               </tr>

@@ -1,14 +1,19 @@
-// The stream listing, a page of 50 names at a time (GET /streams).
+// The stream listing, a page of 50 names at a time (GET /streams?last=true):
+// each stream's event count (version + 1: every event appended, docs/HTTP.md)
+// and its newest event's type and time.
 
 import { useState } from 'preact/hooks';
-import { getJson, query } from '../api';
+import { client } from '../client';
+import { EmptyState, serverUrl } from '../components/EmptyState';
 import { ErrorAlert } from '../components/ErrorAlert';
-import { NameLink } from '../components/NameLink';
+import { Name, NameLink } from '../components/NameLink';
+import { number } from '../format';
 import { TableBox } from '../components/TableBox';
-import { isoTime } from '../format';
+import { Time } from '../components/Time';
 import { useLoad } from '../hooks';
 import { href, navigate } from '../router';
-import type { StreamList } from '../types';
+import { maySomewhere } from '../auth';
+import { useWho } from '../session';
 
 const kPageSize = 50;
 
@@ -18,8 +23,8 @@ export function StreamsPage({ params }: { params: URLSearchParams }) {
   const after = params.get('after') ?? '';
   const [prefixInput, setPrefixInput] = useState(prefix);
   const [categoryInput, setCategoryInput] = useState(category);
-  const path = `/streams${query({ prefix, category, after, limit: kPageSize })}`;
-  const { data, error } = useLoad((signal) => getJson<StreamList>(path, signal), path);
+  const key = `${prefix}|${category}|${after}`;
+  const { data, error } = useLoad((signal) => client.listStreamsPage({ prefix: prefix || undefined, category: category || undefined, after: after || undefined, limit: kPageSize, last: true, signal }), key);
 
   const search = (e: Event) => {
     e.preventDefault();
@@ -45,9 +50,10 @@ export function StreamsPage({ params }: { params: URLSearchParams }) {
         <thead>
           <tr>
             <th scope="col">Stream</th>
-            <th scope="col">Version</th>
-            <th scope="col">Position</th>
+            <th scope="col">Events</th>
+            <th scope="col">Newest event</th>
             <th scope="col">Last write</th>
+            <th scope="col">Position</th>
             <th scope="col">Deleted</th>
           </tr>
         </thead>
@@ -57,15 +63,18 @@ export function StreamsPage({ params }: { params: URLSearchParams }) {
               <td>
                 <NameLink to={href(['streams', s.stream])} name={s.stream} />
               </td>
-              <td class="num">{s.version}</td>
+              <td class="num">{number(s.version + 1)}</td>
+              <td>{s.last ? <Name name={s.last.type} /> : s.last === null ? <span class="muted">hidden by retention</span> : '–'}</td>
+              <td>
+                <Time ms={s.last?.timestamp ?? s.lastWrite} />
+              </td>
               <td class="num">{s.position}</td>
-              <td>{isoTime(s.lastWrite)}</td>
               <td>{s.deleted ? 'yes' : 'no'}</td>
             </tr>
           ))}
         </tbody>
       </TableBox>
-      {data && data.streams.length === 0 && <p>No streams{prefix || category ? ' match' : ' yet'}.</p>}
+      {data && data.streams.length === 0 && (prefix || category || after ? <NoMatch prefix={prefix} category={category} /> : <NoStreams />)}
       <div class="buttons">
         <button type="button" disabled={!after} onClick={() => navigate(href(['streams'], { prefix, category }))}>
           First page
@@ -75,5 +84,33 @@ export function StreamsPage({ params }: { params: URLSearchParams }) {
         </button>
       </div>
     </>
+  );
+}
+
+function NoStreams() {
+  const who = useWho();
+  return (
+    <EmptyState title="No streams yet.">
+      <p>A stream appears with its first event.{maySomewhere(who, 'write') && (
+          <>
+            {' '}
+            <a href={href(['append'])}>Append an event</a> here, or from a shell:
+          </>
+        )}
+      </p>
+      <pre class="mono wrap">{`curl -X POST ${serverUrl()}/streams/order-1 -H 'Content-Type: application/json' -d '{"type":"Order.Placed","data":{"amount":5}}'`}</pre>
+    </EmptyState>
+  );
+}
+
+function NoMatch({ prefix, category }: { prefix: string; category: string }) {
+  const what = [prefix && `names starting with “${prefix}”`, category && `the category “${category}”`].filter(Boolean).join(' in ');
+  return (
+    <EmptyState title={`No stream matches${what ? `: ${what}` : ''}.`}>
+      <p>
+        Names match from their first character, case and all; a category is the part of a name before its first <code>-</code> or <code>/</code>.{' '}
+        <a href={href(['streams'])}>Show every stream</a>
+      </p>
+    </EmptyState>
   );
 }

@@ -1,20 +1,20 @@
-// Live events from GET /subscribe/all, newest first. Pausing drops the
-// connection; resuming sends Last-Event-ID (the last position seen), so the
-// server replays what came in between and nothing is missed.
+// Live events from GET /subscribe/all (the client's subscribeAll), newest
+// first. The client reconnects by itself after a drop, resuming after the
+// last event it gave; pausing ends the subscription, and resuming starts one
+// from the position after the last event shown, so what came in between is
+// replayed and nothing is missed.
 
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, query } from '../api';
+import type { IndelibleError, RecordedEvent } from '@indelible/client';
+import { client, failure } from '../client';
+import { EmptyState } from '../components/EmptyState';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { Name, NameLink } from '../components/NameLink';
 import { TableBox } from '../components/TableBox';
-import { isoTime } from '../format';
-import { asApiError } from '../hooks';
+import { Time } from '../components/Time';
 import { href } from '../router';
-import { readSse } from '../sse';
-import type { StoredEvent } from '../types';
 
 const kMaxRows = 500;
-const kRetryMs = 1000;
 
 type Status = 'Live' | 'Paused' | 'Reconnecting' | 'Connecting';
 
@@ -30,9 +30,9 @@ export function TailPage() {
   const [generation, setGeneration] = useState(0); // bumps on Apply: start afresh
   const [paused, setPaused] = useState(false);
   const [status, setStatus] = useState<Status>('Connecting');
-  const [rows, setRows] = useState<StoredEvent[]>([]);
-  const [error, setError] = useState<ApiError | null>(null);
-  const lastId = useRef<string | null>(null);
+  const [rows, setRows] = useState<RecordedEvent[]>([]);
+  const [error, setError] = useState<IndelibleError | null>(null);
+  const lastPosition = useRef<number | null>(null);
 
   useEffect(() => {
     if (paused) {
@@ -40,10 +40,9 @@ export function TailPage() {
       return;
     }
     const controller = new AbortController();
-    const url = `/subscribe/all${query({ from: 'end', category: filter.category, prefix: filter.prefix, type: filter.type })}`;
     // Events arrive in bursts; one render per 50 ms keeps a fast log readable
     // (a timer, not requestAnimationFrame, which stops in a hidden tab).
-    let pending: StoredEvent[] = [];
+    let pending: RecordedEvent[] = [];
     let frame = 0;
     const flush = () => {
       frame = 0;
@@ -51,29 +50,27 @@ export function TailPage() {
       pending = [];
       setRows((current) => [...batch, ...current].slice(0, kMaxRows));
     };
+    const events = client.subscribeAll({
+      from: lastPosition.current === null ? 'end' : lastPosition.current + 1,
+      category: filter.category || undefined,
+      prefix: filter.prefix || undefined,
+      type: filter.type || undefined,
+      signal: controller.signal,
+      onConnection: (state, dropped) => {
+        setStatus(state === 'open' ? 'Live' : 'Reconnecting');
+        setError(state === 'open' || dropped === undefined ? null : failure(dropped));
+      },
+    });
     const run = async () => {
-      while (!controller.signal.aborted) {
-        try {
-          await readSse(url, lastId.current, controller.signal, {
-            onOpen: () => {
-              setStatus('Live');
-              setError(null);
-            },
-            onMessage: (message) => {
-              if (message.id !== null) lastId.current = message.id;
-              pending.push(JSON.parse(message.data) as StoredEvent);
-              if (!frame) frame = window.setTimeout(flush, 50);
-            },
-          });
-        } catch (e) {
-          if (controller.signal.aborted) return;
-          const failure = asApiError(e);
-          setError(failure);
-          if (failure.status === 401 || failure.status === 403) return; // retrying cannot help
+      try {
+        for await (const event of events) {
+          lastPosition.current = event.position;
+          pending.push(event);
+          if (!frame) frame = window.setTimeout(flush, 50);
         }
-        if (controller.signal.aborted) return;
-        setStatus('Reconnecting');
-        await new Promise((resolve) => setTimeout(resolve, kRetryMs));
+      } catch (e) {
+        // What no reconnect mends (401, 403, a bad filter): the client gave up.
+        if (!controller.signal.aborted) setError(failure(e));
       }
     };
     void run();
@@ -86,7 +83,7 @@ export function TailPage() {
 
   const apply = (e: Event) => {
     e.preventDefault();
-    lastId.current = null;
+    lastPosition.current = null;
     setRows([]);
     setFilter({ ...inputs });
     setGeneration((g) => g + 1);
@@ -141,12 +138,21 @@ export function TailPage() {
               <td>
                 <Name name={event.type} />
               </td>
-              <td>{isoTime(event.timestamp)}</td>
+              <td>
+                <Time ms={event.timestamp} />
+              </td>
             </tr>
           ))}
         </tbody>
       </TableBox>
-      {rows.length === 0 && <p>Waiting for new events…</p>}
+      {rows.length === 0 && (
+        <EmptyState title="Waiting for new events…">
+          <p>
+            Events appended from now on{filter.category || filter.prefix || filter.type ? ' that match the filter' : ''} appear here, newest first. What is stored
+            already is under <a href={href(['streams'])}>Streams</a>.
+          </p>
+        </EmptyState>
+      )}
     </>
   );
 }
