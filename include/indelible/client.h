@@ -210,7 +210,9 @@ class Client {
   // GET /events/{id}: the event with that id, in whatever stream holds it;
   // nullopt when none does (or it is in a stream the caller may not read).
   Result<std::optional<RecordedEvent>> FindEvent(const EventId& id);
-  // GET /streams: a page of the listing (Store::ListStreams).
+  // GET /streams: a page of the listing (Store::ListStreams); with
+  // options.last, GET /streams?last=true: each stream's newest event the
+  // caller may read (StreamInfo::last), one more read per stream listed.
   Result<StreamList> ListStreams(const ListStreamsOptions& options = {});
 
   // GET /streams/{stream}: one page of at most min(options.limit,
@@ -267,6 +269,15 @@ class Client {
   Status SkipConsumerGroup(std::string_view group);
   // Starts delivering the group's parked events again (policy park).
   Status ReplayParked(std::string_view group);
+  // Parked events one by one (ConsumerGroup::ReadParked, RetryParked and
+  // SkipParked), by the copy's version in `$parked-<group>`. A page stops
+  // at `limit` copies and at the server's page byte budget; its `next`
+  // says where to go on. Retry and skip are not resent on a lost answer
+  // (a second one would answer a conflict for the first's success).
+  Result<ParkedPage> ReadParked(std::string_view group, StreamVersion from = StreamVersion(0),
+                                std::size_t limit = 100);
+  Status RetryParked(std::string_view group, StreamVersion parked_version);
+  Status SkipParked(std::string_view group, StreamVersion parked_version);
 
   // GET /subscribe/all and GET /subscribe/streams/{stream}. The connection
   // opens on the first Next(), so these fail only on bad options.

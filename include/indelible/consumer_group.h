@@ -41,6 +41,24 @@
 // the parked streams themselves) are not delivered unless the filter names
 // them with a stream prefix starting with '$'.
 //
+// Parked events one by one. Each copy in `$parked-<group>` is addressed by
+// its version there (the stable key: the stream is append-only and the copy
+// of an event, made idempotently, keeps its version). ReadParked lists the
+// copies with their state; SkipParked discards one (no replay delivers it,
+// and if it was its stream's last pending one the stream is unparked);
+// RetryParked delivers one again through Pull, as a replay does, without
+// the rest. A retry never passes an earlier pending event of the same
+// stream (it is refused, naming that event), so per-stream order holds.
+// Both are saved with the group before they return.
+//
+// Members. Each consumer name that pulls is a member, kept in memory (not
+// saved): the events leased to it, its last pull and its pulls waiting now.
+// A member that holds nothing and has not pulled for kMemberIdle is
+// forgotten. At most kMaxMembers are kept per group: a new name past that
+// takes the place of the member idle the longest (holding nothing, not
+// waiting); if every member holds events or waits, the new name is served
+// but not listed, and info() says members_omitted for kMemberIdle.
+//
 // Checkpoint. The highest position at or below which every event is
 // acknowledged (or filtered out); never past an unacknowledged event. It is
 // saved with Store::SaveRecord at most every `checkpoint_interval`, on
@@ -148,6 +166,43 @@ struct PullIdle {
   std::optional<std::chrono::steady_clock::time_point> due;
 };
 
+// A consumer of the group (see Members above).
+struct ConsumerGroupMember {
+  std::string consumer;           // the name it pulls with
+  std::uint64_t in_flight = 0;    // events leased to it now
+  std::int64_t last_pull_ms = 0;  // Unix milliseconds of its last pull
+  std::uint64_t waiting = 0;      // its pulls waiting for events now
+};
+
+// Where a parked copy stands (see Parked events one by one above).
+enum class ParkedState : std::uint8_t {
+  // Parked: a replay, a retry or a skip will resolve it.
+  kPending,
+  // Delivered again on its own (RetryParked) until acked, or until it fails
+  // max_attempts times again (then pending).
+  kRetrying,
+  // Skipped, and the group still needs to remember it: its stream is still
+  // parked, or the group has not yet passed the original in $all.
+  kSkipped,
+  // Not pending any more: replayed and acknowledged, or skipped earlier
+  // (the record forgets skips once they stop mattering; $audit keeps the
+  // operator's acts over HTTP).
+  kResolved,
+};
+
+struct ParkedCopy {
+  // As stored in `$parked-<group>`: copy.version is its parked version; the
+  // metadata holds `$parked` (where it came from, why) and the original's.
+  RecordedEvent copy;
+  ParkedState state = ParkedState::kPending;
+};
+
+struct ParkedPage {
+  std::vector<ParkedCopy> events;
+  // Where the next page starts; nullopt when no copy is left.
+  std::optional<StreamVersion> next;
+};
+
 struct ConsumerGroupInfo {
   std::string name;
   Position checkpoint;       // everything at or below is acknowledged
@@ -162,10 +217,19 @@ struct ConsumerGroupInfo {
   // Set while the group is blocked: the event and why.
   std::optional<Position> blocked_at;
   std::string blocked_reason;
+  // In name order; empty when info(false) was asked.
+  std::vector<ConsumerGroupMember> members;
+  // A consumer pulled in the last kMemberIdle that could not be listed
+  // (kMaxMembers were busy).
+  bool members_omitted = false;
 };
 
 class ConsumerGroup {
  public:
+  // See Members above.
+  static constexpr std::size_t kMaxMembers = 1000;
+  static constexpr std::chrono::minutes kMemberIdle{5};
+
   // Creates the group (saved in the store). Creating it again with the same
   // filter, start and policy is ok; with others, a conflict. Names: 1 to 200
   // bytes of letters, digits, '-', '_' and '.'.
@@ -215,6 +279,24 @@ class ConsumerGroup {
   // Starts a pass that delivers the parked events again (see Replay above).
   // Ok and nothing to do when nothing is parked or a pass is under way.
   Status ReplayParked();
+  // Per-event decisions on parked events (see Parked events one by one),
+  // by the copy's version in `$parked-<group>`. Both answer invalid on a
+  // group that does not park, not_found for a version with no copy,
+  // conflict when the copy is not pending (skipped, resolved) or is being
+  // delivered now (ack or nack it first), and change nothing then; an
+  // error saving the group record is returned and undoes the decision.
+  // RetryParked: conflict while a replay pass is under way (it delivers the
+  // copy already) or while an earlier copy of the same stream is pending
+  // (the message names its version); ok and nothing changed if the copy is
+  // being retried already.
+  Status RetryParked(StreamVersion parked_version);
+  Status SkipParked(StreamVersion parked_version);
+  // Up to `limit` copies of `$parked-<group>` from version `from`, with
+  // their state, stopping once their payload takes `max_bytes` (one copy at
+  // least). A group with nothing parked (or that does not park) gives an
+  // empty page.
+  Result<ParkedPage> ReadParked(StreamVersion from, std::size_t limit,
+                                std::size_t max_bytes = SIZE_MAX);
   // Saves the checkpoint now (ok and nothing saved once deleted).
   Status Flush();
   // Waits until the checkpoint is at or past `position` (read-your-writes:
@@ -240,7 +322,15 @@ class ConsumerGroup {
   PullIdle Idle();
   bool deleted();
 
-  ConsumerGroupInfo info();
+  // A pull that waits outside the group (a Pull with no wait, tried again
+  // when something changes, such as the HTTP server's long pulls) counts
+  // itself with +1 while it waits and -1 once done, so its member shows it.
+  // A Pull with a wait counts itself.
+  void CountWaiting(std::string_view consumer, int delta);
+
+  // `with_members`: false leaves members empty (it copies up to
+  // kMaxMembers names: a status answered after every ack need not).
+  ConsumerGroupInfo info(bool with_members = true);
   const std::string& name() const;
 
  private:

@@ -86,13 +86,31 @@ struct StreamHead {
   StreamVersion first_version;
 };
 
+// A stream's newest event as a listing shows it (ListStreamsOptions::last):
+// its envelope, without data or metadata.
+struct LastEvent {
+  EventId id;
+  std::string type;
+  StreamVersion version;
+  Position position;  // 0 on a store whose $all lags (DynamoDB) until $all has it
+  std::int64_t timestamp_ms = 0;
+};
+
 // One stream as a listing shows it (Store::ListStreams).
 struct StreamInfo {
   std::string stream;
-  StreamVersion version;  // last version (the tombstone's if deleted)
-  Position position;      // of the last event (0 on a store whose $all lags: DynamoDB)
+  // Last version (the tombstone's if deleted). version + 1 is the number
+  // of versions the stream was written: its events, and its tombstones if
+  // it was deleted, including those retention hides or a scavenge removed.
+  StreamVersion version;
+  Position position;  // of the last event (0 on a store whose $all lags: DynamoDB)
   bool deleted = false;
   std::int64_t last_write_ms = 0;  // the last event's timestamp, Unix ms
+  // With ListStreamsOptions::last: the newest event a read of the stream
+  // returns (ReadLastEvent): the last event, a deleted stream's tombstone
+  // (type "$deleted"); nullopt when the stream's retention hides every
+  // event, or when the listing was not asked for it.
+  std::optional<LastEvent> last = std::nullopt;
 };
 
 struct ListStreamsOptions {
@@ -100,6 +118,11 @@ struct ListStreamsOptions {
   std::string category;  // names of this category (DESIGN.md); empty: every category
   std::string after;     // names that sort after it: the previous page's `next`
   std::size_t limit = 100;
+  // Fill each listed stream's `last` (StreamInfo::last). Off by default: it
+  // costs one more read per listed stream (a backward read of one event,
+  // ReadLastEvent), up to `limit` reads a page, where the listing alone is
+  // one seek per name range.
+  bool last = false;
 };
 
 struct StreamList {
@@ -585,6 +608,13 @@ class Store {
 Result<std::vector<RecordedEvent>> ReadStreamEvents(Store& store, std::string_view stream,
                                                     const ReadStreamOptions& options = {});
 Result<std::vector<RecordedEvent>> ReadAllEvents(Store& store, const ReadAllOptions& options = {});
+
+// The newest event of `stream` that a read returns, its tombstone if it was
+// deleted: one backward read of one event (include_deleted, raw: the
+// envelope needs no upcasting or opening). nullopt when the stream's
+// retention hides every event (stream_metadata.h) or the stream does not
+// exist; other errors as ReadStream.
+Result<std::optional<LastEvent>> ReadLastEvent(Store& store, std::string_view stream);
 Result<std::vector<RecordedEvent>> ReadQueryEvents(Store& store, const Query& query,
                                                    const ReadQueryOptions& options = {});
 

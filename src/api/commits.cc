@@ -364,18 +364,28 @@ Result<StateRecord> StateRecordFromJson(std::string_view body) {
   return record;
 }
 
-void AppendStreamInfoJson(const StreamInfo& info, std::string* out) {
-  out->append(
-      fmt::format(R"({{"stream":{},"version":{},"position":{},"deleted":{},"lastWrite":{}}})",
-                  QuoteJson(info.stream), info.version.value(), info.position.value(), info.deleted,
-                  info.last_write_ms));
+void AppendStreamInfoJson(const StreamInfo& info, std::string* out, bool with_last) {
+  out->append(fmt::format(R"({{"stream":{},"version":{},"position":{},"deleted":{},"lastWrite":{})",
+                          QuoteJson(info.stream), info.version.value(), info.position.value(),
+                          info.deleted, info.last_write_ms));
+  if (with_last) {
+    if (const auto& last = info.last) {
+      out->append(fmt::format(
+          R"(,"last":{{"id":"{}","type":{},"version":{},"position":{},"timestamp":{}}})",
+          last->id.ToString(), QuoteJson(last->type), last->version.value(), last->position.value(),
+          last->timestamp_ms));
+    } else {
+      out->append(R"(,"last":null)");
+    }
+  }
+  out->push_back('}');
 }
 
-std::string StreamListToJson(const StreamList& list) {
+std::string StreamListToJson(const StreamList& list, bool with_last) {
   std::string out = R"({"streams":[)";
   for (std::size_t i = 0; i < list.streams.size(); ++i) {
     if (i > 0) out.push_back(',');
-    AppendStreamInfoJson(list.streams[i], &out);
+    AppendStreamInfoJson(list.streams[i], &out, with_last);
   }
   out += R"(],"next":)";
   out += list.next ? QuoteJson(*list.next) : std::string("null");
@@ -402,6 +412,22 @@ Result<StreamList> StreamListFromJson(std::string_view body) {
             static_cast<std::uint64_t>(std::max<std::int64_t>(IntegerOr(*info, "position", 0), 0))),
         deleted != nullptr && deleted->is_bool() && deleted->as_bool(),
         IntegerOr(*info, "lastWrite", 0)});
+    // `last` is null or absent when there is none to show.
+    if (const json::value* last = info->if_contains("last"); last != nullptr && !last->is_null()) {
+      const json::object* event = last->if_object();
+      const json::value* id = event != nullptr ? event->if_contains("id") : nullptr;
+      const json::value* type = event != nullptr ? event->if_contains("type") : nullptr;
+      if (id == nullptr || !id->is_string() || type == nullptr || !type->is_string())
+        return NotOurs(kWhat, "a 'last' without 'id' and 'type'");
+      auto parsed_id = EventId::Parse(id->as_string());
+      if (!parsed_id.ok()) return NotOurs(kWhat, "a 'last' whose id is not a UUID");
+      list.streams.back().last =
+          LastEvent{*parsed_id, std::string(type->as_string()),
+                    StreamVersion(IntegerOr(*event, "version", 0)),
+                    Position(static_cast<std::uint64_t>(
+                        std::max<std::int64_t>(IntegerOr(*event, "position", 0), 0))),
+                    IntegerOr(*event, "timestamp", 0)};
+    }
   }
   if (const json::value* next = object.if_contains("next"); next != nullptr && next->is_string())
     list.next = std::string(next->as_string());

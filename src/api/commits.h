@@ -49,9 +49,11 @@ Result<CommitResult> CommitResultFromJson(std::string_view body);
 std::string StateRecordToJson(std::string_view stream, const StateRecord& record);
 Result<StateRecord> StateRecordFromJson(std::string_view body);
 
-// GET /streams: {streams:[{stream, version, position, deleted, lastWrite}], next}
-void AppendStreamInfoJson(const StreamInfo& info, std::string* out);
-std::string StreamListToJson(const StreamList& list);
+// GET /streams: {streams:[{stream, version, position, deleted, lastWrite}], next};
+// `with_last` (GET /streams?last=true) adds to each stream
+// last: {id, type, version, position, timestamp}, or null without one.
+void AppendStreamInfoJson(const StreamInfo& info, std::string* out, bool with_last = false);
+std::string StreamListToJson(const StreamList& list, bool with_last = false);
 Result<StreamList> StreamListFromJson(std::string_view body);
 
 }  // namespace indelible::api

@@ -47,8 +47,57 @@ std::string ConsumerGroupStatusToJson(const ConsumerGroupStatus& status) {
   std::string out = "{";
   if (status.reached) out += fmt::format(R"("reached":{},)", *status.reached);
   if (status.waiting) out += fmt::format(R"("waiting":{},)", *status.waiting);
-  // The info's own object, opened above.
-  out += std::string_view(ConsumerGroupInfoToJson(status.info)).substr(1);
+  // The info's own object, opened above and closed after the members.
+  const std::string info = ConsumerGroupInfoToJson(status.info);
+  out += std::string_view(info).substr(1, info.size() - 2);
+  out += R"(,"members":[)";
+  for (std::size_t i = 0; i < status.info.members.size(); ++i) {
+    const ConsumerGroupMember& member = status.info.members[i];
+    if (i > 0) out += ',';
+    out += fmt::format(R"({{"consumer":{},"inFlight":{},"lastPull":{},"waiting":{}}})",
+                       QuoteJson(member.consumer), member.in_flight, member.last_pull_ms,
+                       member.waiting);
+  }
+  out += fmt::format(R"(],"membersOmitted":{}}})", status.info.members_omitted);
+  return out;
+}
+
+std::string_view ParkedStateName(ParkedState state) {
+  switch (state) {
+    case ParkedState::kPending:
+      return "pending";
+    case ParkedState::kRetrying:
+      return "retrying";
+    case ParkedState::kSkipped:
+      return "skipped";
+    case ParkedState::kResolved:
+      return "resolved";
+  }
+  return "pending";
+}
+
+std::string ParkedPageToJson(std::string_view group, const ParkedPage& page,
+                             std::size_t max_bytes) {
+  // Room kept for the closing text: `],"nextVersion":` and a 20-digit number.
+  constexpr std::size_t kTailBytes = 40;
+  std::string out = R"({"group":)" + QuoteJson(group) + R"(,"events":[)";
+  std::optional<StreamVersion> next = page.next;
+  std::size_t written = 0;
+  for (const ParkedCopy& parked : page.events) {
+    std::string item = fmt::format(R"({{"parkedVersion":{},"state":"{}","event":)",
+                                   parked.copy.version.value(), ParkedStateName(parked.state));
+    AppendEventJson(parked.copy.view(), &item);
+    item += '}';
+    if (written > 0 && out.size() + 1 + item.size() + kTailBytes > max_bytes) {
+      next = parked.copy.version;
+      break;
+    }
+    if (written++ > 0) out += ',';
+    out += item;
+  }
+  out += R"(],"nextVersion":)";
+  out += next ? std::to_string(next->value()) : "null";
+  out += '}';
   return out;
 }
 
@@ -81,6 +130,33 @@ std::string DeliveriesToJson(const std::vector<Delivery>& deliveries,
   out += "]}";
   return out;
 }
+
+namespace {
+
+// The members of a GET /consumers/{group} answer, when it has them.
+Result<std::vector<ConsumerGroupMember>> MembersFromJson(const json::value& members) {
+  constexpr std::string_view kWhat = "consumer group status";
+  if (!members.is_array()) return NotOurs(kWhat, "'members' is not an array");
+  std::vector<ConsumerGroupMember> out;
+  for (const json::value& item : members.as_array()) {
+    if (!item.is_object()) return NotOurs(kWhat, "a member is not an object");
+    const json::object& m = item.as_object();
+    ConsumerGroupMember member;
+    member.consumer = StringMember(m, "consumer");
+    auto in_flight = RequiredInteger(m, "inFlight", kWhat);
+    auto last_pull = RequiredInteger(m, "lastPull", kWhat);
+    auto waiting = RequiredInteger(m, "waiting", kWhat);
+    for (const auto* n : {&in_flight, &last_pull, &waiting})
+      if (!n->ok()) return n->status();
+    member.in_flight = static_cast<std::uint64_t>(std::max<std::int64_t>(*in_flight, 0));
+    member.last_pull_ms = *last_pull;
+    member.waiting = static_cast<std::uint64_t>(std::max<std::int64_t>(*waiting, 0));
+    out.push_back(std::move(member));
+  }
+  return out;
+}
+
+}  // namespace
 
 Result<ConsumerGroupInfo> ConsumerGroupInfoFromJson(const json::object& object) {
   constexpr std::string_view kWhat = "consumer group status";
@@ -117,6 +193,13 @@ Result<ConsumerGroupInfo> ConsumerGroupInfoFromJson(const json::object& object) 
     const json::value* replaying = parked->as_object().if_contains("replaying");
     info.replaying = replaying != nullptr && replaying->is_bool() && replaying->as_bool();
   }
+  if (const json::value* members = object.if_contains("members")) {
+    auto decoded = MembersFromJson(*members);
+    if (!decoded.ok()) return decoded.status();
+    info.members = std::move(*decoded);
+  }
+  if (const json::value* omitted = object.if_contains("membersOmitted"))
+    info.members_omitted = omitted->is_bool() && omitted->as_bool();
   return info;
 }
 
@@ -173,6 +256,42 @@ Result<std::vector<Delivery>> DeliveriesFromJson(std::string_view body) {
     out.push_back(std::move(delivery));
   }
   return out;
+}
+
+Result<ParkedPage> ParkedPageFromJson(std::string_view body) {
+  constexpr std::string_view kWhat = "parked events page";
+  auto object = ParseObject(body, kWhat);
+  if (!object.ok()) return object.status();
+  // Events cut out of the body as sent, as DeliveriesFromJson does.
+  auto raw = RawMember(body, "events");
+  auto elements = raw ? RawElements(*raw) : std::nullopt;
+  if (!elements) return NotOurs(kWhat, "no 'events' array");
+  ParkedPage page;
+  for (std::string_view element : *elements) {
+    auto item = ParseObject(element, kWhat);
+    if (!item.ok()) return item.status();
+    auto event = RawMember(element, "event");
+    if (!event) return NotOurs(kWhat, "an entry has no event");
+    auto recorded = StoredEventFromJson(*event);
+    if (!recorded.ok()) return recorded.status();
+    const std::string state = StringMember(*item, "state");
+    ParkedCopy copy{std::move(*recorded), ParkedState::kPending};
+    if (state == "retrying")
+      copy.state = ParkedState::kRetrying;
+    else if (state == "skipped")
+      copy.state = ParkedState::kSkipped;
+    else if (state == "resolved")
+      copy.state = ParkedState::kResolved;
+    else if (state != "pending")
+      return NotOurs(kWhat, "an entry has an unknown state");
+    page.events.push_back(std::move(copy));
+  }
+  if (const json::value* next = object->if_contains("nextVersion"); next && !next->is_null()) {
+    if (!next->is_int64() || next->as_int64() < 0)
+      return NotOurs(kWhat, "'nextVersion' is not a version");
+    page.next = StreamVersion(next->as_int64());
+  }
+  return page;
 }
 
 Result<ConsumerGroupStatus> ConsumerGroupStatusFromJson(std::string_view body) {

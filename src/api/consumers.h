@@ -26,7 +26,9 @@ Result<ConsumerGroupInfo> ConsumerGroupInfoFromJson(std::string_view body);
 // GET /consumers/{group}: the status with what only that route tells:
 // `waiting`, the requests waiting on the group, and with ?waitFor=,
 // `reached`, whether the checkpoint reached the position in time. They
-// lead the object: {reached?, waiting?, group, ...}.
+// lead the object: {reached?, waiting?, group, ...}; the info's members
+// close it: {..., members: [{consumer, inFlight, lastPull, waiting}],
+// membersOmitted}. (The other answers with a status leave members out.)
 struct ConsumerGroupStatus {
   ConsumerGroupInfo info;
   std::optional<std::uint64_t> waiting;
@@ -52,6 +54,16 @@ std::string DeliveryToJson(const Delivery& delivery);
 std::string DeliveriesToJson(const std::vector<Delivery>& deliveries,
                              const std::function<std::string_view(std::size_t)>& encoded = nullptr);
 Result<std::vector<Delivery>> DeliveriesFromJson(std::string_view body);
+
+// "pending", "retrying", "skipped", "resolved".
+std::string_view ParkedStateName(ParkedState state);
+// GET /consumers/{group}/parked: {group, events: [{parkedVersion, state,
+// event}], nextVersion}, `event` the stored copy. The page stops before
+// the copy that would take it past `max_bytes` of JSON (one copy at
+// least); nextVersion is then that copy's version, else page.next.
+std::string ParkedPageToJson(std::string_view group, const ParkedPage& page,
+                             std::size_t max_bytes = SIZE_MAX);
+Result<ParkedPage> ParkedPageFromJson(std::string_view body);
 
 // POST /consumers/{group}/ack: {positions: [position...]}, at least one.
 // The request decoders answer invalid, naming the field.

@@ -169,13 +169,20 @@ int RunStreams(const Cli& cli, const StreamsArgs& args) {
     for (const StreamInfo& info : page->streams) {
       if (cli.json) {
         std::string line;
-        api::AppendStreamInfoJson(info, &line);
+        api::AppendStreamInfoJson(info, &line, options.last);
         std::printf("%s\n", line.c_str());
       } else {
-        std::printf("%s version %lld position %llu last write %lld%s\n", info.stream.c_str(),
+        std::string last;
+        if (options.last)
+          // A type is UTF-8 without control characters: printable as it is.
+          last = info.last ? " last event " + info.last->type + " version " +
+                                 std::to_string(info.last->version.value())
+                           : std::string(" last event none (retention hides every event)");
+        std::printf("%s version %lld position %llu last write %lld%s%s\n", info.stream.c_str(),
                     static_cast<long long>(info.version.value()),
                     static_cast<unsigned long long>(info.position.value()),
-                    static_cast<long long>(info.last_write_ms), info.deleted ? " (deleted)" : "");
+                    static_cast<long long>(info.last_write_ms), info.deleted ? " (deleted)" : "",
+                    last.c_str());
       }
     }
     shown += page->streams.size();
@@ -227,6 +234,8 @@ void AddReadVerbs(CLI::App& app, Cli& cli) {
                 "only this category (the name before the first '-' or '/')");
   l->add_option("--after", streams->filter.after, "only names after this one (to go on)");
   l->add_option("--limit", streams->limit, "at most this many streams");
+  l->add_flag("--last", streams->filter.last,
+              "also each stream's newest event (its type and version): one more read per stream");
   l->callback([&cli, streams] { cli.run = [&cli, streams] { return RunStreams(cli, *streams); }; });
 
   auto all = std::make_shared<AllArgs>();

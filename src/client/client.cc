@@ -245,6 +245,7 @@ Result<StreamList> Client::ListStreams(const ListStreamsOptions& options) {
   if (!options.prefix.empty()) AddQuery(&target, "prefix", options.prefix);
   if (!options.category.empty()) AddQuery(&target, "category", options.category);
   if (!options.after.empty()) AddQuery(&target, "after", options.after);
+  if (options.last) AddQuery(&target, "last", "true");
   auto answer = impl_->Call(impl_->MakeRequest(http::verb::get, target), /*retry_safe=*/true);
   if (!answer.ok()) return answer.status();
   if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
@@ -462,6 +463,33 @@ Status Client::RetryConsumerGroup(std::string_view group) {
 Status Client::ReplayParked(std::string_view group) {
   return GroupAnswer(impl_->Call(impl_->MakeRequest(http::verb::post, GroupPath(group) + "/replay"),
                                  /*retry_safe=*/true))
+      .status();
+}
+
+Result<ParkedPage> Client::ReadParked(std::string_view group, StreamVersion from,
+                                      std::size_t limit) {
+  std::string target = GroupPath(group) + "/parked";
+  AddQuery(&target, "from", std::to_string(from.value()));
+  AddQuery(&target, "limit", std::to_string(limit));
+  auto answer = impl_->Call(impl_->MakeRequest(http::verb::get, target), /*retry_safe=*/true);
+  if (!answer.ok()) return answer.status();
+  if (Status s = Expect(*answer, http::status::ok); !s.ok()) return s;
+  return api::ParkedPageFromJson(answer->body());
+}
+
+Status Client::RetryParked(std::string_view group, StreamVersion parked_version) {
+  const std::string target =
+      GroupPath(group) + "/parked/" + std::to_string(parked_version.value()) + "/retry";
+  return GroupAnswer(impl_->Call(impl_->MakeRequest(http::verb::post, target),
+                                 /*retry_safe=*/false))
+      .status();
+}
+
+Status Client::SkipParked(std::string_view group, StreamVersion parked_version) {
+  const std::string target =
+      GroupPath(group) + "/parked/" + std::to_string(parked_version.value()) + "/skip";
+  return GroupAnswer(impl_->Call(impl_->MakeRequest(http::verb::post, target),
+                                 /*retry_safe=*/false))
       .status();
 }
 

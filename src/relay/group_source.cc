@@ -15,7 +15,7 @@ class GroupSource final : public RelaySource {
   }
   Status Ack(const std::vector<Position>& positions) override { return group_.Ack(positions); }
   Result<bool> CaughtUp() override {
-    const ConsumerGroupInfo info = group_.info();
+    const ConsumerGroupInfo info = group_.info(false);
     return info.checkpoint >= info.last_position;
   }
 

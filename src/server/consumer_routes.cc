@@ -5,8 +5,10 @@
 // group, a commit past what the group read, the end of a back-off or
 // lease, its deadline) and tries again on the reads pool when one comes.
 // So parked long pulls never starve the blocking pool (deletes, custom
-// routes). The rest runs on the I/O thread (they only touch the group's
-// memory, or write one checkpoint record).
+// routes). The parked-event routes (the list, per-event retry and skip)
+// read $parked-{group} and run on the reads pool too. The rest runs on the
+// I/O thread (they only touch the group's memory, or write one checkpoint
+// record).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -49,21 +51,25 @@ class LongWait : public std::enable_shared_from_this<LongWait> {
  public:
   using Attempt = std::function<bool(bool last)>;
 
+  // `consumer`: the pulling consumer, whose member counts this wait (empty
+  // for a waitFor).
   LongWait(ServerContext& context, std::shared_ptr<Exchange> exchange,
            std::shared_ptr<ConsumerGroup> group, Clock::time_point deadline, bool wants_commits,
-           Attempt attempt)
+           Attempt attempt, std::string consumer = {})
       : context_(context),
         exchange_(std::move(exchange)),
         group_(std::move(group)),
         deadline_(deadline),
         wants_commits_(wants_commits),
         attempt_(std::move(attempt)),
+        consumer_(std::move(consumer)),
         strand_(boost::asio::make_strand(context.ioc)),
         timer_(strand_) {}
 
   ~LongWait() {
     // Only when the server stopped before an answer: the group outlives us.
     if (change_ticket_ != 0) group_->CancelNotify(change_ticket_);
+    if (counted_) group_->CountWaiting(consumer_, -1);
   }
 
   void Start() {
@@ -86,6 +92,12 @@ class LongWait : public std::enable_shared_from_this<LongWait> {
     bool answered = true;
     RunGuarded(*exchange_, [&] { answered = attempt_(last); });
     if (answered || last) return Finish();
+    // Waiting from now on: the member shows it (attempts run one at a
+    // time, Finish among them, so counted_ needs no lock).
+    if (!counted_ && !consumer_.empty()) {
+      group_->CountWaiting(consumer_, 1);
+      counted_ = true;
+    }
 
     const PullIdle idle = wants_commits_ ? group_->Idle() : PullIdle{};
     std::weak_ptr<LongWait> weak = weak_from_this();
@@ -164,6 +176,7 @@ class LongWait : public std::enable_shared_from_this<LongWait> {
     DropRegistrations();
     boost::asio::post(strand_, [self = shared_from_this()] { self->timer_.cancel(); });
     context_.consumers.AddWaiting(group_->name(), -1);
+    if (std::exchange(counted_, false)) group_->CountWaiting(consumer_, -1);
   }
 
   ServerContext& context_;
@@ -172,6 +185,8 @@ class LongWait : public std::enable_shared_from_this<LongWait> {
   const Clock::time_point deadline_;
   const bool wants_commits_;
   const Attempt attempt_;
+  const std::string consumer_;
+  bool counted_ = false;  // counted in the member's waiting pulls
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   boost::asio::steady_timer timer_;  // used on strand_ only
 
@@ -248,7 +263,7 @@ void Create(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   if (!existed.ok()) return exchange->RespondError(existed.status());
   WithGroup(context, exchange, [&](ConsumerGroup& group) {
     exchange->RespondJson(*existed ? http::status::ok : http::status::created,
-                          api::ConsumerGroupInfoToJson(group.info()));
+                          api::ConsumerGroupInfoToJson(group.info(false)));
   });
 }
 
@@ -262,8 +277,8 @@ void List(ServerContext& context, std::shared_ptr<Exchange> exchange) {
         !exchange->principal()->grants.Allows(auth::Right::kConsumers, name))
       continue;
     auto group = context.consumers.Get(name);
-    if (!group.ok()) continue;  // deleted meanwhile
-    groups.push_back((*group)->info());
+    if (!group.ok()) continue;                // deleted meanwhile
+    groups.push_back((*group)->info(false));  // the list is cheap: no members
   }
   exchange->RespondJson(http::status::ok, api::ConsumerGroupListToJson(groups));
 }
@@ -281,7 +296,7 @@ void Describe(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   if (*wait_for < 0) return exchange->RespondJson(http::status::ok, StatusJson(context, **group));
   const Position position(static_cast<std::uint64_t>(*wait_for));
   auto attempt = [&context, exchange, group = *group, position](bool last) {
-    const bool reached = !group->deleted() && group->info().checkpoint >= position;
+    const bool reached = !group->deleted() && group->info(false).checkpoint >= position;
     if (!reached && !last && !group->deleted()) return false;
     exchange->RespondJson(http::status::ok, StatusJson(context, *group, reached));
     return true;
@@ -348,7 +363,7 @@ void Pull(ServerContext& context, std::shared_ptr<Exchange> exchange) {
     return true;
   };
   std::make_shared<LongWait>(context, exchange, *group, Clock::now() + milliseconds(*wait_ms),
-                             /*wants_commits=*/true, std::move(attempt))
+                             /*wants_commits=*/true, std::move(attempt), *consumer)
       ->Start();
 }
 
@@ -357,7 +372,7 @@ void Ack(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   if (!positions.ok()) return exchange->RespondError(positions.status());
   WithGroup(context, exchange, [&](ConsumerGroup& group) {
     if (Status s = group.Ack(*positions); !s.ok()) return exchange->RespondError(s);
-    exchange->RespondJson(http::status::ok, api::ConsumerGroupInfoToJson(group.info()));
+    exchange->RespondJson(http::status::ok, api::ConsumerGroupInfoToJson(group.info(false)));
   });
 }
 
@@ -367,7 +382,7 @@ void Nack(ServerContext& context, std::shared_ptr<Exchange> exchange) {
   const std::string reason = nack->reason.value_or("nacked over HTTP");
   WithGroup(context, exchange, [&](ConsumerGroup& group) {
     if (Status s = group.Nack(nack->position, reason); !s.ok()) return exchange->RespondError(s);
-    exchange->RespondJson(http::status::ok, api::ConsumerGroupInfoToJson(group.info()));
+    exchange->RespondJson(http::status::ok, api::ConsumerGroupInfoToJson(group.info(false)));
   });
 }
 
@@ -381,8 +396,80 @@ void Decide(ServerContext& context, std::shared_ptr<Exchange> exchange, Decision
                : decision == Decision::kSkip ? group.Skip()
                                              : group.ReplayParked();
     if (!s.ok()) return exchange->RespondError(s);
-    exchange->RespondJson(http::status::ok, api::ConsumerGroupInfoToJson(group.info()));
+    exchange->RespondJson(http::status::ok, api::ConsumerGroupInfoToJson(group.info(false)));
   });
+}
+
+// The parked copies deliver the events the filter selects, as a pull does:
+// the same check.
+std::optional<Status> DeniedParked(ServerContext& context, const Exchange& exchange) {
+  if (exchange.principal() == nullptr || exchange.principal()->grants.admin()) return std::nullopt;
+  auto filter = context.consumers.Filter(exchange.params()[0]);
+  if (!filter.ok()) return filter.status();
+  return DeniedFilter(exchange, *filter);
+}
+
+void RespondDenied(Exchange& exchange, const Status& status) {
+  if (status.code() == ErrorCode::kUnauthorized)
+    return exchange.RespondError(http::status::forbidden, status);
+  exchange.RespondError(status);
+}
+
+// GET /consumers/{group}/parked?from=&limit=: the parked copies with their
+// state, paged like a stream read (limit, max_page_bytes, nextVersion).
+void ListParked(ServerContext& context, std::shared_ptr<Exchange> exchange) {
+  auto limit = IntegerParam(*exchange, "limit", api::kDefaultPageEvents, 1, kMaxPageEvents);
+  if (!limit.ok()) return exchange->RespondError(limit.status());
+  auto from = IntegerParam(*exchange, "from", 0, 0, kMaxNumberParam);
+  if (!from.ok()) return exchange->RespondError(from.status());
+  boost::asio::post(context.reads, [&context, exchange, limit = *limit, from = *from] {
+    RunGuarded(*exchange, [&] {
+      if (auto denied = DeniedParked(context, *exchange)) return RespondDenied(*exchange, *denied);
+      auto group = context.consumers.Get(exchange->params()[0]);
+      if (!group.ok()) return exchange->RespondError(group.status());
+      const std::size_t max_bytes = context.options.max_page_bytes;
+      auto page =
+          (*group)->ReadParked(StreamVersion(from), static_cast<std::size_t>(limit), max_bytes);
+      if (!page.ok()) return exchange->RespondError(page.status());
+      exchange->RespondJson(http::status::ok,
+                            api::ParkedPageToJson((*group)->name(), *page, max_bytes));
+    });
+  });
+}
+
+// POST /consumers/{group}/parked/{version}/retry and /skip: per-event
+// decisions, audited with the version as their detail.
+void DecideParked(ServerContext& context, const std::shared_ptr<Exchange>& exchange,
+                  Decision decision) {
+  const std::string& text = exchange->params()[1];
+  std::int64_t version = -1;
+  const bool digits =
+      !text.empty() && text.size() <= 18 &&
+      std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (digits) version = std::stoll(text);
+  if (version < 0)
+    return exchange->RespondError(Status::Invalid(
+        "version", fmt::format("'{}' is not a parked event's version (an integer >= 0 in "
+                               "$parked-{{group}})",
+                               text.substr(0, 64))));
+  exchange->SetAuditDetail(fmt::format(R"({{"parkedVersion":{}}})", version));
+  boost::asio::post(context.reads, [&context, exchange, decision, version] {
+    RunGuarded(*exchange, [&] {
+      auto group = context.consumers.Get(exchange->params()[0]);
+      if (!group.ok()) return exchange->RespondError(group.status());
+      Status s = decision == Decision::kRetry ? (*group)->RetryParked(StreamVersion(version))
+                                              : (*group)->SkipParked(StreamVersion(version));
+      if (!s.ok()) return exchange->RespondError(s);
+      exchange->RespondJson(http::status::ok, api::ConsumerGroupInfoToJson((*group)->info(false)));
+    });
+  });
+}
+
+void RetryParked(ServerContext& context, std::shared_ptr<Exchange> exchange) {
+  DecideParked(context, exchange, Decision::kRetry);
+}
+void SkipParked(ServerContext& context, std::shared_ptr<Exchange> exchange) {
+  DecideParked(context, exchange, Decision::kSkip);
 }
 
 }  // namespace
@@ -400,6 +487,11 @@ void AddConsumerRoutes(Router& router, ServerContext& context) {
   route(http::verb::post, "/consumers/{}/pull", Access::OnGroup(), Pull);
   route(http::verb::post, "/consumers/{}/ack", Access::OnGroup(), Ack);
   route(http::verb::post, "/consumers/{}/nack", Access::OnGroup(), Nack);
+  route(http::verb::get, "/consumers/{}/parked", Access::OnGroup(), ListParked);
+  route(http::verb::post, "/consumers/{}/parked/{}/retry",
+        Access::OnGroup("consumers.parked.retry"), RetryParked);
+  route(http::verb::post, "/consumers/{}/parked/{}/skip", Access::OnGroup("consumers.parked.skip"),
+        SkipParked);
   for (auto [path, decision, act] :
        {std::tuple{"/consumers/{}/retry", Decision::kRetry, "consumers.retry"},
         {"/consumers/{}/skip", Decision::kSkip, "consumers.skip"},

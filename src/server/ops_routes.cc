@@ -15,7 +15,7 @@ namespace {
 // blocked. One HELP/TYPE per metric, one sample per group.
 std::string ConsumerMetrics(ConsumerRegistry& consumers) {
   std::vector<ConsumerGroupInfo> infos;
-  consumers.ForEach([&](ConsumerGroup& group) { infos.push_back(group.info()); });
+  consumers.ForEach([&](ConsumerGroup& group) { infos.push_back(group.info(false)); });
   struct Metric {
     const char* name;
     const char* type;

@@ -117,7 +117,7 @@ void AddCorsHeaders(const Request& request, const ScreenPolicy& policy, Response
   response.set(http::field::access_control_allow_origin, origin->value());
   response.set(http::field::vary, "Origin");
   response.set(http::field::access_control_expose_headers,
-               "ETag, Location, Idempotent-Replay, X-Request-Id");
+               "ETag, Location, Idempotent-Replay, Retry-After, X-Request-Id");
   if (!IsPreflight(request)) return;
   response.set(http::field::access_control_allow_methods, "GET, POST, PUT, DELETE");
   response.set(http::field::access_control_allow_headers,

@@ -153,6 +153,26 @@ Result<std::vector<RecordedEvent>> ReadStreamEvents(Store& store, std::string_vi
   return events;
 }
 
+Result<std::optional<LastEvent>> ReadLastEvent(Store& store, std::string_view stream) {
+  ReadStreamOptions options;
+  options.direction = Direction::kBackward;
+  options.limit = 1;
+  options.include_deleted = true;
+  options.raw = true;
+  auto cursor = store.ReadStream(stream, options);
+  // No such stream (a listing's entry that a store's reads do not see yet):
+  // nothing to show, as the contract says, rather than failing a page.
+  if (cursor.status().code() == ErrorCode::kNotFound) return std::optional<LastEvent>();
+  if (!cursor.ok()) return cursor.status();
+  if (!(*cursor)->Valid()) {
+    if (Status s = (*cursor)->status(); !s.ok()) return s;
+    return std::optional<LastEvent>();  // retention hides every event
+  }
+  const EventView& event = (*cursor)->event();
+  return std::optional<LastEvent>(LastEvent{event.id, std::string(event.type), event.version,
+                                            event.position, event.timestamp_ms});
+}
+
 Result<std::vector<RecordedEvent>> ReadAllEvents(Store& store, const ReadAllOptions& options) {
   auto cursor = store.ReadAll(options);
   if (!cursor.ok()) return cursor.status();
@@ -219,6 +239,13 @@ Result<StreamList> Store::ListStreams(const ListStreamsOptions& options) {
   if (list.streams.size() > options.limit) {
     list.streams.resize(options.limit);
     list.next = list.streams.back().stream;
+  }
+  if (options.last) {
+    for (StreamInfo& info : list.streams) {
+      auto last = ReadLastEvent(*this, info.stream);
+      if (!last.ok()) return last.status();
+      info.last = std::move(*last);
+    }
   }
   return list;
 }

@@ -33,6 +33,18 @@
 // parked stream's end with the lane empty, the pass ends and the streams it
 // fully replayed are unparked. Parks and replays commit and save the record
 // while holding the mutex: they are the failure path, not the hot one.
+//
+// Per-event decisions: a retried copy is an entry of the replay lane marked
+// `retry`, its version in the record's `retrying`; its ack resolves it at
+// once (not in lane order) and unparks its stream if no copy of it is left
+// pending. A skipped copy goes into the record's `skipped`: replay passes
+// pass it over, and the window acks its original without delivering it if it
+// reads it again (after a restart, before the checkpoint passed it). Whether
+// a stream has pending copies left is read from $parked-<group> (the truth:
+// the counts in the record are for display) on these operator paths only.
+//
+// Members: a map by consumer name, updated by Pull and by SetState (the
+// in-flight counts), bounded by kMaxMembers (see the header).
 #include <fmt/format.h>
 #include <indelible/consumer_group.h>
 #include <indelible/subscription.h>
@@ -62,6 +74,8 @@ constexpr milliseconds kWaitSlice{5};
 // The group record must stay under the 64 KiB of a checkpoint record
 // (docs/FORMAT.md); the parked map is the only part that grows.
 constexpr std::size_t kMaxParkedNamesBytes = 48 * 1024;
+// How much of $parked-<group> one read of the operator paths takes.
+constexpr std::size_t kParkedReadPage = 500;
 
 SubscriptionOptions SubscriptionFor(const GroupRecord& record, const ConsumerGroupOptions& local) {
   SubscriptionOptions options;
@@ -103,6 +117,7 @@ class ConsumerGroup::Impl {
         saved_checkpoint_(record_.checkpoint),
         last_save_(Clock::now()) {
     if (record_.replaying) StartReplayPass();  // resume the pass a restart cut short
+    RebuildSkippedPositions();
   }
 
   ~Impl() {
@@ -150,6 +165,7 @@ class ConsumerGroup::Impl {
     if (consumer.empty()) return Status::Invalid("consumer", "name the consumer that pulls");
     const auto deadline = Clock::now() + wait;
     MutexLock lock(&mu_);
+    Touch(consumer, Clock::now());
     for (;;) {
       if (deleted_) return DeletedError(name_);
       if (Status s = Refill(); !s.ok()) return s;
@@ -161,6 +177,7 @@ class ConsumerGroup::Impl {
       if (save_now_) (void)MaybeSave(true);
       if (!out.empty() || now >= deadline) return out;
       const auto until = std::min(deadline, now + kWaitSlice);
+      AddWaiting(consumer, 1);
       if (WindowHasRoom() && !blocked_at_) {
         // Room for more: sleep until a commit past what was read (at once
         // if there is one), at most a slice.
@@ -172,6 +189,7 @@ class ConsumerGroup::Impl {
       } else {
         changed_.WaitUntil(&mu_, until);
       }
+      AddWaiting(consumer, -1);
     }
   }
 
@@ -182,6 +200,7 @@ class ConsumerGroup::Impl {
       if (Entry* replayed = FindReplay(position)) {
         SetState(*replayed, State::kAcked);
         replayed->replay_done = true;
+        if (replayed->retry) FinishRetry(*replayed);
         continue;
       }
       if (position <= checkpoint_) continue;  // a repeated ack
@@ -269,6 +288,146 @@ class ConsumerGroup::Impl {
     return MaybeSave(true);
   }
 
+  Status SkipParked(StreamVersion parked_version) {
+    MutexLock lock(&mu_);
+    auto copy = DecisionTarget(parked_version, "skip");
+    if (!copy.ok()) return copy.status();
+    const std::uint64_t version = static_cast<std::uint64_t>(parked_version.value());
+    const std::string& stream = copy->original.stream;
+    switch (StateOf(version, stream)) {
+      case ParkedState::kSkipped:
+        return NotPending(version, "is skipped already");
+      case ParkedState::kResolved:
+        return NotPending(version, "is not pending (replayed or skipped already)");
+      default:
+        break;
+    }
+    if (Entry* entry = ReplayEntry(version); entry != nullptr && entry->state == State::kInFlight)
+      return InFlightError(*entry);
+    GroupRecord before = record_;
+    record_.skipped.insert_or_assign(version,
+                                     subscriptions::SkippedCopy{stream, copy->original.position});
+    record_.retrying.erase(version);
+    if (record_.parked_events > 0) --record_.parked_events;
+    auto parked = record_.parked.find(stream);
+    if (Status s = MoveParkedStream(stream, parked == record_.parked.end() ? 0 : parked->second);
+        !s.ok()) {
+      record_ = std::move(before);
+      return s;
+    }
+    ForgetSkips();  // this one too, if its stream unparked and the group passed it
+    if (ParkedNamesBytes() > kMaxParkedNamesBytes) {
+      record_ = std::move(before);
+      RebuildSkippedPositions();
+      return Status::Conflict(
+          fmt::format("consumer group '{}' keeps too many parked streams and skipped events to "
+                      "skip one more; replay the parked events first",
+                      name_),
+          std::nullopt);
+    }
+    if (Status s = SaveDecision(std::move(before)); !s.ok()) return s;
+    // A copy waiting in the replay lane (a retry, or a pass's) goes unsent.
+    if (Entry* entry = ReplayEntry(version)) {
+      SetState(*entry, State::kAcked);
+      entry->replay_done = false;
+    }
+    AdvanceReplay();
+    Changed();
+    return Status::Ok();
+  }
+
+  Status RetryParked(StreamVersion parked_version) {
+    MutexLock lock(&mu_);
+    auto copy = DecisionTarget(parked_version, "retry");
+    if (!copy.ok()) return copy.status();
+    const std::uint64_t version = static_cast<std::uint64_t>(parked_version.value());
+    const std::string& stream = copy->original.stream;
+    switch (StateOf(version, stream)) {
+      case ParkedState::kRetrying:
+        return Status::Ok();
+      case ParkedState::kSkipped:
+        return NotPending(version, "is skipped");
+      case ParkedState::kResolved:
+        return NotPending(version, "is not pending (replayed or skipped already)");
+      case ParkedState::kPending:
+        break;
+    }
+    if (record_.replaying)
+      return Status::Conflict(
+          fmt::format("consumer group '{}' is replaying its parked events: the pass delivers "
+                      "event {} of '{}' already; retry after it ends",
+                      name_, version, parked_stream_),
+          std::nullopt);
+    auto parked = record_.parked.find(stream);
+    auto first = NextPending(stream, parked == record_.parked.end() ? 0 : parked->second);
+    if (!first.ok()) return first.status();
+    if (*first && **first < version)
+      return Status::Conflict(
+          fmt::format("event {} of '{}' cannot be retried before event {}, an earlier parked "
+                      "event of stream '{}' that is still pending (a group never delivers a "
+                      "stream's events out of order): retry or skip event {} first",
+                      version, parked_stream_, **first, stream, **first),
+          std::nullopt);
+    GroupRecord before = record_;
+    record_.retrying.insert(version);
+    if (ParkedNamesBytes() > kMaxParkedNamesBytes) {
+      record_ = std::move(before);
+      return Status::Conflict(
+          fmt::format("consumer group '{}' keeps too many parked streams and decisions to retry "
+                      "one more; replay the parked events instead",
+                      name_),
+          std::nullopt);
+    }
+    if (Status s = SaveDecision(std::move(before)); !s.ok()) return s;
+    replay_.push_back(RetryEntry(std::move(copy->original), parked_version));
+    Changed();
+    return Status::Ok();
+  }
+
+  Result<ParkedPage> ReadParked(StreamVersion from, std::size_t limit, std::size_t max_bytes) {
+    if (limit == 0) return Status::Invalid("limit", "read at least 1 parked event");
+    ParkedPage page;
+    std::vector<std::string> streams;  // each copy's original stream
+    {
+      MutexLock lock(&mu_);
+      if (deleted_) return DeletedError(name_);
+    }
+    // Read without the lock (a page of the store); the states are taken
+    // under it after.
+    ReadStreamOptions options;
+    options.from = from;
+    options.limit = limit + 1;  // one more tells whether a next page exists
+    auto cursor = store_.ReadStream(parked_stream_, options);
+    if (!cursor.ok()) {
+      if (cursor.status().code() == ErrorCode::kNotFound) return page;
+      return cursor.status();
+    }
+    std::size_t bytes = 0;
+    for (; (*cursor)->Valid(); (*cursor)->Next()) {
+      const EventView& event = (*cursor)->event();
+      if (page.events.size() >= limit || (!page.events.empty() && bytes >= max_bytes)) {
+        page.next = event.version;
+        break;
+      }
+      auto parked = subscriptions::DecodeParkedCopy(event);
+      if (!parked.ok()) return parked.status();
+      streams.push_back(std::move(parked->original.stream));
+      page.events.push_back(ParkedCopy{event.ToOwned(), ParkedState::kPending});
+      bytes += PayloadBytes(page.events.back().copy);
+    }
+    if (Status s = (*cursor)->status(); !s.ok()) return s;
+    MutexLock lock(&mu_);
+    for (std::size_t i = 0; i < page.events.size(); ++i)
+      page.events[i].state =
+          StateOf(static_cast<std::uint64_t>(page.events[i].copy.version.value()), streams[i]);
+    return page;
+  }
+
+  void CountWaiting(std::string_view consumer, int delta) {
+    MutexLock lock(&mu_);
+    AddWaiting(consumer, delta);
+  }
+
   bool WaitFor(Position position, milliseconds timeout) {
     MutexLock lock(&mu_);
     return changed_.WaitFor(&mu_, timeout, [&]() REQUIRES(mu_) {
@@ -320,9 +479,18 @@ class ConsumerGroup::Impl {
     return deleted_;
   }
 
-  ConsumerGroupInfo Info() {
+  ConsumerGroupInfo Info(bool with_members) {
     MutexLock lock(&mu_);
     ConsumerGroupInfo info;
+    const auto now = Clock::now();
+    ForgetIdleMembers(now);
+    if (with_members) {
+      info.members.reserve(members_.size());
+      for (const auto& [consumer, member] : members_)
+        info.members.push_back(
+            ConsumerGroupMember{consumer, member.in_flight, member.last_pull_ms, member.waiting});
+    }
+    info.members_omitted = omitted_at_ && now - *omitted_at_ < ConsumerGroup::kMemberIdle;
     info.name = name_;
     info.checkpoint = checkpoint_;
     info.last_position = store_.LastPosition();
@@ -358,15 +526,84 @@ class ConsumerGroup::Impl {
     // the ack that ended it was a success (not a give-up).
     std::optional<StreamVersion> parked_version;
     bool replay_done = false;
+    bool retry = false;  // a RetryParked of that copy alone
+  };
+
+  // A consumer that pulled (see Members in the header).
+  struct Member {
+    std::uint64_t in_flight = 0;
+    std::uint64_t waiting = 0;
+    Clock::time_point last_pull;
+    // The wall-clock time of that pull, as reported: taken once, so every
+    // status says the same time for it (steady and wall clocks drift apart).
+    std::int64_t last_pull_ms = 0;
   };
 
   // Every state change goes through here, so in_flight_ stays the count of
   // in-flight entries without a walk over the window (info() is called
   // after each ack over HTTP).
+  // The member counts too; a consumer not listed (kMaxMembers) has no count.
   void SetState(Entry& entry, State state) REQUIRES(mu_) {
-    if (entry.state == State::kInFlight) --in_flight_;
-    if (state == State::kInFlight) ++in_flight_;
+    if (entry.state == State::kInFlight) {
+      --in_flight_;
+      if (auto it = members_.find(entry.consumer); it != members_.end() && it->second.in_flight > 0)
+        --it->second.in_flight;
+    }
+    if (state == State::kInFlight) {
+      ++in_flight_;
+      if (auto it = members_.find(entry.consumer); it != members_.end()) ++it->second.in_flight;
+    }
     entry.state = state;
+  }
+
+  // A pull by `consumer`: listed with its last pull now (see Members).
+  void Touch(std::string_view consumer, Clock::time_point now) REQUIRES(mu_) {
+    if (auto it = members_.find(consumer); it != members_.end()) {
+      it->second.last_pull = now;
+      it->second.last_pull_ms = UnixMillisNow();
+      return;
+    }
+    if (members_.size() >= ConsumerGroup::kMaxMembers) {
+      ForgetIdleMembers(now);
+      // Still full: the place of the member idle the longest.
+      auto oldest = members_.end();
+      for (auto it = members_.begin(); it != members_.end(); ++it)
+        if (it->second.in_flight == 0 && it->second.waiting == 0 &&
+            (oldest == members_.end() || it->second.last_pull < oldest->second.last_pull))
+          oldest = it;
+      if (members_.size() >= ConsumerGroup::kMaxMembers) {
+        if (oldest == members_.end()) {
+          omitted_at_ = now;
+          return;
+        }
+        members_.erase(oldest);
+      }
+    }
+    Member& member = members_[std::string(consumer)];
+    member.last_pull = now;
+    member.last_pull_ms = UnixMillisNow();
+    // Only a name that pulled while it could not be listed can hold events
+    // the member does not count yet.
+    if (omitted_at_)
+      for (const std::deque<Entry>* lane : {&replay_, &window_})
+        for (const Entry& entry : *lane)
+          if (entry.state == State::kInFlight && entry.consumer == consumer) ++member.in_flight;
+  }
+
+  void AddWaiting(std::string_view consumer, int delta) REQUIRES(mu_) {
+    auto it = members_.find(consumer);
+    if (it == members_.end()) return;
+    if (delta > 0) it->second.waiting += static_cast<std::uint64_t>(delta);
+    if (delta < 0)
+      it->second.waiting -=
+          std::min<std::uint64_t>(it->second.waiting, static_cast<std::uint64_t>(-delta));
+  }
+
+  void ForgetIdleMembers(Clock::time_point now) REQUIRES(mu_) {
+    std::erase_if(members_, [&](const auto& item) {
+      return item.second.in_flight == 0 && item.second.waiting == 0 &&
+             now - item.second.last_pull >= ConsumerGroup::kMemberIdle;
+    });
   }
 
   // Under mu_: every waiter (blocking and notified) learns of a change.
@@ -404,6 +641,10 @@ class ConsumerGroup::Impl {
       if (batch->caught_up) break;
     }
     Advance();  // filtered-out events may move the checkpoint of an empty window
+    // Retries before a pass's copies: a retried copy is its stream's first.
+    if (!retries_loaded_) {
+      if (Status s = LoadRetries(); !s.ok()) return s;
+    }
     return record_.replaying ? RefillReplay() : Status::Ok();
   }
 
@@ -432,8 +673,10 @@ class ConsumerGroup::Impl {
         if (!parked.ok()) return parked.status();
         auto it = record_.parked.find(parked->original.stream);
         // Replayed in an earlier pass, or its stream gave up in this one.
+        // Skipped, or in the lane already as a retry.
         if (it == record_.parked.end() || version < it->second ||
-            given_up_.contains(parked->original.stream))
+            given_up_.contains(parked->original.stream) || record_.skipped.contains(version) ||
+            record_.retrying.contains(version))
           continue;
         Entry entry;
         entry.event = std::move(parked->original);
@@ -551,7 +794,16 @@ class ConsumerGroup::Impl {
           continue;
         }
         if (entry.parked_version && given_up_.contains(entry.event.stream)) {
+          if (entry.retry) {
+            record_.retrying.erase(static_cast<std::uint64_t>(entry.parked_version->value()));
+            save_now_ = true;
+          }
           SetState(entry, State::kAcked);  // stays parked for a later pass
+          continue;
+        }
+        if (!entry.parked_version && !skipped_positions_.empty() &&
+            skipped_positions_.contains(entry.event.position.value())) {
+          SetState(entry, State::kAcked);  // skipped by an operator: never delivered
           continue;
         }
         if (!entry.parked_version && record_.parked.contains(entry.event.stream)) {
@@ -567,8 +819,8 @@ class ConsumerGroup::Impl {
         if (!out.empty() && (size > budget.max_bytes || bytes + size > budget.max_bytes))
           return out;
         bytes += size;
-        SetState(entry, State::kInFlight);
         entry.consumer = std::string(consumer);
+        SetState(entry, State::kInFlight);
         entry.lease_end = now + record_.options.lease;
         if (++entry.attempts > 1) ++redeliveries_;
         out.push_back(std::move(delivery));
@@ -659,12 +911,23 @@ class ConsumerGroup::Impl {
   std::size_t ParkedNamesBytes() const {
     std::size_t bytes = 0;
     for (const auto& [stream, version] : record_.parked) bytes += stream.size() + 24;
+    for (const auto& [version, copy] : record_.skipped) bytes += copy.stream.size() + 64;
+    bytes += record_.retrying.size() * 24;
     return bytes;
   }
 
   // A replayed event failed again: it and the rest of its stream stay
   // parked for a later pass.
   void GiveUpReplay(Entry& entry) REQUIRES(mu_) {
+    if (entry.retry) {
+      // Pending again; outside a pass, nothing else of its stream is in
+      // the lane, and given_up_ must not hold it (it would stop the next
+      // retry of that stream).
+      record_.retrying.erase(static_cast<std::uint64_t>(entry.parked_version->value()));
+      save_now_ = true;
+      SetState(entry, State::kAcked);
+      if (!record_.replaying) return;
+    }
     given_up_.insert(entry.event.stream);
     for (Entry& other : replay_)
       if (other.event.stream == entry.event.stream && other.state != State::kAcked)
@@ -701,6 +964,7 @@ class ConsumerGroup::Impl {
     const auto now = Clock::now();
     if (!force && !save_now_ && now - last_save_ < checkpoint_interval_) return Status::Ok();
     record_.checkpoint = checkpoint_;
+    ForgetSkips();
     if (Status s = store_.SaveRecord(subscriptions::RecordName(name_),
                                      subscriptions::EncodeGroupRecord(record_));
         !s.ok())
@@ -737,6 +1001,198 @@ class ConsumerGroup::Impl {
     return Status::Invalid("group", fmt::format("consumer group '{}' is not blocked", name_));
   }
 
+  // The copy a per-event decision is about, read from $parked-<group>;
+  // the errors every decision shares (see the header).
+  Result<subscriptions::ParkedEvent> DecisionTarget(StreamVersion version, std::string_view act)
+      REQUIRES(mu_) {
+    if (deleted_) return DeletedError(name_);
+    if (record_.options.policy != FailurePolicy::kPark)
+      return Status::Invalid("group",
+                             fmt::format("consumer group '{}' does not park events (its "
+                                         "policy is block): there is no parked event to {}",
+                                         name_, act));
+    if (version.value() < 0)
+      return Status::Invalid("version", "a parked event's version is an integer >= 0");
+    if (!retries_loaded_) {
+      if (Status s = LoadRetries(); !s.ok()) return s;
+    }
+    return ReadCopy(static_cast<std::uint64_t>(version.value()));
+  }
+
+  Result<subscriptions::ParkedEvent> ReadCopy(std::uint64_t version) const {
+    ReadStreamOptions one;
+    one.from = StreamVersion(static_cast<std::int64_t>(version));
+    one.limit = 1;
+    auto missing = [&] {
+      return Status::NotFound(
+          fmt::format("consumer group '{}' has no parked event {}: '{}' has no "
+                      "such version",
+                      name_, version, parked_stream_));
+    };
+    auto cursor = store_.ReadStream(parked_stream_, one);
+    if (!cursor.ok())
+      return cursor.status().code() == ErrorCode::kNotFound ? missing() : cursor.status();
+    if (!(*cursor)->Valid()) {
+      if (Status s = (*cursor)->status(); !s.ok()) return s;
+      return missing();
+    }
+    const EventView& copy = (*cursor)->event();
+    if (static_cast<std::uint64_t>(copy.version.value()) != version) return missing();
+    return subscriptions::DecodeParkedCopy(copy);
+  }
+
+  ParkedState StateOf(std::uint64_t version, std::string_view stream) const REQUIRES(mu_) {
+    if (record_.skipped.contains(version)) return ParkedState::kSkipped;
+    if (record_.retrying.contains(version)) return ParkedState::kRetrying;
+    auto it = record_.parked.find(stream);
+    return it != record_.parked.end() && version >= it->second ? ParkedState::kPending
+                                                               : ParkedState::kResolved;
+  }
+
+  Status NotPending(std::uint64_t version, std::string_view why) const {
+    return Status::Conflict(fmt::format("event {} of '{}' {}", version, parked_stream_, why),
+                            std::nullopt);
+  }
+
+  Status InFlightError(const Entry& entry) const {
+    return Status::Conflict(
+        fmt::format("event {} of '{}' is being delivered to consumer '{}' (as position {}): ack "
+                    "or nack it first",
+                    entry.parked_version->value(), parked_stream_, entry.consumer,
+                    entry.event.position.value()),
+        std::nullopt);
+  }
+
+  // The unfinished replay-lane entry of a copy, if any.
+  Entry* ReplayEntry(std::uint64_t version) REQUIRES(mu_) {
+    for (Entry& entry : replay_)
+      if (entry.parked_version &&
+          static_cast<std::uint64_t>(entry.parked_version->value()) == version &&
+          entry.state != State::kAcked)
+        return &entry;
+    return nullptr;
+  }
+
+  // The version of the first pending copy of `stream` at or after `from`
+  // (not skipped), read from $parked-<group>; nullopt if none is left.
+  Result<std::optional<std::uint64_t>> NextPending(std::string_view stream,
+                                                   std::uint64_t from) const REQUIRES(mu_) {
+    std::uint64_t next = from;
+    for (;;) {
+      ReadStreamOptions options;
+      options.from = StreamVersion(static_cast<std::int64_t>(next));
+      options.limit = kParkedReadPage;
+      auto cursor = store_.ReadStream(parked_stream_, options);
+      if (!cursor.ok()) {
+        if (cursor.status().code() == ErrorCode::kNotFound) return std::optional<std::uint64_t>();
+        return cursor.status();
+      }
+      std::size_t read = 0;
+      for (; (*cursor)->Valid(); (*cursor)->Next()) {
+        ++read;
+        const EventView& copy = (*cursor)->event();
+        const auto version = static_cast<std::uint64_t>(copy.version.value());
+        next = version + 1;
+        if (record_.skipped.contains(version)) continue;
+        auto parked = subscriptions::DecodeParkedCopy(copy);
+        if (!parked.ok()) return parked.status();
+        if (parked->original.stream == stream) return std::optional<std::uint64_t>(version);
+      }
+      if (Status s = (*cursor)->status(); !s.ok()) return s;
+      if (read < kParkedReadPage) return std::optional<std::uint64_t>();
+    }
+  }
+
+  // Moves a parked stream to its first pending copy at or after `from`, or
+  // unparks it when none is left (its new events flow again).
+  Status MoveParkedStream(const std::string& stream, std::uint64_t from) REQUIRES(mu_) {
+    auto next = NextPending(stream, from);
+    if (!next.ok()) return next.status();
+    auto it = record_.parked.find(stream);
+    if (it == record_.parked.end()) return Status::Ok();
+    if (*next) {
+      it->second = **next;
+      return Status::Ok();
+    }
+    record_.parked.erase(it);
+    if (record_.parked.empty()) record_.parked_events = 0;
+    return Status::Ok();
+  }
+
+  // Saves a decision at once (an answered skip survives kill -9); if the
+  // store refuses, the record goes back to `before`.
+  Status SaveDecision(GroupRecord before) REQUIRES(mu_) {
+    save_now_ = true;
+    if (Status s = MaybeSave(true); !s.ok()) {
+      record_ = std::move(before);
+      RebuildSkippedPositions();
+      return s;
+    }
+    RebuildSkippedPositions();
+    return Status::Ok();
+  }
+
+  static Entry RetryEntry(RecordedEvent original, StreamVersion version) {
+    Entry entry;
+    entry.event = std::move(original);
+    entry.parked_version = version;
+    entry.retry = true;
+    entry.not_before = Clock::now();
+    return entry;
+  }
+
+  // A retried copy was acknowledged: resolved now, not in lane order. It
+  // was its stream's first pending copy, so the next one is after it.
+  void FinishRetry(Entry& entry) REQUIRES(mu_) {
+    const auto version = static_cast<std::uint64_t>(entry.parked_version->value());
+    entry.replay_done = false;  // counted here, not by AdvanceReplay
+    record_.retrying.erase(version);
+    if (record_.parked_events > 0) --record_.parked_events;
+    if (auto it = record_.parked.find(entry.event.stream); it != record_.parked.end()) {
+      // A failed read keeps the stream parked (a later replay resolves it).
+      if (!MoveParkedStream(entry.event.stream, version + 1).ok())
+        it->second = std::max<std::uint64_t>(it->second, version + 1);
+    }
+    save_now_ = true;
+  }
+
+  // The copies being retried (saved with the group) back into the lane
+  // after a restart, ahead of any pass's copies.
+  Status LoadRetries() REQUIRES(mu_) {
+    const std::set<std::uint64_t> versions = record_.retrying;
+    for (std::uint64_t version : versions) {
+      auto copy = ReadCopy(version);
+      if (!copy.ok() && copy.status().code() == ErrorCode::kNotFound) {
+        record_.retrying.erase(version);
+        save_now_ = true;
+        continue;
+      }
+      if (!copy.ok()) return copy.status();
+      replay_.push_back(
+          RetryEntry(std::move(copy->original), StreamVersion(static_cast<std::int64_t>(version))));
+    }
+    retries_loaded_ = true;
+    return Status::Ok();
+  }
+
+  // Drops the skips that stopped mattering (see SkippedCopy) as the record
+  // is saved with `checkpoint_`.
+  void ForgetSkips() REQUIRES(mu_) {
+    const std::size_t before = record_.skipped.size();
+    std::erase_if(record_.skipped, [&](const auto& item) REQUIRES(mu_) {
+      auto it = record_.parked.find(item.second.stream);
+      const bool passed_over_by_replays = it != record_.parked.end() && item.first >= it->second;
+      return !passed_over_by_replays && item.second.position <= checkpoint_;
+    });
+    if (record_.skipped.size() != before) RebuildSkippedPositions();
+  }
+
+  void RebuildSkippedPositions() REQUIRES(mu_) {
+    skipped_positions_.clear();
+    for (const auto& [version, copy] : record_.skipped)
+      skipped_positions_.insert(copy.position.value());
+  }
+
   Store& store_;
   const std::string name_;
   GroupRecord record_;
@@ -766,6 +1222,12 @@ class ConsumerGroup::Impl {
   std::set<std::string, std::less<>> given_up_ GUARDED_BY(mu_);  // this pass
   bool dirty_ GUARDED_BY(mu_) = false;                           // replay progress to save
   bool save_now_ GUARDED_BY(mu_) = false;                        // parked streams changed
+  bool retries_loaded_ GUARDED_BY(mu_) = false;                  // record_.retrying is in replay_
+  // The original positions of record_.skipped (Take passes them over).
+  std::set<std::uint64_t> skipped_positions_ GUARDED_BY(mu_);
+  std::map<std::string, Member, std::less<>> members_ GUARDED_BY(mu_);
+  // When a pull could not be listed last (kMaxMembers busy).
+  std::optional<Clock::time_point> omitted_at_ GUARDED_BY(mu_);
 
   Mutex notify_mu_ ACQUIRED_AFTER(mu_);  // after mu_ when both are held
   std::uint64_t changes_ GUARDED_BY(notify_mu_) = 0;
@@ -872,7 +1334,20 @@ ConsumerGroup::Ticket ConsumerGroup::NotifyChange(std::uint64_t seen, std::funct
 void ConsumerGroup::CancelNotify(Ticket ticket) { impl_->CancelNotify(ticket); }
 PullIdle ConsumerGroup::Idle() { return impl_->Idle(); }
 bool ConsumerGroup::deleted() { return impl_->deleted(); }
-ConsumerGroupInfo ConsumerGroup::info() { return impl_->Info(); }
+ConsumerGroupInfo ConsumerGroup::info(bool with_members) { return impl_->Info(with_members); }
+Status ConsumerGroup::RetryParked(StreamVersion parked_version) {
+  return impl_->RetryParked(parked_version);
+}
+Status ConsumerGroup::SkipParked(StreamVersion parked_version) {
+  return impl_->SkipParked(parked_version);
+}
+Result<ParkedPage> ConsumerGroup::ReadParked(StreamVersion from, std::size_t limit,
+                                             std::size_t max_bytes) {
+  return impl_->ReadParked(from, limit, max_bytes);
+}
+void ConsumerGroup::CountWaiting(std::string_view consumer, int delta) {
+  impl_->CountWaiting(consumer, delta);
+}
 const std::string& ConsumerGroup::name() const { return impl_->name(); }
 
 }  // namespace indelible

@@ -91,6 +91,23 @@ std::string EncodeGroupRecord(const GroupRecord& record) {
   out["parked"] = std::move(parked);
   out["parkedEvents"] = static_cast<std::int64_t>(record.parked_events);
   out["replaying"] = record.replaying;
+  // Written only when there are some, so records without per-event
+  // decisions stay as older versions wrote them.
+  if (!record.skipped.empty()) {
+    json::array skipped;
+    for (const auto& [version, copy] : record.skipped)
+      skipped.push_back(
+          json::object{{"version", static_cast<std::int64_t>(version)},
+                       {"stream", copy.stream},
+                       {"position", static_cast<std::int64_t>(copy.position.value())}});
+    out["skipped"] = std::move(skipped);
+  }
+  if (!record.retrying.empty()) {
+    json::array retrying;
+    for (std::uint64_t version : record.retrying)
+      retrying.emplace_back(static_cast<std::int64_t>(version));
+    out["retrying"] = std::move(retrying);
+  }
   return json::serialize(out);
 }
 
@@ -141,6 +158,29 @@ Result<GroupRecord> DecodeGroupRecord(std::string_view group, std::string_view t
       return corrupt("bad parked counts");
     record.parked_events = static_cast<std::uint64_t>(count);
     record.replaying = replaying->as_bool();
+  }
+  // Per-event decisions: absent in records written before them.
+  if (const json::value* skipped = object.if_contains("skipped")) {
+    if (!skipped->is_array()) return corrupt("bad skipped");
+    for (const json::value& item : skipped->as_array()) {
+      if (!item.is_object()) return corrupt("bad skipped event");
+      const json::object& copy = item.as_object();
+      const std::int64_t version = Int(copy, "version", &ok);
+      const std::int64_t position = Int(copy, "position", &ok);
+      const json::value* stream = copy.if_contains("stream");
+      if (!ok || version < 0 || position < 1 || stream == nullptr || !stream->is_string())
+        return corrupt("bad skipped event");
+      record.skipped.emplace(static_cast<std::uint64_t>(version),
+                             SkippedCopy{std::string(stream->as_string()),
+                                         Position(static_cast<std::uint64_t>(position))});
+    }
+  }
+  if (const json::value* retrying = object.if_contains("retrying")) {
+    if (!retrying->is_array()) return corrupt("bad retrying");
+    for (const json::value& version : retrying->as_array()) {
+      if (!version.is_int64() || version.as_int64() < 0) return corrupt("bad retrying version");
+      record.retrying.insert(static_cast<std::uint64_t>(version.as_int64()));
+    }
   }
   o.start = Position(static_cast<std::uint64_t>(start));
   record.checkpoint = Position(static_cast<std::uint64_t>(checkpoint));

@@ -8,12 +8,22 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 
 namespace indelible::subscriptions {
 
 inline constexpr std::string_view kGroupRecordPrefix = "group/";
+
+// A parked event an operator skipped (ConsumerGroup::SkipParked), kept while
+// it still matters: while its stream is parked at or before it (so a replay
+// passes it over), or while its original is past the checkpoint (so the
+// window, reading it again after a restart, does not deliver it).
+struct SkippedCopy {
+  std::string stream;  // the original's stream
+  Position position;   // the original's position
+};
 
 struct GroupRecord {
   ConsumerGroupOptions options;  // the saved fields only (not window, interval)
@@ -25,6 +35,11 @@ struct GroupRecord {
   std::map<std::string, std::uint64_t, std::less<>> parked;
   std::uint64_t parked_events = 0;  // copies not yet replayed
   bool replaying = false;           // a replay pass is under way
+  // Per-event decisions on parked events, by the copy's version in
+  // $parked-<group>: skipped ones (see SkippedCopy) and ones being retried
+  // (delivered again on their own; see ConsumerGroup::RetryParked).
+  std::map<std::uint64_t, SkippedCopy> skipped;
+  std::set<std::uint64_t> retrying;
 };
 
 Status ValidateGroupName(std::string_view name);

@@ -9,26 +9,17 @@
 #include <set>
 
 #include "backend_conformance/conformance.h"
+#include "backend_conformance/park_group.h"
 
 namespace indelible::conformance {
 namespace {
 
 using std::chrono::milliseconds;
 
-ConsumerGroupOptions ParkOptions() {
-  ConsumerGroupOptions options;
-  options.policy = FailurePolicy::kPark;
-  options.max_attempts = 2;
-  options.initial_backoff = milliseconds(1);
-  options.max_backoff = milliseconds(2);
-  return options;
-}
+constexpr int kMaxAttempts = 2;
 
 std::unique_ptr<ConsumerGroup> OpenParkGroup(Store& store, const std::string& name) {
-  EXPECT_TRUE(ConsumerGroup::Create(store, name, ParkOptions()).ok());
-  auto group = ConsumerGroup::Open(store, name);
-  EXPECT_TRUE(group.ok()) << group.status().ToString();
-  return group.ok() ? std::move(*group) : nullptr;
+  return conformance::OpenParkGroup(store, name, kMaxAttempts);
 }
 
 // What a handler saw, in delivery order.

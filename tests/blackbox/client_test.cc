@@ -328,6 +328,25 @@ TEST_F(ClientTest, TheRemoteStoreCommitsSeveralStreamsWithStateRecords) {
   auto rest = (*store)->ListStreams(first_page);
   ASSERT_TRUE(rest.ok() && rest->streams.size() == 1u);
   EXPECT_EQ(rest->streams[0].stream, "b");
+  EXPECT_FALSE(rest->streams[0].last) << "the newest event only when asked";
+  // With `last`: each stream's newest event, as a backward read gives it.
+  ListStreamsOptions with_last;
+  with_last.last = true;
+  auto listed = (*store)->ListStreams(with_last);
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  for (const StreamInfo& info : listed->streams) {
+    ReadStreamOptions backward;
+    backward.direction = Direction::kBackward;
+    backward.limit = 1;
+    auto newest = ReadStreamEvents(**store, info.stream, backward);
+    ASSERT_TRUE(newest.ok() && newest->size() == 1u) << info.stream;
+    ASSERT_TRUE(info.last) << info.stream;
+    EXPECT_EQ(info.last->id, newest->front().id) << info.stream;
+    EXPECT_EQ(info.last->type, newest->front().type) << info.stream;
+    EXPECT_EQ(info.last->version, info.version) << info.stream;
+    EXPECT_EQ(info.last->position, newest->front().position) << info.stream;
+    EXPECT_EQ(info.last->timestamp_ms, info.last_write_ms) << info.stream;
+  }
 
   // What HTTP still cannot carry is refused, not dropped.
   std::vector<AppendRequest> one;
@@ -515,6 +534,46 @@ TEST_F(ClientTest, TransportFailuresAreUnavailable) {
   server_->Kill();
   EXPECT_EQ(client_->Head("s").status().code(), ErrorCode::kUnavailable);
   EXPECT_EQ(Client::Connect(url).status().code(), ErrorCode::kUnavailable);
+}
+
+// Parked events one by one and the members (docs/HTTP.md, "Consumer
+// groups") through the client: what ConsumerGroup answers in process.
+TEST_F(ClientTest, ParkedEventsAndMembersThroughTheClient) {
+  AppendSome("acct-a", 2);  // 1 fails, 2 is parked behind it
+  ConsumerGroupOptions options;
+  options.policy = FailurePolicy::kPark;
+  options.max_attempts = 1;
+  ASSERT_TRUE(client_->CreateConsumerGroup("ledger", options).ok());
+  auto first = client_->Pull("ledger", "w1", 1, milliseconds(2000));
+  ASSERT_TRUE(first.ok() && first->size() == 1u) << first.status().ToString();
+  auto status = client_->ConsumerGroupStatus("ledger");
+  ASSERT_TRUE(status.ok()) << status.status().ToString();
+  ASSERT_EQ(status->members.size(), 1u);
+  EXPECT_EQ(status->members[0].consumer, "w1");
+  EXPECT_EQ(status->members[0].in_flight, 1u);
+  EXPECT_GT(status->members[0].last_pull_ms, 0);
+  ASSERT_TRUE(client_->Nack("ledger", (*first)[0].event.position, "broken").ok());
+  ASSERT_TRUE(client_->Pull("ledger", "w1", 10).ok());  // parks 2 behind 1
+
+  auto page = client_->ReadParked("ledger");
+  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  ASSERT_EQ(page->events.size(), 2u);
+  EXPECT_EQ(page->events[0].state, ParkedState::kPending);
+  EXPECT_EQ(page->events[0].copy.stream, "$parked-ledger");
+  EXPECT_FALSE(page->next.has_value());
+  EXPECT_EQ(client_->RetryParked("ledger", StreamVersion(1)).code(), ErrorCode::kConflict)
+      << "1 waits for 0";
+  ASSERT_TRUE(client_->SkipParked("ledger", StreamVersion(1)).ok());
+  ASSERT_TRUE(client_->RetryParked("ledger", StreamVersion(0)).ok());
+  auto again = client_->Pull("ledger", "w1", 10, milliseconds(2000));
+  ASSERT_TRUE(again.ok() && again->size() == 1u);
+  EXPECT_EQ((*again)[0].parked_version, StreamVersion(0));
+  ASSERT_TRUE(client_->Ack("ledger", {(*again)[0].event.position}).ok());
+  page = client_->ReadParked("ledger", StreamVersion(1), 1);
+  ASSERT_TRUE(page.ok());
+  ASSERT_EQ(page->events.size(), 1u);
+  EXPECT_EQ(page->events[0].copy.version, StreamVersion(1));
+  EXPECT_EQ(client_->SkipParked("ledger", StreamVersion(9)).code(), ErrorCode::kNotFound);
 }
 
 }  // namespace

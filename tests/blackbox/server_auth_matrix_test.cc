@@ -134,6 +134,11 @@ const std::vector<Route>& Routes() {
       {"POST", "/consumers/{g}/retry", "{}", Scope::kGroup, "consumers", 400, 0},
       {"POST", "/consumers/{g}/skip", "{}", Scope::kGroup, "consumers", 400, 0},
       {"POST", "/consumers/{g}/replay", "{}", Scope::kGroup, "consumers", 200, 0},
+      // The group blocks (no park policy): its parked list is empty, and a
+      // per-event decision is 400.
+      {"GET", "/consumers/{g}/parked", "", Scope::kGroup, "consumers", 200, 0},
+      {"POST", "/consumers/{g}/parked/0/retry", "{}", Scope::kGroup, "consumers", 400, 0},
+      {"POST", "/consumers/{g}/parked/0/skip", "{}", Scope::kGroup, "consumers", 400, 0},
       {"GET", "/keys", "", Scope::kEverywhere, "keys", 200, 0},
       {"POST", "/keys", R"({"name":"{n}","roles":["reader"]})", Scope::kEverywhere, "keys", 201, 0},
       {"DELETE", "/keys/{k}", "", Scope::kEverywhere, "keys", 200, 0},

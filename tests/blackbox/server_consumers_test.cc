@@ -4,12 +4,19 @@
 // bytes, long pulls that hold no thread, and a delete that wins races.
 #include <atomic>
 #include <future>
+#include <map>
 #include <thread>
 
 #include "server_fixture.h"
 
 namespace indelible {
 namespace {
+
+std::int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
 class ConsumersTest : public ServerTest {
  protected:
@@ -336,6 +343,192 @@ TEST_F(ConsumersTest, ADeleteWinsOverPullsAndAcksInFlight) {
   EXPECT_EQ(server().Terminate(), 0);  // the final flush on close saves nothing either
   Start();
   EXPECT_EQ(http().Get("/consumers").body, R"({"consumers":[]})");
+}
+
+// GET /consumers/{group} lists the consumers that pull: what each holds,
+// its last pull and its long pulls waiting now; the list and the answers
+// to acks stay without them.
+TEST_F(ConsumersTest, MembersShowWhoPullsWhatTheyHoldAndTheirWaitingPulls) {
+  ASSERT_EQ(Append("order-1", EventJson("Placed")).status, 201u);
+  ASSERT_EQ(Append("order-2", EventJson("Placed")).status, 201u);
+  ASSERT_EQ(http().Request("PUT", "/consumers/g").status, 201u);
+  EXPECT_EQ(Member(Info("g"), "members"), "[]");
+  const std::int64_t before = NowMs();
+  EXPECT_EQ(PullPositions("g/pull?consumer=w1&max=1"), (std::vector<std::int64_t>{1}));
+  EXPECT_EQ(PullPositions("g/pull?consumer=w2&max=10"), (std::vector<std::int64_t>{2}));
+  json::object info = Info("g");
+  const json::array& members = info.at("members").as_array();
+  ASSERT_EQ(members.size(), 2u) << json::serialize(info);
+  EXPECT_EQ(StringOf(members[0].as_object(), "consumer"), "w1");
+  EXPECT_EQ(IntOf(members[0].as_object(), "inFlight"), 1);
+  EXPECT_EQ(IntOf(members[0].as_object(), "waiting"), 0);
+  EXPECT_GE(IntOf(members[0].as_object(), "lastPull"), before - 5);
+  EXPECT_LE(IntOf(members[0].as_object(), "lastPull"), NowMs() + 5);
+  EXPECT_EQ(StringOf(members[1].as_object(), "consumer"), "w2");
+  EXPECT_EQ(Member(info, "membersOmitted"), "false");
+  HttpResponse acked = Ack("g", "1");
+  ASSERT_EQ(acked.status, 200u);
+  EXPECT_EQ(Member(acked.Json(), "members"), "<missing>") << "an ack's answer stays small";
+  EXPECT_EQ(http().Get("/consumers").body.find("members"), std::string::npos);
+  EXPECT_EQ(IntOf(Info("g").at("members").as_array()[0].as_object(), "inFlight"), 0);
+
+  // A long pull shows on its member while it waits, and no longer after.
+  auto waiting = std::async(std::launch::async, [&] {
+    HttpClient other(port());
+    return other.Post("/consumers/g/pull?consumer=w3&max=10&waitMs=20000", "");
+  });
+  bool seen = false;
+  for (int i = 0; i < 400 && !seen; ++i) {
+    const json::object now = Info("g");  // kept: the loop reads into it
+    for (const auto& m : now.at("members").as_array())
+      if (StringOf(m.as_object(), "consumer") == "w3" && IntOf(m.as_object(), "waiting") == 1)
+        seen = true;
+    if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(seen) << json::serialize(Info("g"));
+  ASSERT_EQ(Append("order-3", EventJson("Placed")).status, 201u);
+  HttpResponse woken = waiting.get();
+  ASSERT_EQ(woken.status, 200u) << woken.body;
+  const json::object after = Info("g");
+  for (const auto& m : after.at("members").as_array()) {
+    EXPECT_EQ(IntOf(m.as_object(), "waiting"), 0) << json::serialize(m);
+    if (StringOf(m.as_object(), "consumer") == "w3") {
+      EXPECT_EQ(IntOf(m.as_object(), "inFlight"), 1);
+    }
+  }
+}
+
+class ParkedTest : public ConsumersTest {
+ protected:
+  // order-1's 1 fails and its 3 is parked behind; order-2's 2 fails.
+  void ParkThree() {
+    ASSERT_EQ(Append("order-1", EventJson("Placed")).status, 201u);   // 1
+    ASSERT_EQ(Append("order-2", EventJson("Placed")).status, 201u);   // 2
+    ASSERT_EQ(Append("order-1", EventJson("Shipped")).status, 201u);  // 3
+    ASSERT_EQ(http().Request("PUT", "/consumers/g?policy=park&maxAttempts=1").status, 201u);
+    ASSERT_EQ(PullPositions("g/pull?consumer=w&max=1"), (std::vector<std::int64_t>{1}));
+    ASSERT_EQ(http().Post("/consumers/g/nack", R"({"position":1,"reason":"bad address"})").status,
+              200u);
+    ASSERT_EQ(PullPositions("g/pull?consumer=w&max=10"), (std::vector<std::int64_t>{2}));
+    ASSERT_EQ(http().Post("/consumers/g/nack", R"({"position":2})").status, 200u);
+    ASSERT_TRUE(PullPositions("g/pull?consumer=w&max=10").empty());
+  }
+  // The parked copies: original position -> {parkedVersion, state}.
+  std::map<std::int64_t, std::pair<std::int64_t, std::string>> Parked(
+      const std::string& query = "") {
+    HttpResponse page = http().Get("/consumers/g/parked" + query);
+    EXPECT_EQ(page.status, 200u) << page.body;
+    std::map<std::int64_t, std::pair<std::int64_t, std::string>> out;
+    const json::value body = page.Json();
+    if (!body.is_object() || !body.as_object().contains("events")) return out;
+    for (const auto& item : body.as_object().at("events").as_array()) {
+      const json::object& entry = item.as_object();
+      const json::object& event = entry.at("event").as_object();
+      EXPECT_EQ(IntOf(event, "version"), IntOf(entry, "parkedVersion"));
+      const json::object& parked = event.at("metadata").as_object().at("$parked").as_object();
+      out[IntOf(parked, "position")] = {IntOf(entry, "parkedVersion"), StringOf(entry, "state")};
+    }
+    return out;
+  }
+  std::string Decide(std::int64_t version, const std::string& act) {
+    return "/consumers/g/parked/" + std::to_string(version) + "/" + act;
+  }
+};
+
+TEST_F(ParkedTest, ParkedEventsAreListedSkippedAndRetriedOneByOne) {
+  ParkThree();
+  auto parked = Parked();
+  ASSERT_EQ(parked.size(), 3u);
+  for (const auto& [position, copy] : parked) EXPECT_EQ(copy.second, "pending") << position;
+  const std::int64_t one = parked[1].first, two = parked[2].first, three = parked[3].first;
+
+  // 3 may not pass 1, still pending: 409 naming it.
+  HttpResponse refused = http().Post(Decide(three, "retry"), "");
+  EXPECT_TRUE(IsError(refused, 409, "conflict")) << refused.body;
+  EXPECT_NE(refused.body.find("before event " + std::to_string(one)), std::string::npos)
+      << refused.body;
+  // Skip it: a replay will pass it over.
+  HttpResponse skipped = http().Post(Decide(three, "skip"), "");
+  ASSERT_EQ(skipped.status, 200u) << skipped.body;
+  EXPECT_EQ(Member(skipped.Json(), "parked"), R"({"streams":2,"events":2,"replaying":false})");
+  EXPECT_EQ(Parked()[3].second, "skipped");
+  EXPECT_TRUE(IsError(http().Post(Decide(three, "skip"), ""), 409, "conflict")) << "again";
+
+  // 2 alone, marked as a replay; acked, order-2 unparks.
+  ASSERT_EQ(http().Post(Decide(two, "retry"), "").status, 200u);
+  EXPECT_EQ(Parked()[2].second, "retrying");
+  HttpResponse pulled = http().Post("/consumers/g/pull?consumer=w&max=10", "");
+  ASSERT_EQ(pulled.status, 200u);
+  const json::value pulled_body = pulled.Json();
+  const json::array& deliveries = pulled_body.as_object().at("deliveries").as_array();
+  ASSERT_EQ(deliveries.size(), 1u) << pulled.body;
+  EXPECT_EQ(IntOf(deliveries[0].as_object(), "parkedVersion"), two);
+  EXPECT_EQ(IntOf(deliveries[0].as_object().at("event").as_object(), "position"), 2);
+  ASSERT_EQ(Ack("g", "2").status, 200u);
+  EXPECT_EQ(Parked()[2].second, "resolved");
+  EXPECT_EQ(Member(Info("g"), "parked"), R"({"streams":1,"events":1,"replaying":false})");
+
+  // The replay delivers 1, never the skipped 3.
+  ASSERT_EQ(http().Post("/consumers/g/replay", "").status, 200u);
+  EXPECT_EQ(PullPositions("g/pull?consumer=w&max=10"), (std::vector<std::int64_t>{1}));
+  ASSERT_EQ(Ack("g", "1").status, 200u);
+  EXPECT_TRUE(PullPositions("g/pull?consumer=w&max=10").empty());
+  EXPECT_EQ(Member(Info("g"), "parked"), R"({"streams":0,"events":0,"replaying":false})");
+  for (const auto& [position, copy] : Parked()) EXPECT_EQ(copy.second, "resolved") << position;
+}
+
+TEST_F(ParkedTest, TheParkedListIsPaged) {
+  ParkThree();
+  HttpResponse first = http().Get("/consumers/g/parked?limit=2");
+  ASSERT_EQ(first.status, 200u) << first.body;
+  EXPECT_EQ(EventsOf(first.Json()).size(), 2u);
+  EXPECT_EQ(Member(first.Json(), "nextVersion"), "2");
+  EXPECT_EQ(Member(first.Json(), "group"), R"("g")");
+  HttpResponse rest = http().Get("/consumers/g/parked?from=2&limit=2");
+  EXPECT_EQ(EventsOf(rest.Json()).size(), 1u);
+  EXPECT_EQ(Member(rest.Json(), "nextVersion"), "null");
+}
+
+TEST_F(ParkedTest, ParkedDecisionsSurviveKill9) {
+  ParkThree();
+  auto parked = Parked();
+  ASSERT_EQ(http().Post(Decide(parked[3].first, "skip"), "").status, 200u);
+  ASSERT_EQ(http().Post(Decide(parked[2].first, "retry"), "").status, 200u);
+  server().Kill();  // kill -9: only what was saved before the answers counts
+  Start();
+  parked = Parked();
+  EXPECT_EQ(parked[1].second, "pending");
+  EXPECT_EQ(parked[2].second, "retrying");
+  EXPECT_EQ(parked[3].second, "skipped");
+  EXPECT_EQ(PullPositions("g/pull?consumer=w&max=10"), (std::vector<std::int64_t>{2}));
+  ASSERT_EQ(Ack("g", "2").status, 200u);
+  ASSERT_EQ(http().Post("/consumers/g/replay", "").status, 200u);
+  EXPECT_EQ(PullPositions("g/pull?consumer=w&max=10"), (std::vector<std::int64_t>{1}));
+}
+
+TEST_F(ParkedTest, BadParkedDecisionsAreRefusedAndChangeNothing) {
+  ParkThree();
+  const std::string status = Member(Info("g"), "parked");
+  for (const char* version : {"abc", "-1", "1.5", "99999999999999999999"})
+    EXPECT_TRUE(IsError(http().Post(std::string("/consumers/g/parked/") + version + "/skip", ""),
+                        400, "invalid"))
+        << version;
+  EXPECT_TRUE(IsError(http().Post(Decide(99, "skip"), ""), 404, "not_found"));
+  EXPECT_TRUE(IsError(http().Post(Decide(99, "retry"), ""), 404, "not_found"));
+  EXPECT_TRUE(IsError(http().Post("/consumers/missing/parked/0/skip", ""), 404, "not_found"));
+  EXPECT_TRUE(IsError(http().Get("/consumers/missing/parked"), 404, "not_found"));
+  for (const char* query : {"?limit=0", "?from=-1", "?limit=x"})
+    EXPECT_TRUE(IsError(http().Get(std::string("/consumers/g/parked") + query), 400, "invalid"))
+        << query;
+  EXPECT_EQ(Member(Info("g"), "parked"), status);
+  for (const auto& [position, copy] : Parked()) EXPECT_EQ(copy.second, "pending") << position;
+
+  // A group that blocks parks nothing.
+  ASSERT_EQ(http().Request("PUT", "/consumers/b").status, 201u);
+  EXPECT_TRUE(IsError(http().Post("/consumers/b/parked/0/retry", ""), 400, "invalid"));
+  HttpResponse none = http().Get("/consumers/b/parked");
+  ASSERT_EQ(none.status, 200u);
+  EXPECT_EQ(none.body, R"({"group":"b","events":[],"nextVersion":null})");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // must carry to be let in (Host on loopback, Origin of state-changing
 // requests, a JSON Content-Type on bodies), Connection: close, the limits
 // on connections and slow clients, and request ids (docs/SECURITY.md).
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -122,6 +123,46 @@ TEST_F(FrontDoorTest, AnAllowedOriginMayWriteAndGetsCorsAnswers) {
   EXPECT_EQ(other.status, 403u);
   EXPECT_EQ(Append("s", EventJson("T"), {{"Origin", "https://evil.example"}}).status, 403u);
   EXPECT_EQ(HeadVersion("s"), 0);
+}
+
+// A page can read only the headers a CORS answer names: the version
+// (ETag), where a new resource is (Location), when to retry (Retry-After,
+// on a 503), the request's id. On every answer to an allowed origin,
+// errors and preflights too.
+TEST_F(FrontDoorTest, CorsAnswersExposeTheHeadersAClientReads) {
+  Start({"--allow-origin", "https://app.example"});
+  const Headers from_app = {{"Origin", "https://app.example"}};
+  const auto exposed = [](const HttpResponse& answer) {
+    std::vector<std::string> names;
+    std::string list = answer.Header("Access-Control-Expose-Headers").value_or("");
+    for (std::size_t at = 0; at < list.size();) {
+      const std::size_t comma = std::min(list.find(',', at), list.size());
+      std::string name = list.substr(at, comma - at);
+      while (!name.empty() && name.front() == ' ') name.erase(0, 1);
+      names.push_back(name);
+      at = comma + 1;
+    }
+    return names;
+  };
+  const std::vector<std::string> wanted = {"ETag", "Location", "Retry-After", "X-Request-Id"};
+  const auto has_all = [&](const HttpResponse& answer) {
+    const std::vector<std::string> names = exposed(answer);
+    for (const std::string& name : wanted)
+      if (std::find(names.begin(), names.end(), name) == names.end())
+        return ::testing::AssertionFailure()
+               << name << " is not exposed: "
+               << answer.Header("Access-Control-Expose-Headers").value_or("<none>");
+    return ::testing::AssertionSuccess();
+  };
+  ASSERT_EQ(Append("s", EventJson("T"), from_app).status, 201u);
+  EXPECT_TRUE(has_all(http().Get("/streams/s", from_app)));
+  EXPECT_TRUE(has_all(http().Get("/streams?last=true", from_app)));
+  EXPECT_TRUE(has_all(http().Get("/streams/never", from_app))) << "an error too";
+  EXPECT_TRUE(has_all(http().Request(
+      "OPTIONS", "/streams/s",
+      {{"Origin", "https://app.example"}, {"Access-Control-Request-Method", "POST"}})));
+  EXPECT_FALSE(http().Get("/streams/s").Header("Access-Control-Expose-Headers").has_value())
+      << "no Origin, no CORS";
 }
 
 // --- Host on loopback (DNS rebinding) ---------------------------------------

@@ -105,6 +105,33 @@ TEST(ApiCommitsTest, AnswersReadBackAsWritten) {
   EXPECT_EQ(listed->streams[0].last_write_ms, 1700000000000);
   EXPECT_EQ(listed->next, "x\"y");
   EXPECT_FALSE(api::StreamListFromJson(R"({"streams":[],"next":null})")->next);
+  EXPECT_EQ(api::StreamListToJson(list).find("\"last\""), std::string::npos)
+      << "no `last` member unless asked";
+
+  // With `last`: the newest event's envelope, or null when there is none.
+  const EventId id = EventId::Random();
+  list.streams[0].last = LastEvent{id, "Had\"It", StreamVersion(2), Position(5), 1700000000000};
+  list.streams.push_back(StreamInfo{"hidden", StreamVersion(4), Position(9), false, 1});
+  const std::string with_last = api::StreamListToJson(list, /*with_last=*/true);
+  EXPECT_NE(with_last.find(R"("stream":"hidden","version":4,"position":9,"deleted":false,)"
+                           R"("lastWrite":1,"last":null})"),
+            std::string::npos)
+      << with_last;
+  auto decoded = api::StreamListFromJson(with_last);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  ASSERT_EQ(decoded->streams.size(), 2u);
+  ASSERT_TRUE(decoded->streams[0].last);
+  EXPECT_EQ(decoded->streams[0].last->id, id);
+  EXPECT_EQ(decoded->streams[0].last->type, "Had\"It");
+  EXPECT_EQ(decoded->streams[0].last->version, StreamVersion(2));
+  EXPECT_EQ(decoded->streams[0].last->position, Position(5));
+  EXPECT_EQ(decoded->streams[0].last->timestamp_ms, 1700000000000);
+  EXPECT_FALSE(decoded->streams[1].last);
+  EXPECT_EQ(api::StreamListFromJson(R"({"streams":[{"stream":"s","last":{"type":"T"}}]})")
+                .status()
+                .code(),
+            ErrorCode::kInternal)
+      << "a `last` without an id is not ours";
   EXPECT_EQ(api::CommitResultFromJson("<html>").status().code(), ErrorCode::kInternal);
 }
 

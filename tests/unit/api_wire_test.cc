@@ -319,6 +319,61 @@ TEST(ApiWireTest, ConsumerGroupStatusAndDeliveriesRoundTrip) {
 
 // GET /consumers/{group} adds `waiting`, and with waitFor `reached`, in
 // front of the status; DELETE answers the name.
+TEST(ApiWireTest, MembersAndParkedPagesRoundTrip) {
+  ConsumerGroupInfo info;
+  info.name = "billing";
+  info.members = {{"w\"1", 3, 1764400000123, 1}, {"w2", 0, 1764400000456, 0}};
+  info.members_omitted = true;
+  const std::string body = api::ConsumerGroupStatusToJson({info, 0, {}});
+  EXPECT_NE(body.find(R"("members":[{"consumer":"w\"1","inFlight":3,"lastPull":1764400000123,)"
+                      R"("waiting":1},)"),
+            std::string::npos)
+      << body;
+  auto back = api::ConsumerGroupStatusFromJson(body);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_EQ(back->info.members.size(), 2u);
+  EXPECT_EQ(back->info.members[0].consumer, "w\"1");
+  EXPECT_EQ(back->info.members[0].in_flight, 3u);
+  EXPECT_EQ(back->info.members[0].last_pull_ms, 1764400000123);
+  EXPECT_EQ(back->info.members[0].waiting, 1u);
+  EXPECT_TRUE(back->info.members_omitted);
+
+  ParkedPage page;
+  for (int i = 0; i < 3; ++i) {
+    ParkedCopy copy;
+    copy.copy.id = EventId::Random();
+    copy.copy.stream = "$parked-billing";
+    copy.copy.version = StreamVersion(i);
+    copy.copy.position = Position(10 + i);
+    copy.copy.type = "Placed";
+    copy.copy.data = R"({"n":1})";
+    copy.copy.metadata = R"({"$parked":{"stream":"a"},"metadata":{}})";
+    copy.state = i == 0   ? ParkedState::kResolved
+                 : i == 1 ? ParkedState::kSkipped
+                          : ParkedState::kRetrying;
+    page.events.push_back(copy);
+  }
+  page.next = StreamVersion(3);
+  const std::string json = api::ParkedPageToJson("billing", page);
+  EXPECT_TRUE(json.starts_with(
+      R"({"group":"billing","events":[{"parkedVersion":0,"state":"resolved","event":{)"))
+      << json;
+  auto parsed = api::ParkedPageFromJson(json);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  ASSERT_EQ(parsed->events.size(), 3u);
+  EXPECT_EQ(parsed->events[1].state, ParkedState::kSkipped);
+  EXPECT_EQ(parsed->events[2].state, ParkedState::kRetrying);
+  EXPECT_EQ(parsed->events[2].copy.version, StreamVersion(2));
+  EXPECT_EQ(parsed->events[2].copy.metadata, page.events[2].copy.metadata);
+  EXPECT_EQ(parsed->next, StreamVersion(3));
+  // A byte budget stops the page before the copy that passes it (one at least).
+  auto cut = api::ParkedPageFromJson(api::ParkedPageToJson("billing", page, 1));
+  ASSERT_TRUE(cut.ok());
+  EXPECT_EQ(cut->events.size(), 1u);
+  EXPECT_EQ(cut->next, StreamVersion(1));
+  EXPECT_EQ(api::ParkedPageToJson("b", {}), R"({"group":"b","events":[],"nextVersion":null})");
+}
+
 TEST(ApiWireTest, ConsumerGroupStatusWithWaitingAndReachedRoundTrips) {
   ConsumerGroupInfo info;
   info.name = "billing";
@@ -340,10 +395,14 @@ TEST(ApiWireTest, ConsumerGroupStatusWithWaitingAndReachedRoundTrips) {
     EXPECT_EQ(back->waiting, std::optional<std::uint64_t>(2));
     EXPECT_EQ(back->reached, reached);
   }
-  // Without either, the status of the other routes.
+  // Without either: the status of the other routes, and the members.
   auto plain = api::ConsumerGroupStatusFromJson(api::ConsumerGroupStatusToJson({info, {}, {}}));
   ASSERT_TRUE(plain.ok()) << plain.status().ToString();
-  EXPECT_EQ(api::ConsumerGroupStatusToJson({info, {}, {}}), api::ConsumerGroupInfoToJson(info));
+  std::string info_json = api::ConsumerGroupInfoToJson(info);
+  info_json.pop_back();
+  EXPECT_EQ(api::ConsumerGroupStatusToJson({info, {}, {}}),
+            info_json + R"(,"members":[],"membersOmitted":false})");
+  EXPECT_EQ(api::ConsumerGroupInfoToJson(info).find("members"), std::string::npos);
   EXPECT_FALSE(plain->waiting);
   EXPECT_FALSE(plain->reached);
   EXPECT_EQ(api::ConsumerGroupStatusFromJson(R"({"reached":"yes","group":"g"})").status().code(),

@@ -350,7 +350,11 @@ describe('without credentials', () => {
     const rest = await expect(200, s, 'GET', T, `/streams?prefix=order&after=${enc(page.body.next)}`);
     assert.ok(rest.body.streams.every((x) => x.stream > page.body.next));
     await expect(200, s, 'GET', T, '/streams?category=acct');
-    for (const q of ['limit=0', 'limit=1001', 'category=a-b', 'category=a%2Fb']) await expect(400, s, 'GET', T, `/streams?${q}`);
+    assert.ok(all.body.streams.every((x) => !('last' in x)));
+    const withLast = await expect(200, s, 'GET', T, '/streams?last=true');
+    assert.ok(withLast.body.streams.some((x) => x.last !== null && typeof x.last.type === 'string'));
+    await expect(200, s, 'GET', T, '/streams?last=false');
+    for (const q of ['limit=0', 'limit=1001', 'category=a-b', 'category=a%2Fb', 'last=yes']) await expect(400, s, 'GET', T, `/streams?${q}`);
   });
 
   test('POST /commits (issue 20)', async () => {
@@ -587,8 +591,11 @@ describe('without credentials', () => {
       ['POST', '/consumers/{group}/retry'],
       ['POST', '/consumers/{group}/skip'],
       ['POST', '/consumers/{group}/replay'],
+      ['GET', '/consumers/{group}/parked'],
+      ['POST', '/consumers/{group}/parked/{version}/retry'],
+      ['POST', '/consumers/{group}/parked/{version}/skip'],
     ]) {
-      const target = template.replace('{group}', enc('bad name')) + (template.endsWith('/pull') ? '?consumer=w' : '');
+      const target = template.replace('{group}', enc('bad name')).replace('{version}', '0') + (template.endsWith('/pull') ? '?consumer=w' : '');
       const r = await expect(400, s, method, template, target, { json });
       assert.equal(r.body.field, 'group');
     }
@@ -665,6 +672,51 @@ describe('without credentials', () => {
     const again = await pull('gp');
     assert.equal(again[0].parkedVersion, 0);
     assert.equal(again[0].event.position, d.event.position);
+
+    // Parked events one by one: the list, retry and skip by parked version
+    // (a group and a stream of their own, so that nothing else is parked).
+    const L = '/consumers/{group}/parked';
+    const R = '/consumers/{group}/parked/{version}/retry';
+    const K = '/consumers/{group}/parked/{version}/skip';
+    await expect(201, s, 'PUT', G, '/consumers/gq?prefix=parkq-&maxAttempts=1&initialBackoffMs=0&policy=park');
+    const parkOne = async () => {
+      await expect(201, s, 'POST', '/streams/{stream}', '/streams/parkq-1', { json: event() });
+      const [p] = await pull('gq');
+      await expect(200, s, 'POST', '/consumers/{group}/nack', '/consumers/gq/nack', { json: { position: p.event.position, reason: 'park it' } });
+      for (let i = 0; i < 100; i++) {
+        const page = (await expect(200, s, 'GET', L, '/consumers/gq/parked')).body;
+        const pending = page.events.find((x) => x.state === 'pending');
+        if (pending) return pending;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.fail('nothing parked');
+    };
+    const one = await parkOne();
+    const listed = await expect(200, s, 'GET', L, '/consumers/gq/parked?from=0&limit=10');
+    assert.equal(listed.body.events.length, 1);
+    assert.equal(listed.body.events[0].parkedVersion, one.parkedVersion);
+    assert.equal(listed.body.events[0].event.metadata.$parked.reason.includes('park it'), true);
+    assert.equal(listed.body.nextVersion, null);
+    const retried = await expect(200, s, 'POST', R, `/consumers/gq/parked/${one.parkedVersion}/retry`);
+    assert.equal(retried.body.parked.events, 1);
+    const [redelivered] = await pull('gq');
+    assert.equal(redelivered.parkedVersion, one.parkedVersion);
+    const inFlight = await expect(409, s, 'POST', K, `/consumers/gq/parked/${one.parkedVersion}/skip`);
+    assert.match(inFlight.body.message, /being delivered/);
+    await expect(200, s, 'POST', '/consumers/{group}/ack', '/consumers/gq/ack', { json: { positions: [redelivered.event.position] } });
+    await expect(409, s, 'POST', R, `/consumers/gq/parked/${one.parkedVersion}/retry`); // resolved
+    const two = await parkOne();
+    const skippedOne = await expect(200, s, 'POST', K, `/consumers/gq/parked/${two.parkedVersion}/skip`);
+    assert.equal(skippedOne.body.parked.events, 0);
+    await expect(409, s, 'POST', K, `/consumers/gq/parked/${two.parkedVersion}/skip`);
+    await expect(404, s, 'POST', R, '/consumers/gq/parked/99/retry');
+    await expect(404, s, 'POST', K, '/consumers/gq/parked/99/skip');
+    await expect(404, s, 'POST', K, '/consumers/nope/parked/0/skip');
+    await expect(404, s, 'GET', L, '/consumers/nope/parked');
+    await expect(400, s, 'POST', K, '/consumers/gq/parked/x/skip');
+    await expect(400, s, 'POST', R, '/consumers/gb/parked/0/retry'); // gb blocks: nothing is parked
+    for (const q of ['limit=0', 'from=-1']) await expect(400, s, 'GET', L, `/consumers/gq/parked?${q}`);
+    await expect(200, s, 'DELETE', G, '/consumers/gq');
 
     // The cap (--max-consumer-groups 6): gb, gp and four more.
     const made = [];
@@ -945,6 +997,9 @@ describe('with --auth', () => {
       ['POST', '/consumers/{group}/retry'],
       ['POST', '/consumers/{group}/skip'],
       ['POST', '/consumers/{group}/replay'],
+      ['GET', '/consumers/{group}/parked'],
+      ['POST', '/consumers/{group}/parked/{version}/retry'],
+      ['POST', '/consumers/{group}/parked/{version}/skip'],
       ['DELETE', '/keys/{key}'],
     ])
       await expect(403, s, method, template, sample(template), { headers: r, json });
@@ -975,6 +1030,8 @@ describe('with --auth', () => {
     assert.match(denied.body.message, /may not read every stream/);
     await expect(201, s, 'PUT', '/consumers/{group}', `/consumers/dollar?prefix=${enc('$')}`, { headers: admin });
     await expect(403, s, 'POST', '/consumers/{group}/pull', '/consumers/dollar/pull?consumer=w', { headers: o });
+    // Its parked copies hold those events: the same check.
+    await expect(403, s, 'GET', '/consumers/{group}/parked', '/consumers/dollar/parked', { headers: o });
     await expect(200, s, 'DELETE', '/consumers/{group}', '/consumers/dollar', { headers: admin });
   });
 
