@@ -5,7 +5,7 @@
 # same run. Against the release build unless INDELIBLE_BIN says otherwise
 # (scripts/build.sh release indelible builds it).
 #
-#   scripts/bench-console.sh [RUNS]
+#   scripts/bench-console.sh [RUNS] [EVENTS]   (EVENTS: the stream's length, default 1000000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export INDELIBLE_BIN=${INDELIBLE_BIN:-$PWD/build/release/src/cli/indelible}

@@ -3,21 +3,21 @@
 // on this machine:
 //   - first load: the console's JS and CSS as served, gzipped (bytes);
 //   - a stream page opens: from navigation to the first row of the page of a
-//     1,000,000-event stream, cold (a new tab with an empty cache:
+//     1,000,000-event stream (or EVENTS events), cold (a new tab with an empty cache:
 //     index.html, app.js, app.css, whoami, the head, one page of events) and
 //     warm (a link followed inside an open console: the head and one page);
 //   - in the same run, the server's own share: GET /streams/{s}/head and the
 //     newest page (?direction=backward&limit=50) from Node, one at a time.
 // N runs of each (default 15): median, p90, min.
 //
-//   scripts/bench-console.sh [N]     (builds nothing; INDELIBLE_BIN picks the server)
+//   scripts/bench-console.sh [N] [EVENTS]   (builds nothing; INDELIBLE_BIN picks the server)
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { startServer, api, seedStream, binary } from '../../tests/console/lib/server.mjs';
 import { launchBrowser, consoleUrl } from '../../tests/console/lib/browser.mjs';
 
 const runs = Number(process.argv[2] ?? 15);
-const COUNT = 1_000_000;
+const COUNT = Number(process.argv[3] ?? 1_000_000);
 const STREAM = 'big-1';
 
 function summary(values) {

@@ -144,7 +144,7 @@ const READ_QUERY_ALL_OPTIONS: ReadonlySet<string> = new Set(['from', 'pageSize',
 const CLIENT_OPTIONS: ReadonlySet<string> = new Set(['apiKey', 'token', 'ca', 'timeoutMs', 'retries', 'maxConnections', 'transport', 'codecs']);
 
 export class Client {
-  /** Consumer groups: create, get, list, delete, pull, ack, nack, retry, skip, replay, waitFor. */
+  /** Consumer groups: create, get, list, delete, pull, ack, nack, retry, skip, replay, parked, retryParked, skipParked, waitFor. */
   readonly consumers: Consumers;
   private readonly transport: Transport;
   private readonly schemaRoutes: SchemaRoutes;

@@ -34,12 +34,44 @@ export interface ConsumerStatus {
   parked: { streams: number; events: number; replaying: boolean };
   /** `GET /consumers/{group}` only: long pulls and waits parked on the group. */
   waiting?: number;
+  /** `GET /consumers/{group}` only: the workers that pulled lately, in name order. */
+  members?: ConsumerMember[];
+  /** `GET /consumers/{group}` only: a worker pulled lately that the list has no room for (1000 listed at most). */
+  membersOmitted?: boolean;
   /** With `waitFor`: whether the checkpoint reached the position. */
   reached?: boolean;
   [key: string]: unknown;
 }
 
 /** One event of a pull; `pull<E>`: an event of the union `E` (README, "Typed events"). */
+/** A worker of a group: a `consumer` name that pulled (forgotten 5 minutes after its last pull once it holds nothing). */
+export interface ConsumerMember {
+  consumer: string;
+  /** Events leased to it now. */
+  inFlight: number;
+  /** Unix ms of its last pull. */
+  lastPull: number;
+  /** Its long pulls waiting now. */
+  waiting: number;
+}
+
+/** Where a parked copy stands (docs/HTTP.md, "Parked events one by one"). */
+export type ParkedState = 'pending' | 'retrying' | 'skipped' | 'resolved';
+
+/** A copy in `$parked-{group}`: `event.metadata.$parked` says where it came from and why. */
+export interface ParkedEvent {
+  parkedVersion: number;
+  state: ParkedState;
+  event: RecordedEvent;
+}
+
+/** One page of a group's parked events; `nextVersion` null at the end. */
+export interface ParkedPage {
+  group: string;
+  events: ParkedEvent[];
+  nextVersion: number | null;
+}
+
 export interface Delivery<E extends EventShape = EventShape> {
   /** 1 for the first delivery of the event. */
   attempt: number;
@@ -65,6 +97,7 @@ export interface PullOptions {
 
 const GROUP_OPTIONS: ReadonlySet<string> = new Set(['category', 'prefix', 'type', 'start', 'policy', 'maxAttempts', 'initialBackoffMs', 'maxBackoffMs', 'leaseMs', ...CALL_MEMBERS]);
 const PULL_OPTIONS: ReadonlySet<string> = new Set(['consumer', 'max', 'waitMs', 'ordered', ...CALL_MEMBERS]);
+const PARKED_OPTIONS: ReadonlySet<string> = new Set(['from', 'limit', ...CALL_MEMBERS]);
 
 /** A status answer, its positions checked (never a rounded checkpoint). */
 function checkStatus(status: ConsumerStatus, answer: AnswerContext): ConsumerStatus {
@@ -172,6 +205,50 @@ export class Consumers {
   /** Deliver the parked events again, before new ones. */
   async replay(group: string, options: CallOptions = {}): Promise<ConsumerStatus> {
     return statusOf(await this.transport.request<ConsumerStatus>('POST', groupPath(group) + '/replay', { idempotent: false, ...callOptions(options, 'consumers.replay') }));
+  }
+
+  /**
+   * A page of the group's parked events (policy `park`) with each one's
+   * state, from the copy's version `from` (default 0), `limit` 1 to 10000
+   * (default 100). A group that does not park has none. As stored: no
+   * codec is applied (a copy's data is the original's).
+   */
+  async parked(group: string, options: { from?: number; limit?: number } & CallOptions = {}): Promise<ParkedPage> {
+    const call = callOptions(options, 'consumers.parked', PARKED_OPTIONS);
+    checkOptionalInteger(options.from, 'consumers.parked', 'from');
+    checkOptionalInteger(options.limit, 'consumers.parked', 'limit', 1);
+    const res = await this.transport.request<{ group: string; events: Array<Record<string, unknown>>; nextVersion: unknown }>('GET', groupPath(group) + '/parked', {
+      query: { from: options.from, limit: options.limit },
+      ...call,
+    });
+    const next = res.json.nextVersion;
+    return {
+      group: String(res.json.group ?? group),
+      events: res.json.events.map((p) => ({
+        parkedVersion: answerInteger(p.parkedVersion, res, 'parkedVersion'),
+        state: p.state as ParkedState,
+        event: decodeEvent(p.event as Record<string, unknown>, res, undefined),
+      })),
+      nextVersion: next === null || next === undefined ? null : answerInteger(next, res, 'nextVersion'),
+    };
+  }
+
+  /**
+   * Delivers one parked event again through `pull` (with `parkedVersion`),
+   * without the rest; refused (ConflictError) while an earlier parked event
+   * of its stream is pending, so a stream's order holds.
+   */
+  async retryParked(group: string, parkedVersion: number, options: CallOptions = {}): Promise<ConsumerStatus> {
+    checkInteger(parkedVersion, 'consumers.retryParked', 'parkedVersion');
+    const path = `${groupPath(group)}/parked/${parkedVersion}/retry`;
+    return statusOf(await this.transport.request<ConsumerStatus>('POST', path, { idempotent: false, ...callOptions(options, 'consumers.retryParked') }));
+  }
+
+  /** Discards one parked event: no replay delivers it; the last pending one of its stream unparks the stream. */
+  async skipParked(group: string, parkedVersion: number, options: CallOptions = {}): Promise<ConsumerStatus> {
+    checkInteger(parkedVersion, 'consumers.skipParked', 'parkedVersion');
+    const path = `${groupPath(group)}/parked/${parkedVersion}/skip`;
+    return statusOf(await this.transport.request<ConsumerStatus>('POST', path, { idempotent: false, ...callOptions(options, 'consumers.skipParked') }));
   }
 
   /**

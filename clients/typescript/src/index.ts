@@ -2,7 +2,7 @@
 
 export { Client } from './client.js';
 export { Consumers } from './consumers.js';
-export type { ConsumerGroupOptions, ConsumerStatus, Delivery, PullOptions } from './consumers.js';
+export type { ConsumerGroupOptions, ConsumerMember, ConsumerStatus, Delivery, ParkedEvent, ParkedPage, ParkedState, PullOptions } from './consumers.js';
 export { Worker } from './worker.js';
 export type { Handler, WorkerOptions } from './worker.js';
 export {

@@ -31,9 +31,16 @@ export interface WorkerOptions {
    * failed requests. Default: console.error.
    */
   onError?: (error: unknown, event?: RecordedEvent) => void;
+  /**
+   * Stops the worker when it aborts, as `stop()` does: no new pull, the
+   * events it holds are handled and acknowledged, then `done` resolves. The
+   * pull under way is left to end (at most `waitMs`) rather than aborted:
+   * the server would still lease it events until its lease expired.
+   */
+  signal?: AbortSignal;
 }
 
-const WORKER_OPTIONS: ReadonlySet<string> = new Set(['consumer', 'concurrency', 'batch', 'waitMs', 'onError']);
+const WORKER_OPTIONS: ReadonlySet<string> = new Set(['consumer', 'concurrency', 'batch', 'waitMs', 'onError', 'signal']);
 
 /** A worker's handler; `worker<E>`: of the events of the union `E` (README, "Typed events"). */
 export type Handler<E extends EventShape = EventShape> = (event: RecordedEvent<E>, delivery: Delivery<E>) => Promise<void>;
@@ -96,6 +103,9 @@ export class Worker {
         /* ignored */
       }
     };
+    const signal = options.signal;
+    if (signal?.aborted) this.stopping = true;
+    else signal?.addEventListener('abort', () => void this.stop().catch(() => {}), { once: true });
     this.done = this.run();
     // `done` is for whoever wants it; an unobserved failure must not crash the process.
     this.done.catch(() => {});

@@ -87,6 +87,66 @@ test('block, retry, skip; park and replay', async () => {
   assert.equal(typeof replayed[0]!.parkedVersion, 'number');
 });
 
+test('members: each worker name that pulled, what it holds, its last pull', async () => {
+  const cat = unique('cm');
+  const group = unique('g-');
+  await client.append(`${cat}-1`, [{ type: 'A' }, { type: 'B' }]);
+  await client.consumers.create(group, { category: cat });
+  const before = Date.now();
+  const [d] = await client.consumers.pull(group, { consumer: 'worker-a', max: 1 });
+  await client.consumers.pull(group, { consumer: 'worker-b', max: 1 });
+  const status = await client.consumers.get(group);
+  assert.deepEqual(status.members!.map((m) => [m.consumer, m.inFlight, m.waiting]), [['worker-a', 1, 0], ['worker-b', 0, 0]], 'worker-b: B waits behind A on one stream');
+  assert.ok(status.members![0]!.lastPull >= before - 1000 && status.members![0]!.lastPull <= Date.now() + 1000);
+  assert.equal(status.membersOmitted, false);
+  await client.consumers.ack(group, d!.event.position);
+  assert.equal((await client.consumers.get(group)).members![0]!.inFlight, 0);
+  // The list stays small: no members there.
+  assert.equal((await client.consumers.list()).find((g) => g.group === group)?.members, undefined);
+});
+
+test('parked events one by one: list with states, retry one, skip one; order within a stream kept', async () => {
+  const cat = unique('cp');
+  const group = unique('g-');
+  await client.append(`${cat}-1`, [{ type: 'A' }, { type: 'B' }, { type: 'C' }]);
+  await client.consumers.create(group, { category: cat, policy: 'park', maxAttempts: 1 });
+  const [first] = await client.consumers.pull(group, { consumer: 'w', max: 1 });
+  await client.consumers.nack(group, first!.event.position, 'smtp down');
+  assert.deepEqual(await client.consumers.pull(group, { consumer: 'w', max: 10 }), [], 'B and C park behind A');
+
+  const page = await client.consumers.parked(group);
+  assert.deepEqual(page.events.map((p) => [p.parkedVersion, p.state, p.event.type]), [[0, 'pending', 'A'], [1, 'pending', 'B'], [2, 'pending', 'C']]);
+  assert.equal(page.nextVersion, null);
+  const where = page.events[0]!.event.metadata['$parked'] as { stream: string; version: number; reason: string };
+  assert.deepEqual([where.stream, where.version], [`${cat}-1`, 0]);
+  assert.match(where.reason, /smtp down/);
+  const paged = await client.consumers.parked(group, { from: 1, limit: 1 });
+  assert.deepEqual(paged.events.map((p) => p.parkedVersion), [1]);
+  assert.equal(paged.nextVersion, 2);
+
+  // B cannot pass A.
+  const refused = await client.consumers.retryParked(group, 1).catch((e: unknown) => e);
+  assert.ok(refused instanceof ConflictError, String(refused));
+  assert.match(refused.message, /before event 0/);
+  // A alone comes again, marked as the copy at 0.
+  await client.consumers.retryParked(group, 0);
+  assert.equal((await client.consumers.parked(group)).events[0]!.state, 'retrying');
+  const again = await client.consumers.pull(group, { consumer: 'w', max: 10 });
+  assert.deepEqual(again.map((d) => [d.event.type, d.parkedVersion]), [['A', 0]]);
+  await client.consumers.ack(group, again[0]!.event.position);
+  // Skip B and C: the stream unparks, and its next event flows.
+  await client.consumers.skipParked(group, 1);
+  const status = await client.consumers.skipParked(group, 2);
+  assert.equal(status.parked.events, 0);
+  await client.append(`${cat}-1`, { type: 'D' });
+  const next = await client.consumers.pull(group, { consumer: 'w', max: 10, waitMs: 2000 });
+  assert.deepEqual(next.map((d) => d.event.type), ['D']);
+  // Skipping twice, an unknown copy, a bad version: refused, nothing changed.
+  await assert.rejects(client.consumers.skipParked(group, 1), ConflictError);
+  await assert.rejects(client.consumers.skipParked(group, 99), NotFoundError);
+  await assert.rejects(client.consumers.skipParked(group, -1), InvalidError);
+});
+
 test('waitFor: true once the checkpoint reaches the position, false on timeout', async () => {
   const cat = unique('wf');
   const group = unique('g-');
@@ -213,6 +273,33 @@ test('stop() is graceful: a handler in flight finishes and is acknowledged', asy
   const status = await client.consumers.get(group);
   assert.equal(status.inFlight, 0);
   assert.equal(status.lagEvents, 0);
+});
+
+test('a worker’s signal stops it as stop() does; an aborted one never pulls', async () => {
+  const cat = unique('wsig');
+  const group = unique('g-');
+  await client.consumers.create(group, { category: cat });
+  await client.append(`${cat}-1`, { type: 'Slow' });
+  let started = false;
+  let finished = false;
+  const stop = new AbortController();
+  const w = client.worker(group, async () => {
+    started = true;
+    await sleep(300);
+    finished = true;
+  }, { waitMs: 100, signal: stop.signal });
+  while (!started) await sleep(10);
+  stop.abort();
+  await w.done;
+  assert.equal(finished, true, 'the event in hand was handled');
+  assert.equal((await client.consumers.get(group)).lagEvents, 0, 'and acknowledged');
+
+  await client.append(`${cat}-1`, { type: 'Later' });
+  let handled = 0;
+  const never = client.worker(group, async () => void handled++, { waitMs: 100, signal: AbortSignal.abort() });
+  await never.done;
+  assert.equal(handled, 0);
+  assert.equal((await client.consumers.get(group)).inFlight, 0, 'nothing leased to it');
 });
 
 test('a worker of a group that does not exist ends, done rejecting with NotFoundError', async () => {
