@@ -12,8 +12,17 @@ import { describeAge, metadataFromForm } from '../retention';
 import { ErrorAlert } from './ErrorAlert';
 import { JsonView } from './JsonView';
 
-export function RetentionPanel({ stream, firstVersion, canEdit, onSaved }: { stream: string; firstVersion: number; canEdit: boolean; onSaved: () => void }) {
-  const { data, error, reload } = useLoad((signal) => client.readStreamMetadata(stream, { signal }), stream);
+export function RetentionPanel({ stream, canEdit, onSaved }: { stream: string; canEdit: boolean; onSaved: () => void }) {
+  // The metadata and the first version it leaves readable, read together:
+  // after a save, the two always show the same moment.
+  const { data: loaded, error, reload } = useLoad(
+    async (signal) => {
+      const [metadata, head] = await Promise.all([client.readStreamMetadata(stream, { signal }), client.head(stream, { signal })]);
+      return { metadata, firstVersion: head.firstVersion };
+    },
+    stream,
+  );
+  const data = loaded?.metadata;
   const [editing, setEditing] = useState(false);
 
   const m = data?.metadata ?? {};
@@ -47,7 +56,7 @@ export function RetentionPanel({ stream, firstVersion, canEdit, onSaved }: { str
                 </>
               )}
               <dt>First readable version</dt>
-              <dd>{firstVersion}</dd>
+              <dd>{loaded?.firstVersion}</dd>
             </dl>
           )}
           {!none && <p class="note">Older events are hidden from every read now, and removed for good by the next scavenge.</p>}

@@ -82,7 +82,7 @@ export function StreamPage({ stream, params }: { stream: string; params: URLSear
             onOldest={() => go(data.head.firstVersion, 'forward')}
           />
           <EventsTable events={data.events} />
-          <RetentionPanel stream={stream} firstVersion={data.head.firstVersion} canEdit={may(who, 'delete', stream)} onSaved={reload} />
+          <RetentionPanel stream={stream} canEdit={may(who, 'delete', stream)} onSaved={reload} />
         </>
       )}
     </>
