@@ -1,6 +1,7 @@
 // What an empty page says: what is missing, and what to do next.
 
 import type { ComponentChildren } from 'preact';
+import { apiBase } from '../api-base';
 
 export function EmptyState({ title, children }: { title: string; children?: ComponentChildren }) {
   return (
@@ -11,8 +12,7 @@ export function EmptyState({ title, children }: { title: string; children?: Comp
   );
 }
 
-/** The server's base URL as the page reaches it, for commands to copy. */
+/** The server's base URL as the page reaches it, for commands to copy (no trailing slash). */
 export function serverUrl(): string {
-  const at = location.pathname.lastIndexOf('/console/');
-  return location.origin + (at < 0 ? '' : location.pathname.slice(0, at));
+  return apiBase(location.origin, location.pathname).replace(/\/$/, '');
 }
